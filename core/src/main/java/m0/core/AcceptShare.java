@@ -1,0 +1,285 @@
+package m0.core;
+
+import java.util.function.Consumer;
+
+/**
+ * One worker's side of accept sharing: the protocol of {@code DESIGN.md}, called by the
+ * worker's loop (m0serve's epoll loop, a simulated actor, a Lincheck thread).
+ *
+ * <p>The loop calls, in its life: {@link #bind()} as its first act, {@link #start()} when it
+ * is ready to serve, then per pass {@link #passStart()}, {@link #passOn} for every accept,
+ * {@link #receive()} to EAGAIN when its channel is readable, {@link #passEnd(long)}; and to
+ * stop, {@link #leave()} and {@link #leaveStep} until it says done.
+ *
+ * <p>Nothing here blocks, spins, sleeps or starts a thread: a bounded drain is a series of
+ * steps the caller drives, with its deadline read from the {@link Clock} port. Not
+ * thread-safe: one instance per worker, called from that worker's loop.
+ *
+ * <p>With one worker or the bare race every entry point is one boolean check.
+ */
+public final class AcceptShare<C> {
+
+    /** How long a leaver drains connections raised against it before it gives up waiting. */
+    public static final long LEAVE_DRAIN_NANOS = 250_000_000L;
+
+    private final Page page;
+    private final Channel<C> channel;
+    private final Clock clock;
+    private final AcceptPolicy policy;
+    private final Siblings siblings;
+    private final HandOff<C> handOff;
+    private final int self;
+    private final boolean sharing;
+    private final long leaveDrainNanos;
+
+    private final int stateWord;
+    private final int activeWord;
+    private final int pendingWord;
+    private final int takenWord;
+
+    /** Connections received (taken) since the last retire: retired at the end of the pass. */
+    private long received;
+    /** Leave wins: once set, no pass writes this worker's state again. */
+    private boolean left;
+    private long leaveDeadline;
+
+    private long sent;
+    private long receivedTotal;
+    private long forwarded;
+
+    public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
+                       int workers, int self) {
+        this(page, channel, clock, policy, workers, self, LEAVE_DRAIN_NANOS);
+    }
+
+    public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
+                       int workers, int self, long leaveDrainNanos) {
+        if (self < 0 || self >= workers) {
+            throw new IllegalArgumentException("worker index " + self + " not in 0.." + (workers - 1));
+        }
+        this.page = page;
+        this.channel = channel;
+        this.clock = clock;
+        this.policy = policy;
+        this.siblings = new Siblings(page, clock, workers);
+        this.handOff = new HandOff<>(page, channel, siblings);
+        this.self = self;
+        this.sharing = workers > 1 && policy.shares();
+        this.leaveDrainNanos = leaveDrainNanos;
+        this.stateWord = PageLayout.stateWord(self);
+        this.activeWord = PageLayout.activeWord(self);
+        this.pendingWord = PageLayout.pendingWord(self);
+        this.takenWord = PageLayout.takenWord(self);
+    }
+
+    /** False with one worker or the race policy: then nothing below touches the page. */
+    public boolean sharing() {
+        return sharing;
+    }
+
+    public int self() {
+        return self;
+    }
+
+    public AcceptPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * A replacement's first act: mark the index NOT_STARTED, keeping {@code pending} and
+     * {@code taken} as the predecessor left them (start settles them).
+     */
+    public void bind() {
+        if (!sharing) {
+            return;
+        }
+        // NS: until start, nothing reads this channel; pick must skip us, not read us as idle.
+        page.setVolatile(stateWord, PageLayout.NOT_STARTED);
+    }
+
+    /**
+     * The loop is ready to serve: take over the index. {@code pending -= taken; taken = 0;
+     * state = PARKED}.
+     */
+    public void start() {
+        if (!sharing) {
+            return;
+        }
+        // TAKEN: a predecessor that died between taking and retiring left taken > 0, and
+        // those raises will never be retired by it; subtract them, or pending stays high for
+        // good and every leaver's drain on this index waits out its bound.
+        // Taken is lowered BEFORE pending (DESIGN lists them the other way): if we die between
+        // the two words, pending - taken errs high (an orphaned raise), never below in flight.
+        long taken = page.getVolatile(takenWord);
+        page.getAndAdd(takenWord, -taken);
+        page.getAndAdd(pendingWord, -taken);
+        // NS: PARKED last, once the channel will be read.
+        page.setVolatile(stateWord, PageLayout.PARKED);
+    }
+
+    /** A pass begins: publish its start time, so a pass that runs long is skipped by pick. */
+    public void passStart() {
+        if (!sharing || left) {
+            return;
+        }
+        long now = clock.nanoTime();
+        page.setVolatile(stateWord, now > 0 ? now : 1); // > 0 means "in a pass"
+    }
+
+    /**
+     * A pass ends: publish {@code open} and PARKED (unless left: leave wins), then retire what
+     * this pass received.
+     */
+    public void passEnd(long open) {
+        if (!sharing) {
+            return;
+        }
+        if (!left) {
+            // Active before the retire: a received connection is counted in active before it
+            // leaves pending, so a sibling's pick never sees it in neither.
+            page.setVolatile(activeWord, open);
+            page.setVolatile(stateWord, PageLayout.PARKED);
+        }
+        retire();
+    }
+
+    /** Who should serve a connection this worker accepted with {@code open} others open. */
+    public int pick(long open) {
+        if (!sharing) {
+            return self;
+        }
+        return policy.pick(siblings, self, open);
+    }
+
+    /**
+     * Pass the connection {@code R5 + B25}-safely to {@code target}. On false the caller still
+     * owns it and serves it.
+     */
+    public boolean sendWith(int target, C connection) {
+        if (!sharing) {
+            return false;
+        }
+        if (handOff.sendWith(target, connection)) {
+            sent++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The accept path: pick, and sendWith if the pick is a sibling.
+     *
+     * @return true when a sibling took the connection; false: admit it here
+     */
+    public boolean passOn(C connection, long open) {
+        if (!sharing) {
+            return false;
+        }
+        int target = policy.pick(siblings, self, open);
+        return target != self && sendWith(target, connection);
+    }
+
+    /**
+     * The next connection from this worker's channel to admit through the accept path's tail,
+     * or null at EAGAIN. Call until null. After {@link #leave()} it forwards what arrives to a
+     * live sibling and returns only what no sibling would take.
+     */
+    public C receive() {
+        if (!sharing) {
+            return null;
+        }
+        for (;;) {
+            C connection = channel.receive(self);
+            if (connection == null) {
+                return null;
+            }
+            // Published before admission: if we die holding it, our replacement's start (or the
+            // supervisor's give-up) knows this raise will never be retired by us.
+            page.getAndAdd(takenWord, 1);
+            received++;
+            receivedTotal++;
+            if (!left) {
+                return connection;
+            }
+            // B25, idle side: a leaver must not admit a fresh hand-off only to close it as idle;
+            // a sibling that still serves gets it.
+            if (handOff.forward(self, connection) >= 0) {
+                forwarded++;
+                continue;
+            }
+            return connection; // no sibling is live: serve it here
+        }
+    }
+
+    /**
+     * Start leaving (SIGTERM, reload, scale-down). Then call {@link #leaveStep} until false.
+     */
+    public void leave() {
+        if (left) {
+            return;
+        }
+        left = true;
+        if (!sharing) {
+            return;
+        }
+        // B25, leaver side: LEFT is stored FIRST, before any receive of the drain, so that a
+        // sender either reads LEFT after its raise or its raise is seen by our drain condition.
+        page.setVolatile(stateWord, PageLayout.LEFT);
+        leaveDeadline = clock.nanoTime() + leaveDrainNanos;
+    }
+
+    /**
+     * One step of the leaver's bounded drain: receive to EAGAIN, forwarding each connection to
+     * a live sibling (handing to {@code admit} only what none would take), retire what was
+     * received, and say whether to go on.
+     *
+     * @return true while a connection raised against this worker is still in flight
+     *         ({@code pending - taken > 0}) and the bound has not passed
+     */
+    public boolean leaveStep(Consumer<? super C> admit) {
+        if (!left) {
+            throw new IllegalStateException("leaveStep before leave");
+        }
+        if (!sharing) {
+            return false;
+        }
+        C connection;
+        while ((connection = receive()) != null) {
+            admit.accept(connection);
+        }
+        retire();
+        long inFlight = page.getVolatile(pendingWord) - page.getVolatile(takenWord);
+        return inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
+    }
+
+    public boolean left() {
+        return left;
+    }
+
+    /** Retire what was received since the last retire: {@code taken -= n; pending -= n}. */
+    private void retire() {
+        long n = received;
+        if (n == 0) {
+            return;
+        }
+        received = 0;
+        // Taken first (see start): a death between the two words errs high, never low.
+        page.getAndAdd(takenWord, -n);
+        page.getAndAdd(pendingWord, -n);
+    }
+
+    /** Hand-offs this worker sent (fresh accepts passed to a sibling). */
+    public long sentCount() {
+        return sent;
+    }
+
+    /** Connections this worker took off its channel. */
+    public long receivedCount() {
+        return receivedTotal;
+    }
+
+    /** Connections this worker, leaving, forwarded to a sibling. */
+    public long forwardedCount() {
+        return forwarded;
+    }
+}

@@ -1,0 +1,108 @@
+package m0.core;
+
+import java.util.function.Consumer;
+
+/**
+ * The supervisor's bounded drain of a dead worker's channel (RB): the leaver's half of the
+ * handshake, run on the dead worker's behalf.
+ *
+ * <p>It takes connections off the channel while {@code pending - taken - drained > 0}, within
+ * 250 ms of the give-up, re-homes each to a live worker through sendWith (none was ever read,
+ * so a live worker serves it as a fresh accept) and closes it only when no live worker takes
+ * it; then it retires {@code pending -= taken + drained; taken = 0}, as a replacement's start
+ * would, so a worker a reload later places at this index waits for nothing.
+ */
+public final class GiveUp<C> {
+
+    private final Page page;
+    private final Channel<C> channel;
+    private final HandOff<C> handOff;
+    private final int index;
+    private final boolean sharing;
+    private final Clock clock;
+    private final long deadline;
+
+    private long drained;
+    private long rehomed;
+    private long closed;
+    private boolean done;
+
+    GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, boolean sharing,
+           Clock clock, long deadline) {
+        this.page = page;
+        this.channel = channel;
+        this.handOff = handOff;
+        this.index = index;
+        this.sharing = sharing;
+        this.clock = clock;
+        this.deadline = deadline;
+        this.done = !sharing;
+    }
+
+    /**
+     * One step: take what is queued now, re-home or {@code close} each, and say whether to go
+     * on. The caller calls again after a short wait (between epoll waits, or at the simulator's
+     * next scheduling point) until it returns false.
+     */
+    public boolean step(Consumer<? super C> close) {
+        if (done) {
+            return false;
+        }
+        while (inFlight() > 0) {
+            C connection = channel.receive(index);
+            if (connection == null) {
+                break;
+            }
+            drained++;
+            if (handOff.forward(index, connection) >= 0) {
+                rehomed++;
+            } else {
+                closed++;
+                close.accept(connection);
+            }
+        }
+        if (inFlight() > 0 && clock.nanoTime() - deadline < 0) {
+            return true;
+        }
+        retire();
+        return false;
+    }
+
+    /** Raised against the dead worker and not yet received by it or by this drain. */
+    private long inFlight() {
+        long pending = page.getVolatile(PageLayout.pendingWord(index));
+        return pending - page.getVolatile(PageLayout.takenWord(index)) - drained;
+    }
+
+    private void retire() {
+        done = true;
+        int takenWord = PageLayout.takenWord(index);
+        long taken = page.getVolatile(takenWord);
+        // Taken first, as in start: whatever happens between the words errs high.
+        page.getAndAdd(takenWord, -taken);
+        page.getAndAdd(PageLayout.pendingWord(index), -(taken + drained));
+    }
+
+    public boolean done() {
+        return done;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /** Connections taken off the dead worker's channel. */
+    public long drained() {
+        return drained;
+    }
+
+    /** Of those, passed to a live worker. */
+    public long rehomed() {
+        return rehomed;
+    }
+
+    /** Of those, closed because no live worker would take them. */
+    public long closed() {
+        return closed;
+    }
+}

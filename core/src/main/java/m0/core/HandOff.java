@@ -1,0 +1,67 @@
+package m0.core;
+
+/**
+ * The sender's half of a hand-off, shared by a worker passing a fresh connection, a leaver
+ * forwarding one, and the supervisor re-homing one from a dead worker's channel.
+ *
+ * <p>Not thread-safe: each worker and the supervisor own one.
+ */
+public final class HandOff<C> {
+
+    private final Page page;
+    private final Channel<C> channel;
+    private final Siblings siblings;
+    private final boolean[] refused;
+
+    public HandOff(Page page, Channel<C> channel, Siblings siblings) {
+        this.page = page;
+        this.channel = channel;
+        this.siblings = siblings;
+        this.refused = new boolean[siblings.workers()];
+    }
+
+    /**
+     * Passes {@code connection} to {@code target}. Nothing is ever dropped: on false the caller
+     * still owns the connection and serves it itself.
+     *
+     * @return true when the target's channel now holds it
+     */
+    public boolean sendWith(int target, C connection) {
+        int pendingWord = PageLayout.pendingWord(target);
+        // R5: raise pending BEFORE the datagram is queued. Raised after, the receiver could
+        // admit and retire it first, and the late raise would leave pending one high for good.
+        page.getAndAdd(pendingWord, 1);
+        // B25, send side: read the target's state AFTER raising. The leaver stores LEFT and then
+        // reads pending; with both accesses sequentially consistent, either we see LEFT here or
+        // the leaver sees our raise and drains until this connection arrives.
+        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {
+            page.getAndAdd(pendingWord, -1);
+            return false;
+        }
+        if (!channel.send(target, connection)) {
+            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Sends {@code connection} to the least loaded live worker other than {@code exclude},
+     * trying the next one when a send is refused.
+     *
+     * @return the index that took it, or -1 when no live worker would (the caller keeps it)
+     */
+    public int forward(int exclude, C connection) {
+        java.util.Arrays.fill(refused, false);
+        for (;;) {
+            int target = siblings.leastLoadedLive(exclude, refused);
+            if (target < 0) {
+                return -1;
+            }
+            if (sendWith(target, connection)) {
+                return target;
+            }
+            refused[target] = true;
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package m0.core;
+
+/**
+ * The layout of the shared page, in 64-bit words.
+ *
+ * <pre>
+ *   word
+ *     0  +--------------------------------------------------+
+ *        | EVENT_ID   reserved: a supervisor -> worker bus  |
+ *     1  | ROTATION   pick's rotating start (rotation++)    |
+ *   2..7 | reserved                                         |
+ *        +==================================================+  lineOf(0) = 8
+ *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
+ *        |            | &gt; 0: inside a pass that began then  |
+ *   +1   | ACTIVE     open connections, published per pass  |
+ *   +2   | PENDING    passed to i and not yet retired       |
+ *   +3   | TAKEN      received by i and not yet retired     |
+ *   +4   | BUSY       fountain's published load, per mille  |
+ *   +5..7| reserved                                         |
+ *        +==================================================+  lineOf(1) = 16
+ *        | ... one 64-byte line per worker: no false sharing |
+ * </pre>
+ *
+ * <p>The words of a line and who writes them:
+ * <ul>
+ *   <li>STATE: worker i (bind, start, pass start and end, leave); the supervisor on reap.
+ *   <li>ACTIVE, BUSY: worker i only.
+ *   <li>PENDING: raised and taken back by any sender; retired by worker i, its replacement's
+ *       start, or the supervisor's give-up.
+ *   <li>TAKEN: worker i; zeroed by its replacement's start or the supervisor's give-up.
+ * </ul>
+ *
+ * <p>Invariant kept by every writer: {@code pending[i] - taken[i] >= in flight to i} (raised and
+ * not yet received), at every step, across a death at any step. Equality holds except for
+ * raises orphaned by a death between two of its owner's words; those err high, never low.
+ */
+public final class PageLayout {
+
+    /** Word 0: reserved for a supervisor-to-worker event bus. */
+    public static final int EVENT_ID_WORD = 0;
+    /** Word 1: the rotation counter; pick scans siblings from {@code rotation++ % n}. */
+    public static final int ROTATION_WORD = 1;
+    /** Words before the first worker line. */
+    public static final int HEADER_WORDS = 8;
+    /** Words per worker: one 64-byte cache line. */
+    public static final int LINE_WORDS = 8;
+
+    /** Offset in a line: the worker's state. */
+    public static final int STATE_OFFSET = 0;
+    /** Offset in a line: open connections, published at the end of every pass. */
+    public static final int ACTIVE_OFFSET = 1;
+    /** Offset in a line: connections passed to the worker and not yet retired. */
+    public static final int PENDING_OFFSET = 2;
+    /** Offset in a line: connections received by the worker and not yet retired. */
+    public static final int TAKEN_OFFSET = 3;
+    /** Offset in a line: the fountain policy's published busy share, per mille. */
+    public static final int BUSY_OFFSET = 4;
+
+    /** State: a fresh page's zero; the worker has not started, nothing reads its channel yet. */
+    public static final long NOT_STARTED = 0L;
+    /** State: leaving, left, or reaped. Final for the incarnation that wrote it. */
+    public static final long LEFT = -1L;
+    /** State: between passes, waiting in epoll. */
+    public static final long PARKED = -2L;
+    // Any state > 0 is inside a pass: the pass's start time in Clock nanoseconds.
+
+    /** A sibling inside one pass for longer than this is skipped by pick (a slow inline view). */
+    public static final long SLOW_PASS_NANOS = 2_000_000L;
+
+    /** Most workers one page serves; keeps every word index well inside an int. */
+    public static final int MAX_WORKERS = 4096;
+
+    private PageLayout() {
+    }
+
+    /** Words a page for {@code workers} workers must hold: {@code 8 + 8 * workers}. */
+    public static int slots(int workers) {
+        if (workers < 1 || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("workers must be 1.." + MAX_WORKERS + ": " + workers);
+        }
+        return HEADER_WORDS + LINE_WORDS * workers;
+    }
+
+    /** First word of worker {@code i}'s line. */
+    public static int lineOf(int i) {
+        return HEADER_WORDS + LINE_WORDS * i;
+    }
+
+    public static int stateWord(int i) {
+        return lineOf(i) + STATE_OFFSET;
+    }
+
+    public static int activeWord(int i) {
+        return lineOf(i) + ACTIVE_OFFSET;
+    }
+
+    public static int pendingWord(int i) {
+        return lineOf(i) + PENDING_OFFSET;
+    }
+
+    public static int takenWord(int i) {
+        return lineOf(i) + TAKEN_OFFSET;
+    }
+
+    public static int busyWord(int i) {
+        return lineOf(i) + BUSY_OFFSET;
+    }
+
+    /** True for a state inside a pass (a start time). */
+    public static boolean inPass(long state) {
+        return state > 0;
+    }
+
+    /** A readable name for a state word, for traces and stats. */
+    public static String stateName(long state) {
+        if (state == NOT_STARTED) {
+            return "NOT_STARTED";
+        }
+        if (state == LEFT) {
+            return "LEFT";
+        }
+        if (state == PARKED) {
+            return "PARKED";
+        }
+        return state > 0 ? "IN_PASS@" + state : "UNKNOWN(" + state + ")";
+    }
+}

@@ -1,0 +1,127 @@
+package m0.core;
+
+import static m0.core.PageLayout.LEFT;
+import static m0.core.PageLayout.NOT_STARTED;
+import static m0.core.PageLayout.SLOW_PASS_NANOS;
+
+/**
+ * A read view of every worker's line, for the pick policies and for forwarding. It reads the
+ * page; the only word it writes is the rotation counter.
+ */
+public final class Siblings {
+
+    private final Page page;
+    private final Clock clock;
+    private final int workers;
+
+    public Siblings(Page page, Clock clock, int workers) {
+        if (page.words() < PageLayout.slots(workers)) {
+            throw new IllegalArgumentException(
+                    "page of " + page.words() + " words is too small for " + workers + " workers");
+        }
+        this.page = page;
+        this.clock = clock;
+        this.workers = workers;
+    }
+
+    public int workers() {
+        return workers;
+    }
+
+    public long state(int i) {
+        return page.getVolatile(PageLayout.stateWord(i));
+    }
+
+    public long active(int i) {
+        return page.getVolatile(PageLayout.activeWord(i));
+    }
+
+    public long pending(int i) {
+        return page.getVolatile(PageLayout.pendingWord(i));
+    }
+
+    public long taken(int i) {
+        return page.getVolatile(PageLayout.takenWord(i));
+    }
+
+    public long busy(int i) {
+        return page.getVolatile(PageLayout.busyWord(i));
+    }
+
+    /**
+     * A sibling's load, {@code active + pending}. Pending is read BEFORE active: a pass end
+     * publishes active, then retires pending, so this order can count a connection twice for
+     * an instant but never misses one.
+     */
+    public long load(int i) {
+        long pending = pending(i);
+        return active(i) + pending;
+    }
+
+    /** Where this pick's scan starts: {@code rotation++ % workers}, so equal siblings take turns. */
+    public int rotationStart() {
+        return (int) Math.floorMod(page.getAndAdd(PageLayout.ROTATION_WORD, 1), (long) workers);
+    }
+
+    /** The clock, for policies that judge a pass's age. */
+    public long now() {
+        return clock.nanoTime();
+    }
+
+    /**
+     * True when a worker in {@code state} reads its channel: started (NS) and not left or
+     * reaped (RP, B25). Says nothing about how busy it is.
+     */
+    public static boolean live(long state) {
+        return state != LEFT && state != NOT_STARTED;
+    }
+
+    /** True when {@code state} is a pass that began more than 2 ms before {@code now}. */
+    public static boolean slowPass(long state, long now) {
+        return state > 0 && now - state > SLOW_PASS_NANOS;
+    }
+
+    /**
+     * The least loaded live worker other than {@code exclude} and those marked in
+     * {@code refused}, scanning from a rotating start; one in a slow pass only when no other
+     * is live. This is where a leaver forwards and where the supervisor re-homes.
+     *
+     * @return the index, or -1 when none is live
+     */
+    public int leastLoadedLive(int exclude, boolean[] refused) {
+        int start = rotationStart();
+        long now = 0;
+        boolean haveNow = false;
+        int best = -1;
+        boolean bestSlow = true;
+        long bestLoad = Long.MAX_VALUE;
+        for (int k = 0; k < workers; k++) {
+            int i = start + k;
+            if (i >= workers) {
+                i -= workers;
+            }
+            if (i == exclude || refused[i]) {
+                continue;
+            }
+            long state = state(i);
+            if (!live(state)) {
+                continue;
+            }
+            boolean slow = false;
+            if (state > 0) {
+                if (!haveNow) {
+                    now = now();
+                    haveNow = true;
+                }
+                slow = slowPass(state, now);
+            }
+            long load = load(i);
+            if (best < 0 || (bestSlow && !slow) || (slow == bestSlow && load < bestLoad)) {
+                best = i;
+                bestSlow = slow;
+                bestLoad = load;
+            }
+        }
+        return best;
+    }
+}
