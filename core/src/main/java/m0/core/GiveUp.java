@@ -18,7 +18,6 @@ public final class GiveUp<C> {
     private final Channel<C> channel;
     private final HandOff<C> handOff;
     private final int index;
-    private final boolean sharing;
     private final Clock clock;
     private final long deadline;
 
@@ -27,16 +26,20 @@ public final class GiveUp<C> {
     private long closed;
     private boolean done;
 
-    GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, boolean sharing,
-           Clock clock, long deadline) {
+    GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, Clock clock, long deadline) {
         this.page = page;
         this.channel = channel;
         this.handOff = handOff;
         this.index = index;
-        this.sharing = sharing;
         this.clock = clock;
         this.deadline = deadline;
-        this.done = !sharing;
+    }
+
+    /** Without sharing nothing was ever passed to the index: a drain that is already done. */
+    static <C> GiveUp<C> nothingToDrain(int index) {
+        GiveUp<C> none = new GiveUp<>(null, null, null, index, null, 0);
+        none.done = true;
+        return none;
     }
 
     /**

@@ -5,8 +5,8 @@ import static m0.core.PageLayout.NOT_STARTED;
 
 /**
  * The least-loaded pick. Load is {@code active + pending}; the acceptor's own load is its live
- * open count plus its own pending. The scan starts at {@code rotation++ % n} and only a
- * strictly lighter sibling displaces the best so far, so ties go to self and equal siblings
+ * open count plus its own pending. The scan of the siblings starts at {@code rotation++} and
+ * only a strictly lighter sibling displaces the best so far, so ties go to self and equal siblings
  * take turns.
  *
  * <p>Skipped: a sibling that has LEFT or was reaped (RP: a dead worker must not read as idle),
@@ -33,14 +33,8 @@ final class SharePolicy implements AcceptPolicy {
         int start = siblings.rotationStart();
         long now = 0;
         boolean haveNow = false;
-        for (int k = 0; k < workers; k++) {
-            int i = start + k;
-            if (i >= workers) {
-                i -= workers;
-            }
-            if (i == self) {
-                continue;
-            }
+        for (int k = 0; k < workers - 1; k++) {
+            int i = siblings.sibling(self, start, k);
             long state = siblings.state(i);
             if (state == LEFT || state == NOT_STARTED) {
                 continue;

@@ -58,9 +58,21 @@ public final class Siblings {
         return active(i) + pending;
     }
 
-    /** Where this pick's scan starts: {@code rotation++ % workers}, so equal siblings take turns. */
+    /**
+     * Where a scan of the siblings of {@code self} starts: {@code rotation++}, taken modulo the
+     * {@code workers - 1} siblings rather than all workers, so that each sibling is first
+     * equally often (modulo {@code workers}, the one after self would be first twice as often).
+     * Pass the result to {@link #sibling} with k = 0 .. workers - 2.
+     */
     public int rotationStart() {
-        return (int) Math.floorMod(page.getAndAdd(PageLayout.ROTATION_WORD, 1), (long) workers);
+        long r = page.getAndAdd(PageLayout.ROTATION_WORD, 1);
+        return workers > 1 ? (int) Math.floorMod(r, (long) (workers - 1)) : 0;
+    }
+
+    /** The k-th sibling of {@code self} in a scan that starts at {@code first}: never self. */
+    public int sibling(int self, int first, int k) {
+        int i = self + 1 + (first + k) % (workers - 1);
+        return i >= workers ? i - workers : i;
     }
 
     /** The clock, for policies that judge a pass's age. */
@@ -95,12 +107,9 @@ public final class Siblings {
         int best = -1;
         boolean bestSlow = true;
         long bestLoad = Long.MAX_VALUE;
-        for (int k = 0; k < workers; k++) {
-            int i = start + k;
-            if (i >= workers) {
-                i -= workers;
-            }
-            if (i == exclude || refused[i]) {
+        for (int k = 0; k < workers - 1; k++) {
+            int i = sibling(exclude, start, k);
+            if (refused[i]) {
                 continue;
             }
             long state = state(i);

@@ -52,8 +52,10 @@ public final class SupervisorShare<C> {
      */
     public GiveUp<C> giveUp(int index) {
         checkIndex(index);
-        return new GiveUp<>(page, channel, handOff, index, sharing,
-                clock, clock.nanoTime() + GIVE_UP_DRAIN_NANOS);
+        if (!sharing) {
+            return GiveUp.nothingToDrain(index);
+        }
+        return new GiveUp<>(page, channel, handOff, index, clock, clock.nanoTime() + GIVE_UP_DRAIN_NANOS);
     }
 
     private void checkIndex(int index) {

@@ -1,0 +1,93 @@
+package m0.core;
+
+import static m0.core.PageLayout.PARKED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** bind, start, passes and retires: NS, TAKEN, and "leave wins". */
+class LifecycleTest {
+
+    @Test
+    void bindMarksNotStartedAndKeepsThePredecessorsCounts() {
+        Fixture f = new Fixture(2).started();
+        f.put(PageLayout.stateWord(1), PARKED);
+        f.put(PageLayout.pendingWord(1), 4);
+        f.put(PageLayout.takenWord(1), 1);
+        f.w(1).bind();
+        assertEquals(PageLayout.NOT_STARTED, f.state(1));
+        assertEquals(4, f.pending(1));
+        assertEquals(1, f.taken(1));
+        assertEquals(0, f.w(0).pick(10), "NS: a bound, not started sibling is not picked");
+    }
+
+    @Test
+    void startSubtractsTakenThenParks() {
+        Fixture f = new Fixture(2);
+        // The predecessor took 2 hand-offs and died before retiring them; 1 more is queued.
+        f.put(PageLayout.pendingWord(1), 3);
+        f.put(PageLayout.takenWord(1), 2);
+        f.channel.send(1, "queued");
+        f.log.clear();
+        AcceptShare<String> replacement = f.w(1);
+        replacement.bind();
+        replacement.start();
+        assertEquals(1, f.pending(1), "TAKEN: what the dead worker had taken is retired");
+        assertEquals(0, f.taken(1));
+        assertEquals(PARKED, f.state(1));
+        // Taken is lowered before pending, and PARKED comes last.
+        assertEquals(List.of("set state[1] 0", "add taken[1] -2", "add pending[1] -2", "set state[1] -2"),
+                f.page.writesTo("state[1]", "pending[1]", "taken[1]"));
+        // The queued one is then received and retired like any other: pending returns to 0.
+        replacement.passStart();
+        assertEquals("queued", replacement.receive());
+        assertNull(replacement.receive());
+        replacement.passEnd(1);
+        assertEquals(0, f.pending(1));
+        assertEquals(0, f.taken(1));
+    }
+
+    @Test
+    void aReceivedConnectionIsTakenAtOnceAndRetiredAtTheEndOfItsPassAfterActive() {
+        Fixture f = new Fixture(2).started();
+        assertTrue(f.w(0).sendWith(1, "c"));
+        AcceptShare<String> w1 = f.w(1);
+        w1.passStart();
+        f.log.clear();
+        assertEquals("c", w1.receive());
+        assertEquals(1, f.taken(1), "taken += 1 before admission");
+        assertEquals(1, f.pending(1), "not retired on receipt: a sibling would under-count us");
+        w1.passEnd(1);
+        assertEquals(0, f.pending(1));
+        assertEquals(0, f.taken(1));
+        assertEquals(1, f.active(1));
+        assertEquals(List.of("add taken[1] 1", "set active[1] 1", "set state[1] -2",
+                        "add taken[1] -1", "add pending[1] -1"),
+                f.page.writesTo("state[1]", "active[1]", "pending[1]", "taken[1]"));
+    }
+
+    @Test
+    void passStartPublishesTheTimeAndPassEndParks() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).passStart();
+        assertEquals(Fixture.T0, f.state(1));
+        f.w(1).passEnd(3);
+        assertEquals(PARKED, f.state(1));
+        assertEquals(3, f.active(1));
+    }
+
+    @Test
+    void leaveWinsOverEveryLaterPass() {
+        Fixture f = new Fixture(2).started();
+        AcceptShare<String> w1 = f.w(1);
+        w1.leave();
+        f.log.clear();
+        w1.passStart();
+        w1.passEnd(2);
+        assertEquals(PageLayout.LEFT, f.state(1));
+        assertEquals(List.of(), f.page.writesTo("state[1]", "active[1]"));
+    }
+}

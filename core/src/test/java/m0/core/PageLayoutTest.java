@@ -1,0 +1,45 @@
+package m0.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class PageLayoutTest {
+
+    @Test
+    void slotsAreEightPlusEightPerWorker() {
+        assertEquals(16, PageLayout.slots(1));
+        assertEquals(24, PageLayout.slots(2));
+        assertEquals(8 + 8 * 64, PageLayout.slots(64));
+        assertThrows(IllegalArgumentException.class, () -> PageLayout.slots(0));
+    }
+
+    @Test
+    void eachWorkerOwnsOneCacheLineAfterTheHeader() {
+        assertEquals(8, PageLayout.stateWord(0));
+        assertEquals(9, PageLayout.activeWord(0));
+        assertEquals(10, PageLayout.pendingWord(0));
+        assertEquals(11, PageLayout.takenWord(0));
+        assertEquals(12, PageLayout.busyWord(0));
+        assertEquals(16, PageLayout.stateWord(1));
+        assertEquals(64, PageLayout.LINE_WORDS * Long.BYTES, "one 64-byte cache line a worker");
+        assertEquals(18, PageLayout.pendingWord(1));
+    }
+
+    @Test
+    void aFreshPageReadsNotStartedForEveryWorker() {
+        Page page = AtomicLongArrayPage.forWorkers(3);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(PageLayout.NOT_STARTED, page.getVolatile(PageLayout.stateWord(i)));
+        }
+    }
+
+    @Test
+    void stateNamesAreReadable() {
+        assertEquals("NOT_STARTED", PageLayout.stateName(0));
+        assertEquals("LEFT", PageLayout.stateName(-1));
+        assertEquals("PARKED", PageLayout.stateName(-2));
+        assertEquals("IN_PASS@5", PageLayout.stateName(5));
+    }
+}

@@ -1,0 +1,116 @@
+package m0.core;
+
+import static m0.core.PageLayout.LEFT;
+import static m0.core.PageLayout.NOT_STARTED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The share policy's pick, through the worker's accept path. */
+class PickTest {
+
+    /** Worker 0 accepts {@code burst} connections in one pass; returns how many it kept. */
+    private static int acceptBurst(Fixture f, int burst) {
+        AcceptShare<String> w0 = f.w(0);
+        w0.passStart();
+        int kept = 0;
+        for (int k = 0; k < burst; k++) {
+            if (!w0.passOn("c" + k, kept)) {
+                kept++; // admitted here: one more live open connection
+            }
+        }
+        w0.passEnd(kept);
+        return kept;
+    }
+
+    @Test
+    void aBurstOf32InOnePassSplits16To16WithTheSiblingParkedAndIdle() {
+        Fixture f = new Fixture(2).started();
+        int kept = acceptBurst(f, 32);
+        assertEquals(16, kept);
+        assertEquals(16, f.channel.queued(1));
+        assertEquals(16, f.pending(1), "every hand-off raised worker 1's pending");
+    }
+
+    @Test
+    void aBurstOf64OverFourWorkersGives16Each() {
+        Fixture f = new Fixture(4).started();
+        int kept = acceptBurst(f, 64);
+        assertEquals(16, kept);
+        for (int i = 1; i < 4; i++) {
+            assertEquals(16, f.channel.queued(i), "worker " + i);
+        }
+    }
+
+    @Test
+    void tiesGoToSelf() {
+        Fixture f = new Fixture(2).started();
+        assertEquals(0, f.w(0).pick(0), "both idle: the acceptor keeps it");
+        f.put(PageLayout.activeWord(1), 3);
+        assertEquals(0, f.w(0).pick(3), "both at 3: still self");
+        assertEquals(1, f.w(0).pick(4), "strictly lighter sibling wins");
+    }
+
+    @Test
+    void ownPendingCountsTowardsOwnLoad() {
+        Fixture f = new Fixture(2).started();
+        f.put(PageLayout.pendingWord(0), 2);
+        f.put(PageLayout.activeWord(1), 1);
+        assertEquals(1, f.w(0).pick(0), "self 0 open + 2 pending is heavier than 1");
+    }
+
+    @Test
+    void equalSiblingsTakeTurns() {
+        Fixture f = new Fixture(4).started();
+        List<Integer> picks = new ArrayList<>();
+        for (int k = 0; k < 9; k++) {
+            picks.add(f.w(0).pick(5));
+        }
+        assertEquals(List.of(1, 2, 3, 1, 2, 3, 1, 2, 3), picks);
+    }
+
+    @Test
+    void aNotStartedSiblingIsNeverPicked() {
+        Fixture f = new Fixture(3).started();
+        f.put(PageLayout.stateWord(1), NOT_STARTED);
+        f.put(PageLayout.activeWord(2), 7);
+        for (int k = 0; k < 6; k++) {
+            assertNotEquals(1, f.w(0).pick(100));
+        }
+    }
+
+    @Test
+    void aLeftSiblingIsNeverPicked() {
+        Fixture f = new Fixture(3).started();
+        f.put(PageLayout.stateWord(1), LEFT);
+        f.put(PageLayout.activeWord(2), 7);
+        for (int k = 0; k < 6; k++) {
+            assertNotEquals(1, f.w(0).pick(100));
+        }
+    }
+
+    @Test
+    void aSiblingThreeMillisecondsIntoOnePassIsNeverPicked() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).passStart(); // worker 1 enters a pass at T0
+        f.clock.advanceMillis(1);
+        assertEquals(1, f.w(0).pick(10), "1 ms into a pass: still picked");
+        f.clock.advanceMillis(2);
+        for (int k = 0; k < 4; k++) {
+            assertEquals(0, f.w(0).pick(100), "3 ms into one pass: skipped");
+        }
+        f.w(1).passEnd(0);
+        assertEquals(1, f.w(0).pick(100), "parked again: picked");
+    }
+
+    @Test
+    void noLiveSiblingMeansSelf() {
+        Fixture f = new Fixture(3).started();
+        f.put(PageLayout.stateWord(1), LEFT);
+        f.put(PageLayout.stateWord(2), NOT_STARTED);
+        assertEquals(0, f.w(0).pick(1000));
+    }
+}

@@ -1,0 +1,84 @@
+package m0.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.inOrder;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.spy;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.InOrder;
+
+/**
+ * R5 and B25 (send side): the order of the sender's port calls. Mockito stands at the port
+ * edges only: the page is a spy over a real page, the channel a mock that answers sent/refused.
+ */
+class SendWithTest {
+
+    private static final int PENDING_1 = PageLayout.pendingWord(1);
+    private static final int STATE_1 = PageLayout.stateWord(1);
+
+    private Page page;
+    @SuppressWarnings("unchecked")
+    private final Channel<String> channel = mock(Channel.class);
+    private AcceptShare<String> w0;
+
+    @BeforeEach
+    void setUp() {
+        page = spy(AtomicLongArrayPage.forWorkers(2));
+        page.setVolatile(STATE_1, PageLayout.PARKED);
+        w0 = new AcceptShare<>(page, channel, new FakeClock(1), AcceptPolicy.share(), 2, 0);
+    }
+
+    @Test
+    void pendingIsRaisedBeforeTheSendThenStateIsReadAgain() {
+        when(channel.send(1, "c")).thenReturn(true);
+        assertTrue(w0.sendWith(1, "c"));
+        InOrder order = inOrder(page, channel);
+        order.verify(page).getAndAdd(PENDING_1, 1);   // R5
+        order.verify(page).getVolatile(STATE_1);      // B25: read state after the raise
+        order.verify(channel).send(1, "c");
+        verify(page, never()).getAndAdd(PENDING_1, -1);
+        assertEquals(1, page.getVolatile(PENDING_1));
+    }
+
+    @Test
+    void aRefusedSendTakesPendingBackAndTheSenderKeepsTheConnection() {
+        when(channel.send(1, "c")).thenReturn(false);
+        assertFalse(w0.sendWith(1, "c"), "false: the caller still owns it");
+        InOrder order = inOrder(page, channel);
+        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(channel).send(1, "c");
+        order.verify(page).getAndAdd(PENDING_1, -1);
+        assertEquals(0, page.getVolatile(PENDING_1));
+    }
+
+    @Test
+    void aTargetReadAsLeftAfterTheRaiseIsNotSentTo() {
+        page.setVolatile(STATE_1, PageLayout.LEFT);
+        assertFalse(w0.sendWith(1, "c"));
+        InOrder order = inOrder(page, channel);
+        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(page).getVolatile(STATE_1);
+        order.verify(page).getAndAdd(PENDING_1, -1);
+        verify(channel, never()).send(anyInt(), anyString());
+        assertEquals(0, page.getVolatile(PENDING_1));
+    }
+
+    @Test
+    void passOnKeepsTheConnectionWhenTheSendFails() {
+        when(channel.send(1, "c")).thenReturn(false);
+        page.setVolatile(PageLayout.activeWord(0), 0);
+        assertFalse(w0.passOn("c", 5), "picked 1, refused: admit it here");
+        verify(channel).send(1, "c");
+        assertEquals(0, page.getVolatile(PENDING_1));
+        assertEquals(0, w0.sentCount());
+    }
+}
