@@ -1,0 +1,54 @@
+package m0.jcstress.page;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import m0.core.Page;
+
+/**
+ * MUTANT, test code only: {@link AcquireReleaseArrayPage}'s access modes over a slot of a
+ * mapped buffer, through the same {@code byteBufferViewVarHandle} the real
+ * {@code ByteBufferPage} uses.
+ */
+public final class AcquireReleaseBufferPage implements Page {
+
+    private static final VarHandle LONGS =
+            MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+
+    private final ByteBuffer buffer;
+    private final int base;
+    private final int words;
+
+    public AcquireReleaseBufferPage(ByteBuffer buffer, int baseOffset, int words) {
+        this.buffer = buffer;
+        this.base = baseOffset;
+        this.words = words;
+    }
+
+    @Override
+    public int words() {
+        return words;
+    }
+
+    @Override
+    public long getVolatile(int word) {
+        return (long) LONGS.getAcquire(buffer, base + (word << 3));
+    }
+
+    @Override
+    public void setVolatile(int word, long value) {
+        LONGS.setRelease(buffer, base + (word << 3), value);
+    }
+
+    @Override
+    public long getAndAdd(int word, long delta) {
+        return (long) LONGS.getAndAddRelease(buffer, base + (word << 3), delta);
+    }
+
+    @Override
+    public boolean compareAndSet(int word, long expected, long value) {
+        return (long) LONGS.compareAndExchangeRelease(buffer, base + (word << 3), expected, value)
+                == expected;
+    }
+}
