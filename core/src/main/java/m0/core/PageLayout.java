@@ -8,7 +8,8 @@ package m0.core;
  *     0  +--------------------------------------------------+
  *        | EVENT_ID   reserved: a supervisor -> worker bus  |
  *     1  | ROTATION   pick's rotating start (rotation++)    |
- *   2..7 | reserved                                         |
+ *     2  | REHOMED    stat: re-homed by give-up drains      |
+ *   3..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
@@ -16,7 +17,9 @@ package m0.core;
  *   +2   | PENDING    passed to i and not yet retired       |
  *   +3   | TAKEN      received by i and not yet retired     |
  *   +4   | BUSY       fountain's published load, per mille  |
- *   +5..7| reserved                                         |
+ *   +5   | SENT       stat: fresh accepts passed on         |
+ *   +6   | RECEIVED   stat: taken off its channel           |
+ *   +7   | FORWARDED  stat: passed on again while leaving   |
  *        +==================================================+  lineOf(1) = 16
  *        | ... one 64-byte line per worker: no false sharing |
  * </pre>
@@ -25,6 +28,8 @@ package m0.core;
  * <ul>
  *   <li>STATE: worker i (bind, start, pass start and end, leave); the supervisor on reap.
  *   <li>ACTIVE, BUSY: worker i only.
+ *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED (header): statistics for observers
+ *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>PENDING: raised and taken back by any sender; retired by worker i, its replacement's
  *       start, or the supervisor's give-up.
  *   <li>TAKEN: worker i; zeroed by its replacement's start or the supervisor's give-up.
@@ -40,6 +45,8 @@ public final class PageLayout {
     public static final int EVENT_ID_WORD = 0;
     /** Word 1: the rotation counter; pick scans siblings from {@code rotation++ % n}. */
     public static final int ROTATION_WORD = 1;
+    /** Word 2: statistic, connections the supervisor's give-up drains re-homed (all indices). */
+    public static final int REHOMED_WORD = 2;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */
@@ -55,6 +62,13 @@ public final class PageLayout {
     public static final int TAKEN_OFFSET = 3;
     /** Offset in a line: the fountain policy's published busy share, per mille. */
     public static final int BUSY_OFFSET = 4;
+
+    /** Offset in a line: statistic, fresh accepts this worker passed to a sibling. */
+    public static final int SENT_OFFSET = 5;
+    /** Offset in a line: statistic, connections this worker took off its channel. */
+    public static final int RECEIVED_OFFSET = 6;
+    /** Offset in a line: statistic, connections this worker forwarded while leaving. */
+    public static final int FORWARDED_OFFSET = 7;
 
     /** State: a fresh page's zero; the worker has not started, nothing reads its channel yet. */
     public static final long NOT_STARTED = 0L;
@@ -104,6 +118,18 @@ public final class PageLayout {
 
     public static int busyWord(int i) {
         return lineOf(i) + BUSY_OFFSET;
+    }
+
+    public static int sentWord(int i) {
+        return lineOf(i) + SENT_OFFSET;
+    }
+
+    public static int receivedWord(int i) {
+        return lineOf(i) + RECEIVED_OFFSET;
+    }
+
+    public static int forwardedWord(int i) {
+        return lineOf(i) + FORWARDED_OFFSET;
     }
 
     /** True for a state inside a pass (a start time). */
