@@ -1,0 +1,162 @@
+package m0.server.cli;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Callable;
+import m0.core.AcceptPolicy;
+import m0.server.supervisor.ServerConfig;
+import m0.server.supervisor.Supervisor;
+import m0.server.http.App;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** {@code m0serve}: the command line. Starts the supervisor, which starts the workers. */
+@Command(name = "m0serve", mixinStandardHelpOptions = true, versionProvider = M0serve.Version.class,
+        sortOptions = false, subcommands = m0.server.probe.ProbeCommand.class,
+        description = "A prefork HTTP/1.1 server: one supervisor, N worker JVMs sharing one listener.")
+public final class M0serve implements Callable<Integer> {
+
+    /** Exit status for a usage error (a bad flag or value). */
+    public static final int EXIT_USAGE = 2;
+
+    static final String BUILTIN = "builtin";
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1:8080", paramLabel = "HOST:PORT",
+            description = "Address to listen on; port 0 picks a free one (default: ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
+            description = "Worker processes (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--app", defaultValue = BUILTIN, paramLabel = "CLASS",
+            description = "Application class (m0.server.http.App), or 'builtin' (default).")
+    String app;
+
+    @Option(names = "--blocking-threads", defaultValue = "2", paramLabel = "N",
+            description = "Blocking-pool threads per worker for App.blocking requests; 0 runs them inline "
+                    + "(default: ${DEFAULT-VALUE}).")
+    int blockingThreads;
+
+    @Option(names = "--accept-policy", paramLabel = "share|race",
+            description = "Who serves an accepted connection: 'share' (least loaded; the default with 2+ "
+                    + "workers) or 'race' (the acceptor; M0_ACCEPT_SHARE=0 forces it).")
+    String acceptPolicy;
+
+    @Option(names = "--max-header-bytes", defaultValue = "16384", paramLabel = "BYTES",
+            description = "Request line + headers limit; past it: 431 (default: ${DEFAULT-VALUE}).")
+    int maxHeaderBytes;
+
+    @Option(names = "--idle-timeout-ms", defaultValue = "5000", paramLabel = "MS",
+            description = "Keep-alive idle timeout (default: ${DEFAULT-VALUE}).")
+    long idleTimeoutMillis;
+
+    @Option(names = "--header-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+            description = "A started request head must complete within this; else 408 (default: ${DEFAULT-VALUE}).")
+    long headerTimeoutMillis;
+
+    @Option(names = "--grace-ms", defaultValue = "10000", paramLabel = "MS",
+            description = "On SIGTERM, how long workers finish in-flight requests (default: ${DEFAULT-VALUE}).")
+    long graceMillis;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with m0serve's error handling: a bad flag prints one line and exits 2. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new M0serve());
+        cl.setParameterExceptionHandler((e, args) -> {
+            e.getCommandLine().getErr().println("m0serve: " + e.getMessage() + " (see --help)");
+            return EXIT_USAGE;
+        });
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        return new Supervisor(config(), System.out).run();
+    }
+
+    /** Validates the flags into a config; a bad value is a usage error. */
+    ServerConfig config() {
+        int colon = bind.lastIndexOf(':');
+        if (colon <= 0) {
+            throw usage("--bind wants HOST:PORT, got '" + bind + "'");
+        }
+        String hostPart = bind.substring(0, colon);
+        if (hostPart.startsWith("[") && hostPart.endsWith("]")) {
+            hostPart = hostPart.substring(1, hostPart.length() - 1);
+        }
+        int port;
+        try {
+            port = Integer.parseInt(bind.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw usage("--bind port is not a number: '" + bind + "'");
+        }
+        if (port < 0 || port > 65535) {
+            throw usage("--bind port out of range: " + port);
+        }
+        InetAddress host;
+        try {
+            host = InetAddress.getByName(hostPart);
+        } catch (UnknownHostException e) {
+            throw usage("--bind host not found: '" + hostPart + "'");
+        }
+        if (workers < 1 || workers > 256) {
+            throw usage("--workers must be 1..256, got " + workers);
+        }
+        if (blockingThreads < 0 || blockingThreads > 1024) {
+            throw usage("--blocking-threads must be 0..1024, got " + blockingThreads);
+        }
+        checkApp();
+        String policy = acceptPolicy != null ? acceptPolicy : (workers >= 2 ? "share" : "race");
+        try {
+            AcceptPolicy.named(policy);
+        } catch (IllegalArgumentException e) {
+            throw usage("--accept-policy: " + e.getMessage());
+        }
+        if ("0".equals(System.getenv("M0_ACCEPT_SHARE"))) {
+            policy = "race"; // the A/B knob: the bare race under --workers N
+        }
+        if (maxHeaderBytes < 256 || idleTimeoutMillis < 1 || headerTimeoutMillis < 1 || graceMillis < 0) {
+            throw usage("limits and timeouts must be positive");
+        }
+        return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
+                idleTimeoutMillis, headerTimeoutMillis, graceMillis);
+    }
+
+    /** The class must exist and be an App; it is constructed only in the workers. */
+    private void checkApp() {
+        if (BUILTIN.equals(app)) {
+            return;
+        }
+        Class<?> c;
+        try {
+            c = Class.forName(app, false, M0serve.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw usage("--app: class not found: " + app);
+        }
+        if (!App.class.isAssignableFrom(c)) {
+            throw usage("--app: " + app + " does not implement " + App.class.getName());
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+
+    /** --version: the jar's Implementation-Version when packaged, else the source tree's. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = M0serve.class.getPackage().getImplementationVersion();
+            return new String[] {"m0serve " + (v != null ? v : "0.1.0-SNAPSHOT")};
+        }
+    }
+}

@@ -1,0 +1,548 @@
+package m0.server.http;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Incremental HTTP/1.1 request parser over one connection's bytes. Bytes are appended as they
+ * arrive, split anywhere; {@link #next()} turns them into requests one at a time. No I/O, no
+ * threads; owned by one {@link HttpSession}.
+ *
+ * <p>The head is scanned for its end incrementally (the scan resumes where it stopped), then
+ * parsed in one pass over bytes that are already in cache; no regex, and no String per header.
+ */
+final class HttpParser {
+    static final int NEED_MORE = 0;
+    static final int REQUEST = 1;
+    /** The head asked {@code Expect: 100-continue} and its body has not started: send 100 now. */
+    static final int CONTINUE = 2;
+
+    private static final int HEAD = 0;
+    private static final int BODY_LENGTH = 1;
+    private static final int CHUNK_SIZE = 2;
+    private static final int CHUNK_EXT = 3;
+    private static final int CHUNK_SIZE_LF = 4;
+    private static final int CHUNK_DATA = 5;
+    private static final int CHUNK_DATA_CR = 6;
+    private static final int CHUNK_DATA_LF = 7;
+    private static final int TRAILER = 8;
+    private static final int DEAD = 9;
+
+    private static final int INITIAL = 1024;
+    private static final int SHRINK_ABOVE = 64 * 1024;
+    private static final boolean[] TCHAR = new boolean[256];
+    private static final byte[] EMPTY = new byte[0];
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long LFS = ONES * '\n';
+
+    static {
+        for (int c = '0'; c <= '9'; c++) TCHAR[c] = true;
+        for (int c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
+        for (int c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
+    }
+
+    private final int maxHead;
+    private final long maxBody;
+
+    private byte[] buf = new byte[INITIAL];
+    private int rd;
+    private int wr;
+    private int state = HEAD;
+    // Head scan progress, relative to rd so compaction does not move them.
+    private int scanRel;
+    private int lineStartRel;
+
+    // The request being read.
+    private String method;
+    private String target;
+    private String version;
+    private byte[] head;
+    private int headersFrom;
+    private int headersTo;
+    private boolean keepAlive;
+    private boolean continuePending;
+    private long contentLength;
+    private byte[] body;
+    private int bodyLen;
+    // Chunked decoding.
+    private long chunkSize;
+    private int sizeDigits;
+    private int sizeLineBytes;
+    private int trailerBytes;
+    private int trailerLineBytes;
+    private boolean trailerLineCr;
+
+    // The last result of next() == REQUEST.
+    private Request request;
+    private boolean requestKeepAlive;
+
+    HttpParser(HttpConfig config) {
+        this.maxHead = config.maxHeaderBytes();
+        this.maxBody = config.maxBodyBytes();
+    }
+
+    static boolean isTchar(byte b) {
+        return TCHAR[b & 0xff];
+    }
+
+    static int lower(int c) {
+        return c >= 'A' && c <= 'Z' ? c + 32 : c;
+    }
+
+    /** Takes all of in's remaining bytes. */
+    void append(ByteBuffer in) {
+        int n = in.remaining();
+        if (n == 0) return;
+        if (state == DEAD) {
+            in.position(in.limit());
+            return;
+        }
+        // A body arriving with nothing buffered goes straight to its array: one copy, not two.
+        if (state == BODY_LENGTH && rd == wr) {
+            int take = (int) Math.min(n, contentLength - bodyLen);
+            in.get(body, bodyLen, take);
+            bodyLen += take;
+            n -= take;
+            if (n == 0) return;
+        }
+        reserve(n);
+        in.get(buf, wr, n);
+        wr += n;
+    }
+
+    /** Appends from an array (tests and callers holding byte[]). */
+    void append(byte[] bytes, int off, int len) {
+        append(ByteBuffer.wrap(bytes, off, len));
+    }
+
+    private void reserve(int n) {
+        if (wr + n <= buf.length) return;
+        if (rd > 0) {
+            System.arraycopy(buf, rd, buf, 0, wr - rd);
+            wr -= rd;
+            rd = 0;
+        }
+        if (wr + n > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, wr + n));
+    }
+
+    /** Bytes received and not yet consumed by a request. */
+    int buffered() {
+        return wr - rd;
+    }
+
+    /** Some of a request is read (its head or body), or received bytes wait to be parsed. */
+    boolean partial() {
+        return state != DEAD && (state != HEAD || wr > rd);
+    }
+
+    /** A head is complete and its body is being read. */
+    boolean inBody() {
+        return state != HEAD && state != DEAD;
+    }
+
+    /** Parsing stopped for good (an error, or the connection is closing). */
+    boolean dead() {
+        return state == DEAD;
+    }
+
+    /** Stop parsing for good and drop whatever is buffered. */
+    void kill() {
+        state = DEAD;
+        rd = wr = 0;
+        body = null;
+        head = null;
+        if (buf.length > INITIAL) buf = new byte[INITIAL];
+    }
+
+    Request request() {
+        return request;
+    }
+
+    boolean requestKeepAlive() {
+        return requestKeepAlive;
+    }
+
+    /**
+     * Parses on: {@link #NEED_MORE}, {@link #REQUEST} (see {@link #request()}), {@link #CONTINUE},
+     * or an error status (400, 413, 431) after which the parser is dead.
+     */
+    int next() {
+        if (continuePending) {
+            continuePending = false;
+            return CONTINUE;
+        }
+        int r = switch (state) {
+            case HEAD -> head();
+            case BODY_LENGTH -> bodyLength();
+            case DEAD -> NEED_MORE;
+            default -> chunked();
+        };
+        if (rd == wr && state != DEAD) {
+            rd = wr = 0;
+            if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+        }
+        return r;
+    }
+
+    private int fail(int status) {
+        kill();
+        return status;
+    }
+
+    private int head() {
+        byte[] b = buf;
+        if (scanRel == 0) {
+            // RFC 9112 2.2: ignore empty lines before a request line.
+            while (rd < wr && (b[rd] == '\r' || b[rd] == '\n')) rd++;
+        }
+        int i = rd + scanRel;
+        int ls = rd + lineStartRel;
+        int end = wr;
+        while (i < end) {
+            int lf = indexOfLf(b, i, end);
+            if (lf < 0) {
+                i = end;
+                break;
+            }
+            int len = lf - ls;
+            if (len == 0 || (len == 1 && b[ls] == '\r')) {
+                int headEnd = lf + 1;
+                scanRel = 0;
+                lineStartRel = 0;
+                if (headEnd - rd > maxHead) return fail(431);
+                return parseHead(headEnd);
+            }
+            ls = lf + 1;
+            i = lf + 1;
+        }
+        scanRel = i - rd;
+        lineStartRel = ls - rd;
+        if (wr - rd > maxHead) return fail(431);
+        return NEED_MORE;
+    }
+
+    /** No control byte but HTAB in b[from, to): bytes 0x20-0x7E and obs-text 0x80-0xFF. */
+    static boolean validValue(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long x = (long) LONGS.get(b, i);
+            // Flags a byte below 0x20 or equal to 0x7F (exact for the lowest; may over-flag above
+            // it), so a flagged word is checked byte by byte: HTAB is legal.
+            long low = (x - ONES * 0x20) & ~x & HIGHS;
+            long y = x ^ (ONES * 0x7f);
+            long del = (y - ONES) & ~y & HIGHS;
+            if ((low | del) != 0 && !validBytes(b, i, i + 8)) return false;
+        }
+        return validBytes(b, i, to);
+    }
+
+    private static boolean validBytes(byte[] b, int from, int to) {
+        for (int k = from; k < to; k++) {
+            int c = b[k] & 0xff;
+            if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+        }
+        return true;
+    }
+
+    /** The next LF at or after from; the caller knows there is one. */
+    private int lineEnd(int from) {
+        return indexOfLf(buf, from, wr);
+    }
+
+    /**
+     * The first LF in b[from, to), or -1. Eight bytes at a time (the "has zero byte" trick on
+     * x ^ LF...): the lowest flagged byte is always a true match, so the first hit is exact.
+     */
+    static int indexOfLf(byte[] b, int from, int to) {
+        int i = from;
+        for (; i + 8 <= to; i += 8) {
+            long x = (long) LONGS.get(b, i) ^ LFS;
+            long t = (x - ONES) & ~x & HIGHS;
+            if (t != 0) return i + (Long.numberOfTrailingZeros(t) >>> 3);
+        }
+        for (; i < to; i++) {
+            if (b[i] == '\n') return i;
+        }
+        return -1;
+    }
+
+    private int parseHead(int headEnd) {
+        byte[] b = buf;
+        int p = rd;
+        int eol = lineEnd(p);
+        int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
+        // method SP request-target SP HTTP-version
+        int sp1 = p;
+        while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
+        if (sp1 == p || sp1 >= end || b[sp1] != ' ') return fail(400);
+        int t0 = sp1 + 1;
+        int sp2 = t0;
+        while (sp2 < end && b[sp2] > 0x20 && b[sp2] < 0x7f) sp2++; // visible ASCII only
+        if (sp2 == t0 || sp2 >= end || b[sp2] != ' ') return fail(400);
+        int v0 = sp2 + 1;
+        if (end - v0 != 8 || b[v0] != 'H' || b[v0 + 1] != 'T' || b[v0 + 2] != 'T' || b[v0 + 3] != 'P'
+                || b[v0 + 4] != '/' || b[v0 + 5] != '1' || b[v0 + 6] != '.') {
+            return fail(400);
+        }
+        boolean http11;
+        if (b[v0 + 7] == '1') http11 = true;
+        else if (b[v0 + 7] == '0') http11 = false;
+        else return fail(400);
+
+        long cl = -1;
+        boolean te = false;
+        boolean close = false;
+        boolean ka = false;
+        boolean expect = false;
+        p = eol + 1;
+        int from = p;
+        while (true) {
+            eol = lineEnd(p);
+            end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
+            if (end == p) break; // the blank line
+            // A line starting with SP or HTAB (obs-fold, RFC 9112 5.2) fails here: not a tchar.
+            int colon = p;
+            while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
+            if (colon == p || colon >= end || b[colon] != ':') return fail(400);
+            int v = colon + 1;
+            if (!validValue(b, v, end)) return fail(400); // CR, NUL, DEL... in a value
+            while (v < end && (b[v] == ' ' || b[v] == '\t')) v++;
+            int ve = end;
+            while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) ve--;
+            switch (colon - p) {
+                case 14 -> {
+                    if (nameIs(p, "content-length")) {
+                        long n = digits(v, ve);
+                        if (n < 0 || (cl >= 0 && cl != n)) return fail(400);
+                        cl = n;
+                    }
+                }
+                case 17 -> {
+                    if (nameIs(p, "transfer-encoding")) {
+                        // Only "chunked", once: anything else leaves the framing unknown.
+                        if (te || !valueIs(v, ve, "chunked")) return fail(400);
+                        te = true;
+                    }
+                }
+                case 10 -> {
+                    if (nameIs(p, "connection")) {
+                        int t = v;
+                        while (t < ve) {
+                            int comma = t;
+                            while (comma < ve && b[comma] != ',') comma++;
+                            int ts = t;
+                            int tz = comma;
+                            while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
+                            while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
+                            if (valueIs(ts, tz, "close")) close = true;
+                            else if (valueIs(ts, tz, "keep-alive")) ka = true;
+                            t = comma + 1;
+                        }
+                    }
+                }
+                case 6 -> {
+                    if (nameIs(p, "expect") && valueIs(v, ve, "100-continue")) expect = true;
+                }
+                default -> { }
+            }
+            p = eol + 1;
+        }
+        if (te && cl >= 0) return fail(400); // RFC 9112 6.3: a smuggling vector; refuse
+        if (cl > maxBody) return fail(413);
+        // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
+        if (te && !http11) close = true;
+
+        method = method(rd, sp1);
+        target = new String(b, t0, sp2 - t0, StandardCharsets.ISO_8859_1);
+        version = http11 ? Request.HTTP_1_1 : Request.HTTP_1_0;
+        head = Arrays.copyOfRange(b, rd, headEnd);
+        headersFrom = from - rd;
+        headersTo = p - rd;
+        keepAlive = http11 ? !close : ka && !close;
+        rd = headEnd;
+        bodyLen = 0;
+        if (te) {
+            state = CHUNK_SIZE;
+            body = EMPTY;
+            resetChunkLine();
+        } else if (cl > 0) {
+            state = BODY_LENGTH;
+            contentLength = cl;
+            body = new byte[(int) cl];
+        } else {
+            body = null;
+            return complete();
+        }
+        // Only worth a 100 when none of the body was sent along with the head.
+        if (expect && http11 && rd == wr) continuePending = true;
+        return next();
+    }
+
+    private boolean nameIs(int at, String lowerName) {
+        byte[] b = buf;
+        for (int k = 0; k < lowerName.length(); k++) {
+            if (lower(b[at + k]) != lowerName.charAt(k)) return false;
+        }
+        return true;
+    }
+
+    private boolean valueIs(int from, int to, String lowerValue) {
+        return to - from == lowerValue.length() && nameIs(from, lowerValue);
+    }
+
+    /** A Content-Length value: 1 to 18 digits, else -1. */
+    private long digits(int from, int to) {
+        if (to <= from || to - from > 18) return -1;
+        long n = 0;
+        for (int k = from; k < to; k++) {
+            int d = buf[k] - '0';
+            if (d < 0 || d > 9) return -1;
+            n = n * 10 + d;
+        }
+        return n;
+    }
+
+    private String method(int from, int to) {
+        byte[] b = buf;
+        int n = to - from;
+        // The common methods share one String each: no allocation on the hot path.
+        if (n == 3 && b[from] == 'G' && b[from + 1] == 'E' && b[from + 2] == 'T') return "GET";
+        if (n == 4 && b[from] == 'H' && b[from + 1] == 'E' && b[from + 2] == 'A' && b[from + 3] == 'D') return "HEAD";
+        if (n == 4 && b[from] == 'P' && b[from + 1] == 'O' && b[from + 2] == 'S' && b[from + 3] == 'T') return "POST";
+        if (n == 3 && b[from] == 'P' && b[from + 1] == 'U' && b[from + 2] == 'T') return "PUT";
+        return new String(b, from, n, StandardCharsets.ISO_8859_1);
+    }
+
+    private int bodyLength() {
+        int take = (int) Math.min(contentLength - bodyLen, wr - rd);
+        System.arraycopy(buf, rd, body, bodyLen, take);
+        rd += take;
+        bodyLen += take;
+        return bodyLen == contentLength ? complete() : NEED_MORE;
+    }
+
+    private void resetChunkLine() {
+        chunkSize = 0;
+        sizeDigits = 0;
+        sizeLineBytes = 0;
+    }
+
+    private int chunked() {
+        byte[] b = buf;
+        while (rd < wr) {
+            switch (state) {
+                case CHUNK_SIZE -> {
+                    byte c = b[rd];
+                    int hex = hex(c);
+                    if (hex >= 0) {
+                        chunkSize = (chunkSize << 4) | hex;
+                        if (++sizeDigits > 15) return fail(400); // no overflow below 2^60
+                        if (bodyLen + chunkSize > maxBody) return fail(413);
+                        rd++;
+                    } else if (sizeDigits == 0) {
+                        return fail(400);
+                    } else if (c == ';' || c == ' ' || c == '\t') {
+                        state = CHUNK_EXT; // extensions are ignored
+                        rd++;
+                    } else if (c == '\r') {
+                        state = CHUNK_SIZE_LF;
+                        rd++;
+                    } else if (c == '\n') {
+                        rd++;
+                        sizeLineDone();
+                    } else {
+                        return fail(400);
+                    }
+                    if (++sizeLineBytes > maxHead) return fail(400);
+                }
+                case CHUNK_EXT -> {
+                    int c = b[rd] & 0xff;
+                    rd++;
+                    if (c == '\n') sizeLineDone();
+                    else if (c == '\r') state = CHUNK_SIZE_LF;
+                    else if ((c < 0x20 && c != '\t') || c == 0x7f) return fail(400);
+                    else if (++sizeLineBytes > maxHead) return fail(400);
+                }
+                case CHUNK_SIZE_LF -> {
+                    if (b[rd++] != '\n') return fail(400);
+                    sizeLineDone();
+                }
+                case CHUNK_DATA -> {
+                    int take = (int) Math.min(chunkSize, wr - rd);
+                    System.arraycopy(b, rd, body, bodyLen, take);
+                    rd += take;
+                    bodyLen += take;
+                    chunkSize -= take;
+                    if (chunkSize == 0) state = CHUNK_DATA_CR;
+                }
+                case CHUNK_DATA_CR -> {
+                    byte c = b[rd++];
+                    if (c == '\r') state = CHUNK_DATA_LF;
+                    else if (c == '\n') nextChunk();
+                    else return fail(400);
+                }
+                case CHUNK_DATA_LF -> {
+                    if (b[rd++] != '\n') return fail(400);
+                    nextChunk();
+                }
+                case TRAILER -> {
+                    // Trailer fields are consumed and dropped; only their size is bounded.
+                    byte c = b[rd++];
+                    if (c == '\n') {
+                        if (trailerLineBytes == 0 || (trailerLineBytes == 1 && trailerLineCr)) return complete();
+                        trailerLineBytes = 0;
+                    } else {
+                        trailerLineBytes++;
+                        trailerLineCr = c == '\r';
+                    }
+                    if (++trailerBytes > maxHead) return fail(431);
+                }
+                default -> throw new IllegalStateException("state " + state);
+            }
+        }
+        return NEED_MORE;
+    }
+
+    private void sizeLineDone() {
+        if (chunkSize == 0) {
+            state = TRAILER;
+            trailerBytes = 0;
+            trailerLineBytes = 0;
+            trailerLineCr = false;
+            return;
+        }
+        int need = (int) (bodyLen + chunkSize); // <= maxBody, checked digit by digit
+        if (need > body.length) body = Arrays.copyOf(body, (int) Math.min(maxBody, Math.max(need, body.length * 2L)));
+        state = CHUNK_DATA;
+    }
+
+    private void nextChunk() {
+        state = CHUNK_SIZE;
+        resetChunkLine();
+    }
+
+    private static int hex(byte c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    }
+
+    private int complete() {
+        byte[] bd = body;
+        if (bd != null && bd.length != bodyLen) bd = Arrays.copyOf(bd, bodyLen);
+        request = new Request(method, target, version, head, headersFrom, headersTo, bd);
+        requestKeepAlive = keepAlive;
+        state = HEAD;
+        body = null;
+        head = null;
+        return REQUEST;
+    }
+}

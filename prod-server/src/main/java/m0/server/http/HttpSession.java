@@ -1,0 +1,384 @@
+package m0.server.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * One connection's HTTP/1.1 state: parses requests from the bytes the loop reads, runs the app
+ * (inline, or on the pool when {@link App#blocking} says so), and queues responses strictly in
+ * request order. No I/O and no threads of its own; every method is for the loop thread only,
+ * except that pool threads run {@link App#handle} and call {@code wakeLoop}.
+ *
+ * <p>The loop's duty: after any call, write {@link #output()} until it returns null or the
+ * socket would block, telling {@link #written(int)} each time; close when {@link #output()} is
+ * null and {@link #closeAfterFlush()} is true; arm a timer for {@link #deadline()} and call
+ * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
+ */
+public final class HttpSession {
+    /** Requests queued behind a blocking one (or waiting on the pool) before parsing stops. */
+    static final int MAX_QUEUED = 16;
+    /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
+    static final int OUT_HIGH_WATER = 256 * 1024;
+    private static final int OUT_INITIAL = 1024;
+    private static final int OUT_SHRINK_ABOVE = 64 * 1024;
+
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CONN_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private static final Response BAD_REQUEST = Response.status(400);
+    private static final Response TIMEOUT = Response.status(408);
+    private static final Response TOO_LARGE = Response.status(413);
+    private static final Response HEADERS_TOO_LARGE = Response.status(431);
+    private static final Response SERVER_ERROR = Response.status(500);
+    private static final Response UNAVAILABLE = Response.status(503);
+
+    private final HttpConfig config;
+    private final App app;
+    private final Executor pool;
+    private final Runnable wakeLoop;
+    private final HttpParser parser;
+    /** Responses not yet in the output, in request order; its head always waits on the pool. */
+    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+
+    private byte[] out = new byte[OUT_INITIAL];
+    private ByteBuffer outView = ByteBuffer.wrap(out);
+    private int outRd;
+    private int outWr;
+
+    /** No more requests will be read; the last queued response ends the connection. */
+    private boolean closing;
+    /** Closing with no response owed (idle timeout, stalled flush): close now. */
+    private boolean quiet;
+    private boolean eof;
+    private long lastNow;
+    private long lastActive;
+    /** A head is partly read and its clock runs from headStart. */
+    private boolean timing;
+    private long headStart;
+    /** A partial write happened since the last timeout check: the peer is reading, slowly. */
+    private boolean writeProgress;
+
+    /** pool null: everything inline. wakeLoop: called from a pool thread when a response is ready. */
+    public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos) {
+        if (config == null || app == null) throw new NullPointerException("config and app are required");
+        this.config = config;
+        this.app = app;
+        this.pool = pool;
+        this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
+        this.parser = new HttpParser(config);
+        this.lastNow = nowNanos;
+        this.lastActive = nowNanos;
+    }
+
+    /** Bytes read from the socket, position..limit; consumes all of them. */
+    public void onBytes(ByteBuffer in, long nowNanos) {
+        lastNow = nowNanos;
+        lastActive = nowNanos;
+        if (closing) {
+            in.position(in.limit()); // past a close or an error nothing more is read
+            return;
+        }
+        parser.append(in);
+        parse(nowNanos);
+    }
+
+    /** The peer shut its write side (read returned 0). */
+    public void onEof(long nowNanos) {
+        lastNow = nowNanos;
+        eof = true;
+        if (!closing) parse(nowNanos);
+    }
+
+    /** On the loop thread after a wake-up: moves finished pool responses into the output, in order. */
+    public void pollCompletions(long nowNanos) {
+        lastNow = nowNanos;
+        if (drainSlots()) {
+            lastActive = nowNanos;
+            // The client may have sent its next head while we were busy: its clock starts now.
+            if (timing) headStart = nowNanos;
+        }
+        if (!closing) parse(nowNanos);
+    }
+
+    /**
+     * Bytes to write now (pipelined responses in request order), or null when none. The bytes are
+     * position..limit of a heap buffer that stays valid until the next call into this session;
+     * its position need not be moved: {@link #written(int)} does the accounting.
+     */
+    public ByteBuffer output() {
+        if (outRd == outWr) return null;
+        ByteBuffer v = outView;
+        v.clear();
+        v.position(outRd);
+        v.limit(outWr);
+        return v;
+    }
+
+    /** n bytes of output() were written (partial writes are normal). */
+    public void written(int n) {
+        int pending = outWr - outRd;
+        if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
+        if (n == 0) return;
+        outRd += n;
+        if (outRd < outWr) {
+            writeProgress = true;
+            return;
+        }
+        outRd = outWr = 0;
+        if (out.length > OUT_SHRINK_ABOVE) setOut(new byte[OUT_INITIAL]);
+        // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
+        if (!closing && parser.buffered() > 0) parse(lastNow);
+    }
+
+    /**
+     * True once the connection must be closed as soon as output is flushed (Connection: close,
+     * HTTP/1.0 without keep-alive, 400/431/413/408, EOF after the last response, idle timeout).
+     */
+    public boolean closeAfterFlush() {
+        return quiet || (closing && slots.isEmpty());
+    }
+
+    /**
+     * When the loop must call onTimeout if nothing else happens: the header-read deadline while a
+     * head is partly read, the idle deadline between requests (and while a body or a flush
+     * stalls), Long.MAX_VALUE while a request runs.
+     */
+    public long deadline() {
+        if (quiet) return lastActive;
+        if (!slots.isEmpty()) return Long.MAX_VALUE;
+        if (headPhase()) return plus(headStart, config.headerTimeoutNanos());
+        return plus(lastActive, config.idleTimeoutNanos());
+    }
+
+    /** The deadline passed: idle → close quietly; slow header (or stalled body) → 408 then close. */
+    public void onTimeout(long nowNanos) {
+        lastNow = nowNanos;
+        long d = deadline();
+        if (quiet || d == Long.MAX_VALUE || nowNanos - d < 0) return; // early or nothing due
+        if (headPhase() || (!closing && parser.inBody())) {
+            timing = false;
+            lastActive = nowNanos; // the 408 gets an idle period to be flushed in
+            fail(408);
+            return;
+        }
+        if (writeProgress) {
+            // The peer took some output since the deadline was armed: it is slow, not gone.
+            writeProgress = false;
+            lastActive = nowNanos;
+            return;
+        }
+        quiet = true;
+        closing = true;
+        parser.kill();
+        outRd = outWr = 0;
+    }
+
+    /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
+    public boolean idle() {
+        return slots.isEmpty() && outRd == outWr && !parser.partial();
+    }
+
+    // ---- internals ----
+
+    private boolean headPhase() {
+        return timing && !closing && slots.isEmpty() && !parser.inBody();
+    }
+
+    private static long plus(long t, long d) {
+        return t > Long.MAX_VALUE - d ? Long.MAX_VALUE : t + d;
+    }
+
+    private boolean paused() {
+        return slots.size() >= MAX_QUEUED || outWr - outRd > OUT_HIGH_WATER;
+    }
+
+    private void parse(long now) {
+        while (!closing && !paused()) {
+            int r = parser.next();
+            if (r == HttpParser.NEED_MORE) break;
+            if (r == HttpParser.REQUEST) {
+                timing = false;
+                dispatch(parser.request(), parser.requestKeepAlive());
+            } else if (r == HttpParser.CONTINUE) {
+                // Interim responses keep request order too: only when nothing is owed before it.
+                if (slots.isEmpty()) append(CONTINUE);
+            } else {
+                fail(r);
+            }
+        }
+        if (closing) return;
+        if (eof && !paused()) {
+            // Nothing more will come: whatever is buffered is a truncated request; drop it.
+            closing = true;
+            parser.kill();
+            return;
+        }
+        if (!timing && parser.partial() && !parser.inBody()) {
+            timing = true;
+            headStart = now;
+        }
+    }
+
+    private void dispatch(Request request, boolean keepAlive) {
+        byte[] conn = keepAlive ? (Request.HTTP_1_1.equals(request.version()) ? null : CONN_KEEP_ALIVE) : CONN_CLOSE;
+        boolean head = request.method().equals("HEAD");
+        if (!keepAlive) {
+            closing = true; // this response is the last: drop anything pipelined after it
+            parser.kill();
+        }
+        if (pool != null) {
+            boolean blocking;
+            try {
+                blocking = app.blocking(request);
+            } catch (RuntimeException e) {
+                respond(SERVER_ERROR, conn, head);
+                return;
+            }
+            if (blocking) {
+                Slot s = new Slot(request, conn, head, app, wakeLoop);
+                slots.addLast(s);
+                try {
+                    pool.execute(s);
+                } catch (RejectedExecutionException e) {
+                    s.response = UNAVAILABLE; // the bounded pool is full
+                    drainSlots();
+                }
+                return;
+            }
+        }
+        Response r;
+        try {
+            r = app.handle(request);
+            if (r == null) r = SERVER_ERROR;
+        } catch (Exception e) {
+            r = SERVER_ERROR;
+        }
+        respond(r, conn, head);
+    }
+
+    /** The response to the newest request: straight to the output unless earlier ones still run. */
+    private void respond(Response r, byte[] conn, boolean head) {
+        if (slots.isEmpty()) {
+            encode(r, conn, head);
+        } else {
+            Slot s = new Slot(null, conn, head, null, null);
+            s.response = r;
+            slots.addLast(s);
+        }
+    }
+
+    private void fail(int status) {
+        closing = true;
+        parser.kill();
+        Response r = switch (status) {
+            case 408 -> TIMEOUT;
+            case 413 -> TOO_LARGE;
+            case 431 -> HEADERS_TOO_LARGE;
+            default -> BAD_REQUEST;
+        };
+        respond(r, CONN_CLOSE, false);
+    }
+
+    /** Moves finished responses at the head of the queue into the output; true if any moved. */
+    private boolean drainSlots() {
+        boolean moved = false;
+        Slot s;
+        while ((s = slots.peekFirst()) != null) {
+            Response r = s.response;
+            if (r == null) break;
+            slots.pollFirst();
+            encode(r, s.conn, s.head);
+            moved = true;
+        }
+        return moved;
+    }
+
+    private void encode(Response r, byte[] conn, boolean head) {
+        Response.Encoded e = r.encoded();
+        byte[] date = HttpDate.line(System.currentTimeMillis());
+        byte[] body = head || r.bodyless() ? null : r.body();
+        int n = e.statusLine.length + date.length + e.fields.length + (conn == null ? 0 : conn.length) + 2
+                + (body == null ? 0 : body.length);
+        reserveOut(n);
+        byte[] o = out;
+        int w = outWr;
+        System.arraycopy(e.statusLine, 0, o, w, e.statusLine.length);
+        w += e.statusLine.length;
+        System.arraycopy(date, 0, o, w, date.length);
+        w += date.length;
+        System.arraycopy(e.fields, 0, o, w, e.fields.length);
+        w += e.fields.length;
+        if (conn != null) {
+            System.arraycopy(conn, 0, o, w, conn.length);
+            w += conn.length;
+        }
+        o[w++] = '\r';
+        o[w++] = '\n';
+        if (body != null) {
+            System.arraycopy(body, 0, o, w, body.length);
+            w += body.length;
+        }
+        outWr = w;
+    }
+
+    private void append(byte[] bytes) {
+        reserveOut(bytes.length);
+        System.arraycopy(bytes, 0, out, outWr, bytes.length);
+        outWr += bytes.length;
+    }
+
+    private void reserveOut(int n) {
+        if (outWr + n <= out.length) return;
+        if (outRd > 0) {
+            System.arraycopy(out, outRd, out, 0, outWr - outRd);
+            outWr -= outRd;
+            outRd = 0;
+        }
+        if (outWr + n > out.length) setOut(Arrays.copyOf(out, Math.max(out.length * 2, outWr + n)));
+    }
+
+    private void setOut(byte[] o) {
+        out = o;
+        outView = ByteBuffer.wrap(o);
+    }
+
+    /** A response owed in order: run on the pool, or already known but behind one that runs. */
+    private static final class Slot implements Runnable {
+        final Request request;
+        final byte[] conn;
+        final boolean head;
+        final App app;
+        final Runnable wake;
+        volatile Response response;
+
+        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake) {
+            this.request = request;
+            this.conn = conn;
+            this.head = head;
+            this.app = app;
+            this.wake = wake;
+        }
+
+        @Override
+        public void run() {
+            Response r;
+            try {
+                r = app.handle(request);
+                if (r == null) r = SERVER_ERROR;
+            } catch (Throwable t) {
+                response = SERVER_ERROR;
+                wake.run();
+                if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
+                return;
+            }
+            response = r;
+            wake.run();
+        }
+    }
+}

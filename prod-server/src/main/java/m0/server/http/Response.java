@@ -1,0 +1,187 @@
+package m0.server.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * An immutable response: status, optional content type, extra headers, body bytes.
+ * The server adds the framing itself (status line, {@code Date}, {@code Content-Length},
+ * {@code Connection}), so those headers cannot be set here. A response may be reused for many
+ * requests (a constant hello): its fixed head is encoded once, on first use, and cached.
+ */
+public final class Response {
+    static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+    private static final byte[] EMPTY = new byte[0];
+
+    private final int status;
+    private final String contentType;
+    private final byte[] body;
+    private final String[] headers; // name, value, name, value ...
+    // Racy but benign: Encoded is immutable with final fields, so any thread sees it whole.
+    private Encoded encoded;
+
+    /**
+     * @param contentType null for none
+     * @param body        not copied: do not change it afterwards
+     * @param headers     extra header names and values, alternating
+     */
+    public Response(int status, String contentType, byte[] body, String... headers) {
+        if (status < 100 || status > 999) throw new IllegalArgumentException("status " + status);
+        if (headers.length % 2 != 0) throw new IllegalArgumentException("headers: names and values must alternate");
+        if (contentType != null) checkValue(contentType);
+        for (int i = 0; i < headers.length; i += 2) {
+            checkName(headers[i]);
+            checkValue(headers[i + 1]);
+        }
+        this.status = status;
+        this.contentType = contentType;
+        this.body = body == null ? EMPTY : body;
+        this.headers = headers.clone();
+    }
+
+    /** A text/plain UTF-8 response. */
+    public static Response text(int status, String text) {
+        return new Response(status, TEXT_PLAIN, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A response with the given content type and body (not copied). */
+    public static Response bytes(int status, String contentType, byte[] body) {
+        return new Response(status, contentType, body);
+    }
+
+    /** A text response whose body is the status's reason phrase and a newline, e.g. "Not Found\n". */
+    public static Response status(int status) {
+        return text(status, reason(status) + "\n");
+    }
+
+    /** This response with one more header. */
+    public Response withHeader(String name, String value) {
+        String[] more = Arrays.copyOf(headers, headers.length + 2);
+        more[headers.length] = name;
+        more[headers.length + 1] = value;
+        return new Response(status, contentType, body, more);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** The content type, or null. */
+    public String contentType() {
+        return contentType;
+    }
+
+    /** The body bytes (the array itself: do not change it). */
+    public byte[] body() {
+        return body;
+    }
+
+    /** The first extra header of that name (case-insensitive), or null. */
+    public String header(String name) {
+        for (int i = 0; i < headers.length; i += 2) {
+            if (headers[i].equalsIgnoreCase(name)) return headers[i + 1];
+        }
+        return null;
+    }
+
+    /** 1xx, 204 and 304 carry no body and (but 304) no Content-Length. */
+    boolean bodyless() {
+        return status < 200 || status == 204 || status == 304;
+    }
+
+    Encoded encoded() {
+        Encoded e = encoded;
+        if (e == null) {
+            e = new Encoded(this);
+            encoded = e;
+        }
+        return e;
+    }
+
+    /** The status line and the fixed fields (everything but Date and Connection). */
+    static final class Encoded {
+        final byte[] statusLine;
+        final byte[] fields;
+
+        Encoded(Response r) {
+            statusLine = ("HTTP/1.1 " + r.status + " " + reason(r.status) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            StringBuilder sb = new StringBuilder(64);
+            if (r.contentType != null) sb.append("Content-Type: ").append(r.contentType).append("\r\n");
+            if (!r.bodyless()) sb.append("Content-Length: ").append(r.body.length).append("\r\n");
+            for (int i = 0; i < r.headers.length; i += 2) {
+                sb.append(r.headers[i]).append(": ").append(r.headers[i + 1]).append("\r\n");
+            }
+            // Header values are checked to be Latin-1 safe; UTF-8 text in them would be mangled.
+            fields = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static void checkName(String name) {
+        if (name == null || name.isEmpty()) throw new IllegalArgumentException("empty header name");
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c > 127 || !HttpParser.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
+        }
+        switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade" ->
+                throw new IllegalArgumentException(name + " is set by the server");
+            default -> { }
+        }
+    }
+
+    private static void checkValue(String value) {
+        if (value == null) throw new IllegalArgumentException("null header value");
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            // No CR/LF (response splitting), no other controls, nothing Latin-1 cannot carry.
+            if ((c < 0x20 && c != '\t') || c == 0x7f || c > 0xff) {
+                throw new IllegalArgumentException("bad character in header value: " + (int) c);
+            }
+        }
+    }
+
+    /** The reason phrase of a status code ("Unknown" for codes not listed). */
+    static String reason(int status) {
+        return switch (status) {
+            case 100 -> "Continue";
+            case 101 -> "Switching Protocols";
+            case 200 -> "OK";
+            case 201 -> "Created";
+            case 202 -> "Accepted";
+            case 204 -> "No Content";
+            case 206 -> "Partial Content";
+            case 301 -> "Moved Permanently";
+            case 302 -> "Found";
+            case 303 -> "See Other";
+            case 304 -> "Not Modified";
+            case 307 -> "Temporary Redirect";
+            case 308 -> "Permanent Redirect";
+            case 400 -> "Bad Request";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 405 -> "Method Not Allowed";
+            case 408 -> "Request Timeout";
+            case 409 -> "Conflict";
+            case 411 -> "Length Required";
+            case 413 -> "Content Too Large";
+            case 414 -> "URI Too Long";
+            case 415 -> "Unsupported Media Type";
+            case 417 -> "Expectation Failed";
+            case 429 -> "Too Many Requests";
+            case 431 -> "Request Header Fields Too Large";
+            case 500 -> "Internal Server Error";
+            case 501 -> "Not Implemented";
+            case 502 -> "Bad Gateway";
+            case 503 -> "Service Unavailable";
+            case 504 -> "Gateway Timeout";
+            case 505 -> "HTTP Version Not Supported";
+            default -> "Unknown";
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "Response[" + status + ", " + body.length + " bytes]";
+    }
+}

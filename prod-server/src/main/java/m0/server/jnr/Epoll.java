@@ -1,0 +1,93 @@
+package m0.server.jnr;
+
+import java.nio.ByteBuffer;
+
+/**
+ * An epoll set. {@code struct epoll_event} is PACKED on x86_64: 12 bytes, {@code events}@0
+ * (u32), {@code data}@4 (u64). jnr-ffi's Struct would lay it out as 16 bytes with data@8, so
+ * this writes explicit offsets over preallocated memory. Not thread-safe: one loop owns it.
+ */
+public final class Epoll implements AutoCloseable {
+
+    public static final int IN = 0x001;
+    public static final int OUT = 0x004;
+    public static final int ERR = 0x008;
+    public static final int HUP = 0x010;
+    public static final int RDHUP = 0x2000;
+
+    private static final int EVENT_BYTES = 12;
+    private static final int EVENTS_OFFSET = 0;
+    private static final int DATA_OFFSET = 4;
+    private static final int CTL_ADD = 1;
+    private static final int CTL_DEL = 2;
+    private static final int CTL_MOD = 3;
+
+    private final int fd;
+    private final Memory ctl = new Memory(16);
+    private final Memory ready;
+    private final ByteBuffer readyBuffer;
+    private final int maxEvents;
+
+    public Epoll(int maxEvents) {
+        this.fd = Native.check("epoll_create1(EPOLL_CLOEXEC)", Native.libc().epoll_create1(Native.EPOLL_CLOEXEC));
+        this.maxEvents = maxEvents;
+        this.ready = new Memory(EVENT_BYTES * maxEvents);
+        this.readyBuffer = ready.buffer();
+    }
+
+    /** Watches {@code target} for {@code events}; {@code data} comes back with each readiness. */
+    public void add(int target, int events, long data) {
+        control(CTL_ADD, target, events, data, "EPOLL_CTL_ADD");
+    }
+
+    public void modify(int target, int events, long data) {
+        control(CTL_MOD, target, events, data, "EPOLL_CTL_MOD");
+    }
+
+    /** Stops watching {@code target} (closing it also does, once every copy is closed). */
+    public void delete(int target) {
+        control(CTL_DEL, target, 0, 0, "EPOLL_CTL_DEL");
+    }
+
+    private void control(int op, int target, int events, long data, String name) {
+        ByteBuffer b = ctl.buffer();
+        b.putInt(EVENTS_OFFSET, events);
+        b.putLong(DATA_OFFSET, data);
+        Native.check("epoll_ctl(" + name + ", " + target + ")", Native.libc().epoll_ctl(fd, op, target, ctl.address()));
+    }
+
+    /**
+     * Waits up to {@code timeoutMillis} (-1: forever) for readiness.
+     *
+     * @return how many events are ready (0 on timeout or EINTR); read them with
+     *         {@link #events(int)} and {@link #data(int)}
+     */
+    public int await(int timeoutMillis) {
+        int n = Native.libc().epoll_wait(fd, ready.address(), maxEvents, timeoutMillis);
+        if (n < 0) {
+            int errno = Native.errno();
+            if (errno == Native.EINTR) {
+                return 0;
+            }
+            throw new NativeException("epoll_wait(" + fd + ")", errno);
+        }
+        return n;
+    }
+
+    public int events(int i) {
+        return readyBuffer.getInt(i * EVENT_BYTES + EVENTS_OFFSET);
+    }
+
+    public long data(int i) {
+        return readyBuffer.getLong(i * EVENT_BYTES + DATA_OFFSET);
+    }
+
+    public int fd() {
+        return fd;
+    }
+
+    @Override
+    public void close() {
+        Fds.close(fd);
+    }
+}

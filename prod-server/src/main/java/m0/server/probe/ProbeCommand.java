@@ -1,0 +1,76 @@
+package m0.server.probe;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code m0serve probe}: the spread probe from the command line. Prints one line per round
+ * and exits 1 when a round's spread is worse than {@code --max-ratio}.
+ */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+        description = "Open N keep-alive connections, ask /pid on each while all are open, count per worker.")
+public final class ProbeCommand implements Callable<Integer> {
+
+    @Option(names = "--target", defaultValue = "127.0.0.1:8080", description = "host:port (default ${DEFAULT-VALUE})")
+    String target;
+
+    @Option(names = "--connections", defaultValue = "32", description = "connections per round (default ${DEFAULT-VALUE})")
+    int connections;
+
+    @Option(names = "--workers", defaultValue = "2", description = "workers the server runs (default ${DEFAULT-VALUE})")
+    int workers;
+
+    @Option(names = "--shape", split = ",", defaultValue = "burst",
+            description = "burst, ramp, bursts8 (comma-separated for several; default ${DEFAULT-VALUE})")
+    List<String> shapes;
+
+    @Option(names = "--rounds", defaultValue = "3", description = "rounds per shape (default ${DEFAULT-VALUE})")
+    int rounds;
+
+    @Option(names = "--max-ratio", description = "exit 1 when largest/smallest share exceeds this in any round")
+    Double maxRatio;
+
+    @Option(names = "--pause-ms", defaultValue = "200",
+            description = "pause between rounds, so the workers have published the last round's closes (default ${DEFAULT-VALUE})")
+    int pauseMillis;
+
+    @Option(names = "--timeout-ms", defaultValue = "5000", description = "per-connection timeout (default ${DEFAULT-VALUE})")
+    int timeoutMillis;
+
+    @Override
+    public Integer call() throws Exception {
+        int colon = target.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new picocli.CommandLine.ParameterException(
+                    new picocli.CommandLine(this), "--target must be host:port: " + target);
+        }
+        InetSocketAddress address = new InetSocketAddress(target.substring(0, colon),
+                Integer.parseInt(target.substring(colon + 1)));
+        SpreadProbe probe = new SpreadProbe(address, timeoutMillis);
+        List<Spread> results = new ArrayList<>();
+        for (String name : shapes) {
+            Shape shape = Shape.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+            for (int round = 0; round < rounds; round++) {
+                if (!results.isEmpty()) {
+                    Thread.sleep(pauseMillis); // a client's think time, not synchronisation of ours
+                }
+                Spread spread = probe.round(shape, connections, workers);
+                results.add(spread);
+                System.out.println(spread);
+            }
+        }
+        if (maxRatio != null) {
+            for (Spread spread : results) {
+                if (spread.ratio() > maxRatio) {
+                    System.out.printf("spread %s is worse than --max-ratio %.2f%n", spread.counts(), maxRatio);
+                    return 1;
+                }
+            }
+        }
+        return 0;
+    }
+}

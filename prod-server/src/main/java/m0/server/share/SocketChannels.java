@@ -1,0 +1,62 @@
+package m0.server.share;
+
+import m0.core.Channel;
+import m0.server.jnr.Fds;
+import m0.server.jnr.FdPassing;
+
+/**
+ * The core's {@link Channel} over one AF_UNIX datagram socketpair per worker: worker i's
+ * connections are sent on {@code sendFds[i]} and received on {@code receiveFds[i]}, one
+ * descriptor (SCM_RIGHTS) and the peer sockaddr per datagram.
+ *
+ * <p>A worker holds every send end and its own receive end; the supervisor holds both ends of
+ * every pair, so a channel (and what is queued in it) outlives its worker. A sent connection's
+ * local copy is closed at once: the queued message keeps the connection alive. Not
+ * thread-safe: one per loop.
+ */
+public final class SocketChannels implements Channel<Accepted> {
+
+    /** Per-end socket buffer: the kernel doubles it; about 171 hand-offs queue before EAGAIN. */
+    public static final int BUFFER_BYTES = 64 * 1024;
+
+    private final int[] sendFds;
+    private final int[] receiveFds;
+    private final FdPassing passing = new FdPassing();
+
+    /** {@code -1} marks an end this process does not hold. */
+    public SocketChannels(int[] sendFds, int[] receiveFds) {
+        if (sendFds.length != receiveFds.length) {
+            throw new IllegalArgumentException("one send and one receive end per worker");
+        }
+        this.sendFds = sendFds.clone();
+        this.receiveFds = receiveFds.clone();
+    }
+
+    @Override
+    public boolean send(int target, Accepted connection) {
+        int socket = sendFds[target];
+        if (socket < 0 || !passing.send(socket, connection.fd(), connection.peer())) {
+            return false;
+        }
+        Fds.close(connection.fd());
+        return true;
+    }
+
+    @Override
+    public Accepted receive(int index) {
+        int socket = receiveFds[index];
+        if (socket < 0) {
+            return null;
+        }
+        FdPassing.Received r = passing.receive(socket);
+        return r == null ? null : new Accepted(r.fd(), r.payload());
+    }
+
+    public int receiveFd(int index) {
+        return receiveFds[index];
+    }
+
+    public int workers() {
+        return sendFds.length;
+    }
+}

@@ -1,0 +1,9 @@
+package m0.server.supervisor;
+
+import java.net.InetAddress;
+
+/** The server's settings, as the command line gave them (validated). */
+public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
+                           String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
+                           long headerTimeoutMillis, long graceMillis) {
+}

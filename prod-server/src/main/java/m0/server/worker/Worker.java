@@ -1,0 +1,473 @@
+package m0.server.worker;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import m0.core.AcceptPolicy;
+import m0.core.AcceptShare;
+import m0.server.http.App;
+import m0.server.http.AppContext;
+import m0.server.http.Apps;
+import m0.server.http.HttpConfig;
+import m0.server.http.HttpSession;
+import m0.server.jnr.Acceptor;
+import m0.server.jnr.Epoll;
+import m0.server.jnr.EventFd;
+import m0.server.jnr.Fds;
+import m0.server.jnr.Memory;
+import m0.server.jnr.Native;
+import m0.server.jnr.NativeException;
+import m0.server.jnr.Processes;
+import m0.server.jnr.Sockets;
+import m0.server.share.Accepted;
+import m0.server.share.SharedPage;
+import m0.server.share.Signals;
+import m0.server.share.SocketChannels;
+
+/**
+ * A worker JVM: one epoll loop over the listener, its hand-off channel, its connections, the
+ * wake-up its blocking pool and signal handlers share, and its supervisor's pidfd.
+ *
+ * <p>Every wake-up of epoll is one pass of the core: {@code passStart()}, the events,
+ * {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
+ * the channel is drained with {@code receive()} to null; accepted and received connections
+ * enter through the same tail ({@link #admit}). SIGTERM (or the supervisor's death) runs
+ * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, closes idle
+ * connections and exits 0.
+ */
+public final class Worker {
+
+    /** Exit status for a configuration the worker cannot serve with (the supervisor does not respawn it). */
+    public static final int EXIT_CONFIG = 78;
+
+    private static final long TAG = 1L << 40;
+    private static final long LISTENER = TAG | 1;
+    private static final long CHANNEL = TAG | 2;
+    private static final long WAKE = TAG | 3;
+    private static final long PARENT = TAG | 4;
+
+    private static final int MAX_EVENTS = 256;
+    /** Accepts per listener wake-up: keeps one burst from starving the connections already open. */
+    private static final int ACCEPT_BATCH = 64;
+    private static final int IO_BYTES = 64 * 1024;
+    /** Reads per readable event; level-triggered epoll brings us back for the rest. */
+    private static final int READS_PER_EVENT = 4;
+    private static final int WRITES_PER_FLUSH = 64;
+    private static final long MIN_SWEEP_NANOS = 10_000_000L;
+
+    private final WorkerSpec spec;
+    private final AcceptShare<Accepted> share;
+    private final Epoll epoll = new Epoll(MAX_EVENTS);
+    private final EventFd wake = new EventFd();
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Connection> completions = new ConcurrentLinkedQueue<>();
+    private final Memory in = new Memory(IO_BYTES);
+    private final Memory out = new Memory(IO_BYTES);
+    private final ByteBuffer inView;
+    private final Acceptor acceptor;
+    private final HttpConfig http;
+    private final App app;
+    private final ExecutorService pool;
+
+    private volatile boolean stopRequested;
+    /** The supervisor's pidfd: readable when it dies, and then we leave. */
+    private int parentFd = -1;
+    private Connection[] byFd = new Connection[1024];
+    private int maxFd = -1;
+    private long open;
+    private long nextSweep = Long.MAX_VALUE;
+    private boolean stopping;
+    private boolean draining;
+    private long stopDeadline;
+
+    Worker(WorkerSpec spec, App app) {
+        this.spec = spec;
+        this.app = app;
+        SharedPage page = SharedPage.adopt(spec.pageFd(), spec.workers());
+        int[] receiveFds = new int[spec.workers()];
+        java.util.Arrays.fill(receiveFds, -1);
+        receiveFds[spec.index()] = spec.receiveFd();
+        SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds);
+        this.share = new AcceptShare<>(page.page(), channels, System::nanoTime,
+                AcceptPolicy.named(spec.acceptPolicy()), spec.workers(), spec.index());
+        this.acceptor = new Acceptor(spec.listenFd());
+        this.inView = in.buffer().duplicate();
+        this.http = new HttpConfig(spec.maxHeaderBytes(), HttpConfig.defaults().maxBodyBytes(),
+                TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
+                TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()));
+        this.pool = spec.blockingThreads() <= 0 ? null : new ThreadPoolExecutor(spec.blockingThreads(),
+                spec.blockingThreads(), 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
+                    Thread t = new Thread(r, "m0-blocking-" + spec.index());
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
+
+    public static void main(String[] args) {
+        WorkerSpec spec = WorkerSpec.parse(args);
+        // Inherited through dup2, so not close-on-exec any more: restore it.
+        Fds.setCloseOnExec(spec.listenFd());
+        Fds.setCloseOnExec(spec.pageFd());
+        Fds.setCloseOnExec(spec.receiveFd());
+        for (int fd : spec.sendFds()) {
+            Fds.setCloseOnExec(fd);
+        }
+        App app;
+        try {
+            app = Apps.load(spec.app());
+        } catch (RuntimeException | LinkageError e) {
+            System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
+            System.exit(EXIT_CONFIG);
+            return;
+        }
+        Worker w = new Worker(spec, app);
+        int status;
+        try {
+            status = w.run();
+        } catch (Throwable t) {
+            System.err.println("m0serve worker " + spec.index() + " failed: " + t);
+            t.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    int run() {
+        share.bind(); // first act: NOT_STARTED until the loop below reads the channel
+        // Before the app's init, which may be slow: a SIGTERM from here on is a graceful stop.
+        Signals.onSignal("TERM", this::requestStop);
+        // The supervisor owns Ctrl-C: it turns INT into a TERM for each worker.
+        Signals.onSignal("INT", () -> { });
+        app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        if (Native.getppid() != spec.supervisorPid()) {
+            return 1; // the supervisor died before we could watch it
+        }
+        parentFd = Processes.pidfdOpen(spec.supervisorPid());
+        epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
+        epoll.add(spec.receiveFd(), Epoll.IN, CHANNEL);
+        epoll.add(wake.fd(), Epoll.IN, WAKE);
+        epoll.add(parentFd, Epoll.IN, PARENT);
+        share.start();
+        for (;;) { // one pass per wake-up; ends only through the graceful stop below
+            int n = epoll.await(timeoutMillis());
+            share.passStart();
+            long now = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                dispatch(epoll.data(i), epoll.events(i), now);
+            }
+            if (stopRequested && !stopping) {
+                beginStop(now);
+            }
+            if (now - nextSweep >= 0) {
+                sweep(now);
+            }
+            if (stopping) {
+                stepStop(now);
+            }
+            share.passEnd(open);
+            if (stopping && !draining && open == 0) {
+                break;
+            }
+        }
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+        return 0;
+    }
+
+    private void requestStop() {
+        stopRequested = true;
+        wake.signal();
+    }
+
+    private int timeoutMillis() {
+        if (stopping) {
+            return 5; // the leave drain and the grace deadline are polled
+        }
+        if (nextSweep == Long.MAX_VALUE) {
+            return -1;
+        }
+        long ms = (nextSweep - System.nanoTime()) / 1_000_000L + 1;
+        return (int) Math.max(0, Math.min(ms, 60_000));
+    }
+
+    private void dispatch(long data, int events, long now) {
+        if (data < TAG) {
+            Connection c = (int) data <= maxFd ? byFd[(int) data] : null;
+            if (c == null || c.closed) {
+                return;
+            }
+            if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
+                onReadable(c, now);
+            } else if ((events & Epoll.OUT) != 0) {
+                flush(c, now);
+            }
+            return;
+        }
+        if (data == LISTENER) {
+            acceptBatch();
+        } else if (data == CHANNEL) {
+            drainChannel();
+        } else if (data == WAKE) {
+            onWake(now);
+        } else if (data == PARENT) {
+            stopRequested = true; // the supervisor is gone: leave as on SIGTERM
+            epoll.delete(parentFd);
+        }
+    }
+
+    private void acceptBatch() {
+        for (int k = 0; k < ACCEPT_BATCH && !stopping; k++) {
+            int fd;
+            try {
+                fd = acceptor.accept();
+            } catch (NativeException e) {
+                System.err.println("m0serve worker " + spec.index() + ": " + e.getMessage());
+                return;
+            }
+            if (fd < 0) {
+                return;
+            }
+            // One worker, or the bare race: no allocation, no page access (sharing() is false).
+            if (share.sharing() && share.passOn(new Accepted(fd, acceptor.lastPeer()), open)) {
+                continue; // a sibling's channel holds it now; our copy is closed
+            }
+            admit(fd, false);
+        }
+    }
+
+    private void drainChannel() {
+        Accepted c;
+        while ((c = share.receive()) != null) {
+            admit(c.fd(), true);
+        }
+    }
+
+    /**
+     * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking, Nagle off,
+     * registered, and an eager read (a fresh connection's request has often already arrived).
+     */
+    private void admit(int fd, boolean received) {
+        long now = System.nanoTime();
+        try {
+            if (received) {
+                Fds.setNonBlocking(fd); // the sender's accept4 made it so; cheap to be sure
+            }
+            Sockets.setNoDelay(fd);
+            epoll.add(fd, Epoll.IN, fd);
+        } catch (NativeException e) {
+            Fds.close(fd); // reset before we could serve it
+            return;
+        }
+        Connection c = new Connection(fd);
+        c.session = new HttpSession(http, app, pool, () -> completed(c), now);
+        if (fd >= byFd.length) {
+            byFd = java.util.Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
+        }
+        byFd[fd] = c;
+        maxFd = Math.max(maxFd, fd);
+        open++;
+        onReadable(c, now);
+    }
+
+    /** From a pool thread: a response is ready. One eventfd write per batch of completions. */
+    private void completed(Connection c) {
+        completions.add(c);
+        if (wakePending.compareAndSet(false, true)) {
+            wake.signal();
+        }
+    }
+
+    private void onWake(long now) {
+        wake.drain();
+        wakePending.set(false);
+        Connection c;
+        while ((c = completions.poll()) != null) {
+            if (!c.closed) {
+                try {
+                    c.session.pollCompletions(now);
+                } catch (RuntimeException e) {
+                    fail(c, e);
+                    continue;
+                }
+                flush(c, now);
+            }
+        }
+    }
+
+    private void onReadable(Connection c, long now) {
+        try {
+            for (int k = 0; k < READS_PER_EVENT; k++) {
+                int n = Fds.read(c.fd, in.address(), IO_BYTES);
+                if (n < 0) {
+                    break;
+                }
+                if (n == 0) {
+                    try {
+                        c.session.onEof(now);
+                    } catch (RuntimeException e) {
+                        fail(c, e);
+                        return;
+                    }
+                    break;
+                }
+                inView.limit(n).position(0);
+                try {
+                    c.session.onBytes(inView, now);
+                } catch (RuntimeException e) {
+                    fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
+                    return;
+                }
+                if (n < IO_BYTES) {
+                    break;
+                }
+            }
+        } catch (NativeException e) {
+            close(c); // reset by the peer
+            return;
+        }
+        flush(c, now);
+    }
+
+    /**
+     * Writes what the session has, in order. EPOLLOUT stays registered while output is left:
+     * after a short write (the socket is full) and after this pass's share of writes (the
+     * socket is still writable, so the next pass comes back at once, after the other ready
+     * connections had their turn).
+     */
+    private void flush(Connection c, long now) {
+        try {
+            for (int k = 0; k < WRITES_PER_FLUSH; k++) {
+                ByteBuffer o = c.session.output();
+                if (o == null || !o.hasRemaining()) {
+                    break;
+                }
+                int len = Math.min(o.remaining(), IO_BYTES);
+                out.buffer().put(0, o, o.position(), len);
+                int n = Fds.write(c.fd, out.address(), len);
+                if (n < 0) {
+                    watchWrites(c, true);
+                    return;
+                }
+                c.session.written(n);
+                if (n < len) {
+                    watchWrites(c, true);
+                    return;
+                }
+            }
+        } catch (NativeException e) {
+            close(c);
+            return;
+        }
+        if (c.session.output() != null) {
+            watchWrites(c, true); // this pass's share is spent; more next pass
+            return;
+        }
+        watchWrites(c, false);
+        if (c.session.output() == null && (c.session.closeAfterFlush() || (stopping && c.session.idle()))) {
+            close(c);
+            return;
+        }
+        long d = c.session.deadline();
+        if (d - nextSweep < 0) {
+            nextSweep = d;
+        }
+    }
+
+    private void watchWrites(Connection c, boolean on) {
+        if (c.writing != on) {
+            c.writing = on;
+            epoll.modify(c.fd, on ? Epoll.IN | Epoll.OUT : Epoll.IN, c.fd);
+        }
+    }
+
+    private void close(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        c.closed = true;
+        byFd[c.fd] = null;
+        open--;
+        Fds.close(c.fd); // also removes it from epoll: no other process holds this copy
+    }
+
+    private void fail(Connection c, RuntimeException e) {
+        System.err.println("m0serve worker " + spec.index() + ": closing a connection: " + e);
+        close(c);
+    }
+
+    /** Timeouts: idle keep-alive connections closed, slow heads answered 408. */
+    private void sweep(long now) {
+        long next = Long.MAX_VALUE;
+        for (int fd = 0; fd <= maxFd; fd++) {
+            Connection c = byFd[fd];
+            if (c == null) {
+                continue;
+            }
+            if (now - c.session.deadline() >= 0) {
+                try {
+                    c.session.onTimeout(now);
+                } catch (RuntimeException e) {
+                    fail(c, e);
+                    continue;
+                }
+                flush(c, now);
+                if (c.closed) {
+                    continue;
+                }
+            }
+            long d = c.session.deadline();
+            if (d - now <= 0) {
+                d = now + MIN_SWEEP_NANOS; // a deadline that did not move must not spin the loop
+            }
+            if (d - next < 0) {
+                next = d;
+            }
+        }
+        nextSweep = next;
+    }
+
+    private void beginStop(long now) {
+        stopping = true;
+        stopDeadline = now + TimeUnit.MILLISECONDS.toNanos(spec.graceMillis());
+        share.leave(); // LEFT first: no sibling hands us anything from here on
+        epoll.delete(spec.listenFd());
+        Fds.close(spec.listenFd()); // the supervisor and the siblings keep the listener open
+        draining = true;
+        for (int fd = 0; fd <= maxFd; fd++) {
+            Connection c = byFd[fd];
+            if (c != null && c.session.idle()) {
+                close(c);
+            }
+        }
+    }
+
+    private void stepStop(long now) {
+        if (draining) {
+            // Whatever a leaver receives goes to a live sibling; only what none takes is ours.
+            draining = share.leaveStep(c -> admit(c.fd(), true));
+            if (!draining) {
+                epoll.delete(spec.receiveFd());
+            }
+        }
+        for (int fd = 0; fd <= maxFd; fd++) {
+            Connection c = byFd[fd];
+            if (c != null && c.session.idle() && c.session.output() == null) {
+                close(c);
+            }
+        }
+        if (now - stopDeadline >= 0) {
+            for (int fd = 0; fd <= maxFd; fd++) {
+                Connection c = byFd[fd];
+                if (c != null) {
+                    close(c); // the grace period is over
+                }
+            }
+            draining = false;
+        }
+    }
+}

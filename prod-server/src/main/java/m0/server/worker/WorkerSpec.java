@@ -1,0 +1,83 @@
+package m0.server.worker;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a worker JVM is told on its command line: its index, the descriptor numbers it
+ * inherited (see docs/adr/0005-worker-descriptors.md) and the server's settings, as
+ * {@code key=value} arguments. The supervisor writes it, the worker parses it; nobody types it.
+ *
+ * <p>Descriptors: 3 the listener, 4 the page's memfd, 5 this worker's channel receive end,
+ * 6.. 6+workers-1 every worker's channel send end (index order).
+ */
+public record WorkerSpec(int index, int workers, int supervisorPid, int listenFd, int pageFd, int receiveFd,
+                         int[] sendFds, String app, int blockingThreads, String acceptPolicy,
+                         int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis) {
+
+    public static final int LISTEN_FD = 3;
+    public static final int PAGE_FD = 4;
+    public static final int RECEIVE_FD = 5;
+    public static final int FIRST_SEND_FD = 6;
+
+    /** The child's descriptor numbers, in {@code inherit} order: listener, page, receive end, send ends. */
+    public static int descriptorCount(int workers) {
+        return 3 + workers;
+    }
+
+    public List<String> toArgs() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("index", Integer.toString(index));
+        m.put("workers", Integer.toString(workers));
+        m.put("supervisor", Integer.toString(supervisorPid));
+        m.put("listen-fd", Integer.toString(listenFd));
+        m.put("page-fd", Integer.toString(pageFd));
+        m.put("receive-fd", Integer.toString(receiveFd));
+        StringBuilder sends = new StringBuilder();
+        for (int fd : sendFds) {
+            sends.append(sends.length() == 0 ? "" : ",").append(fd);
+        }
+        m.put("send-fds", sends.toString());
+        m.put("app", app);
+        m.put("blocking-threads", Integer.toString(blockingThreads));
+        m.put("accept-policy", acceptPolicy);
+        m.put("max-header-bytes", Integer.toString(maxHeaderBytes));
+        m.put("idle-timeout-ms", Long.toString(idleTimeoutMillis));
+        m.put("header-timeout-ms", Long.toString(headerTimeoutMillis));
+        m.put("grace-ms", Long.toString(graceMillis));
+        List<String> args = new ArrayList<>();
+        m.forEach((k, v) -> args.add(k + "=" + v));
+        return args;
+    }
+
+    public static WorkerSpec parse(String[] args) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("worker argument not key=value: " + a);
+            }
+            m.put(a.substring(0, eq), a.substring(eq + 1));
+        }
+        int[] sends = Arrays.stream(get(m, "send-fds").split(",")).mapToInt(Integer::parseInt).toArray();
+        return new WorkerSpec(num(m, "index"), num(m, "workers"), num(m, "supervisor"), num(m, "listen-fd"),
+                num(m, "page-fd"), num(m, "receive-fd"), sends, get(m, "app"), num(m, "blocking-threads"),
+                get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
+                Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")));
+    }
+
+    private static String get(Map<String, String> m, String key) {
+        String v = m.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("worker argument missing: " + key);
+        }
+        return v;
+    }
+
+    private static int num(Map<String, String> m, String key) {
+        return Integer.parseInt(get(m, key));
+    }
+}

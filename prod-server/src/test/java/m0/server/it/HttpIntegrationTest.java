@@ -1,0 +1,168 @@
+package m0.server.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * HTTP/1.1 behaviour of the real binary (one worker, short timeouts, the built-in app plus
+ * {@code /big} loaded with --app), with the JDK's HttpClient and raw sockets. One server for
+ * the class: starting JVMs is the slow part.
+ */
+@Timeout(60)
+class HttpIntegrationTest {
+
+    private static final long TIMEOUT_MS = 800;
+    private static ServerProcess server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = ServerProcess.start("--workers", "1", "--app", BigBodyApp.class.getName(),
+                "--idle-timeout-ms", Long.toString(TIMEOUT_MS), "--header-timeout-ms", Long.toString(TIMEOUT_MS));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void keepAliveServesSeveralRequestsOnOneConnection() throws Exception {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        URI uri = URI.create("http://127.0.0.1:" + server.port + "/");
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode());
+            assertEquals("hello\n", r.body());
+            assertTrue(r.headers().firstValue("date").isPresent(), "Date header");
+        }
+        // The same on one raw socket: the second request is answered on the first's connection.
+        try (Http h = new Http(server.port)) {
+            for (int i = 0; i < 3; i++) {
+                h.send(Http.get("/"));
+                Http.Response r = h.read();
+                assertNotNull(r, "response " + i);
+                assertEquals(200, r.status());
+                assertEquals("6", r.header("Content-Length"));
+            }
+        }
+    }
+
+    @Test
+    void threePipelinedRequestsInOneWriteAreAnsweredInOrder() throws Exception {
+        try (Http h = new Http(server.port)) {
+            h.send(Http.get("/") + Http.get("/pid") + Http.get("/no-such-page"));
+            Http.Response first = h.read();
+            Http.Response second = h.read();
+            Http.Response third = h.read();
+            assertEquals(200, first.status());
+            assertEquals("hello\n", first.body());
+            assertEquals(200, second.status());
+            assertTrue(second.body().matches("\\d+ 0\n"), "pid and index 0: " + second.body());
+            assertEquals(404, third.status());
+        }
+    }
+
+    @Test
+    void pipelinedLargeResponsesGoOutInOrderThroughPartialWrites() throws Exception {
+        // 16 MiB of responses against a 256 KiB receive window: the worker's writes must go
+        // partial and resume on EPOLLOUT, in request order, without a byte lost. (Before the
+        // loop kept EPOLLOUT after a pass's share of writes, this stalled at 4 MiB until the
+        // header timeout answered 408.)
+        String letters = "abcdefghijklmnop";
+        StringBuilder batch = new StringBuilder();
+        for (char c : letters.toCharArray()) {
+            batch.append(Http.get("/big/" + c));
+        }
+        try (Http h = new Http(server.port, 20_000, 256 * 1024)) {
+            h.send(batch.toString());
+            for (char c : letters.toCharArray()) {
+                Http.Response r = h.read();
+                assertNotNull(r, "response /big/" + c);
+                assertEquals(200, r.status());
+                assertEquals(BigBodyApp.BIG, r.body().length());
+                assertEquals(String.valueOf(c).repeat(BigBodyApp.BIG), r.body(), "body of /big/" + c);
+            }
+        }
+    }
+
+    @Test
+    void chunkedRequestBodyIsReadAndTheConnectionStaysUsable() throws Exception {
+        try (Http h = new Http(server.port)) {
+            h.send("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n");
+            Http.Response r = h.read();
+            assertEquals(200, r.status());
+            h.send(Http.get("/"));
+            assertEquals("hello\n", h.read().body(), "the request after a chunked body");
+        }
+    }
+
+    @Test
+    void garbageGets400AndAClose() throws Exception {
+        try (Http h = new Http(server.port)) {
+            h.send("THIS IS NOT HTTP\r\n\r\n");
+            Http.Response r = h.read();
+            assertEquals(400, r.status());
+            assertTrue(h.readsEof(), "closed after 400");
+        }
+    }
+
+    @Test
+    void a64KiBHeaderGets431() throws Exception {
+        try (Http h = new Http(server.port)) {
+            String big = "X-Big: " + "a".repeat(64 * 1024) + "\r\n";
+            byte[] req = ("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + big + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            try {
+                h.send(req);
+            } catch (java.io.IOException e) {
+                // the server may answer and close before it has read everything we send
+            }
+            Http.Response r = h.read();
+            assertNotNull(r, "a response before the close");
+            assertEquals(431, r.status());
+        }
+    }
+
+    @Test
+    void anIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        try (Http h = new Http(server.port, 10_000)) {
+            h.send(Http.get("/"));
+            assertEquals(200, h.read().status());
+            long t0 = System.nanoTime();
+            assertTrue(h.readsEof(), "closed while idle");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= TIMEOUT_MS / 2 && ms < 8_000, "closed after " + ms + " ms (timeout " + TIMEOUT_MS + ")");
+        }
+    }
+
+    @Test
+    void aSlowHeaderClientIsTimedOut() throws Exception {
+        try (Http h = new Http(server.port, 10_000)) {
+            long t0 = System.nanoTime();
+            h.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"); // never finishes its head
+            Http.Response r = h.read();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            if (r != null) {
+                assertEquals(408, r.status());
+            }
+            assertTrue(h.readsEof(), "closed after the header timeout");
+            assertTrue(ms >= TIMEOUT_MS / 2 && ms < 8_000, "timed out after " + ms + " ms (timeout " + TIMEOUT_MS + ")");
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package m0.server.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real m0serve binary as a child process: {@code java -cp <the test class path>
+ * m0.server.cli.M0serve ...} on 127.0.0.1 port 0; the port is read from the supervisor's
+ * "listening on" line. {@link #close()} kills the supervisor and every descendant by pid.
+ */
+final class ServerProcess implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/");
+    static final long START_SECONDS = 30;
+
+    final Process process;
+    final int port;
+    /** The supervisor's "listening on" line. */
+    final String banner;
+    private final Path stderr;
+
+    private ServerProcess(Process process, String banner, Path stderr) {
+        this.process = process;
+        this.banner = banner;
+        Matcher m = LISTENING.matcher(banner);
+        this.port = m.find() ? Integer.parseInt(m.group(1)) : -1;
+        this.stderr = stderr;
+    }
+
+    static List<String> command(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(System.getProperty("m0.test.java", System.getProperty("java.home") + "/bin/java"));
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-Xmx64m");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("m0.server.cli.M0serve");
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /** Starts the server with {@code args} (plus --bind 127.0.0.1:0 unless given) and waits for its port. */
+    static ServerProcess start(String... args) throws IOException, InterruptedException {
+        return start(Map.of(), args);
+    }
+
+    /** The same with extra environment variables for the supervisor (and so its workers). */
+    static ServerProcess start(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of(args));
+        if (!all.contains("--bind")) {
+            all.add(0, "127.0.0.1:0");
+            all.add(0, "--bind");
+        }
+        Path err = Files.createTempFile("m0serve-", ".err");
+        ProcessBuilder pb = new ProcessBuilder(command(all.toArray(String[]::new)))
+                .redirectError(err.toFile());
+        // Workers start lean in tests: two cores are shared by everything.
+        pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
+        pb.environment().remove("M0_ACCEPT_SHARE");
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> listening = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (LISTENING.matcher(line).find()) {
+                        return line;
+                    }
+                }
+                return null;
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String banner;
+        try {
+            banner = listening.get(START_SECONDS, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            banner = null;
+        }
+        if (banner == null) {
+            kill(p);
+            throw new IllegalStateException("m0serve did not report its port; stderr: " + Files.readString(err));
+        }
+        // Keep draining stdout so the child never blocks on a full pipe.
+        Thread drain = new Thread(() -> {
+            try {
+                while (out.readLine() != null) {
+                    // discard
+                }
+            } catch (IOException ignored) {
+                // the process is gone
+            }
+        }, "m0serve-stdout");
+        drain.setDaemon(true);
+        drain.start();
+        return new ServerProcess(p, banner, err);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    String stderr() throws IOException {
+        return Files.readString(stderr);
+    }
+
+    /** Every process below the supervisor (its workers). */
+    List<ProcessHandle> descendants() {
+        return process.descendants().toList();
+    }
+
+    @Override
+    public void close() throws IOException {
+        kill(process);
+        Files.deleteIfExists(stderr);
+    }
+
+    /** SIGKILL to the supervisor and each descendant, by pid; waits (bounded) for them to go. */
+    static void kill(Process p) {
+        List<ProcessHandle> all = new ArrayList<>(p.descendants().toList());
+        all.add(p.toHandle());
+        for (ProcessHandle h : all) {
+            h.destroyForcibly();
+        }
+        for (ProcessHandle h : all) {
+            try {
+                h.onExit().get(10, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // reported by the test that cares
+            }
+        }
+    }
+}
