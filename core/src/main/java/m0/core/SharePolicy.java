@@ -5,15 +5,20 @@ import static m0.core.PageLayout.NOT_STARTED;
 
 /**
  * The least-loaded pick. Load is {@code active + pending}; the acceptor's own load is its live
- * open count plus its own pending. The scan of the siblings starts at {@code rotation++} and
- * only a strictly lighter sibling displaces the best so far, so ties go to self and equal siblings
- * take turns.
+ * open count plus its own pending. Only a strictly lighter sibling displaces self, so ties go to
+ * self. Among siblings tied for the lightest, {@code rotation++} chooses, so equal siblings take
+ * turns however many lines of the page are unused (spare lines read NOT_STARTED or LEFT, and
+ * rotating the scan's start over all lines would favour the first live line after them).
  *
  * <p>Skipped: a sibling that has LEFT or was reaped (RP: a dead worker must not read as idle),
  * one NOT_STARTED (NS: nothing reads its channel yet), and one inside a single pass for over
  * 2 ms (a slow inline view: the old race would have sent its connection elsewhere too).
+ *
+ * <p>One instance per worker: it keeps a scratch array of tied indices.
  */
 final class SharePolicy implements AcceptPolicy {
+
+    private int[] tied = new int[0];
 
     @Override
     public String name() {
@@ -28,13 +33,17 @@ final class SharePolicy implements AcceptPolicy {
     @Override
     public int pick(Siblings siblings, int self, long open) {
         int workers = siblings.workers();
-        int choice = self;
+        if (tied.length < workers) {
+            tied = new int[workers];
+        }
         long best = open + siblings.pending(self);
-        int start = siblings.rotationStart();
+        int ties = 0;
         long now = 0;
         boolean haveNow = false;
-        for (int k = 0; k < workers - 1; k++) {
-            int i = siblings.sibling(self, start, k);
+        for (int i = 0; i < workers; i++) {
+            if (i == self) {
+                continue;
+            }
             long state = siblings.state(i);
             if (state == LEFT || state == NOT_STARTED) {
                 continue;
@@ -51,9 +60,15 @@ final class SharePolicy implements AcceptPolicy {
             long load = siblings.load(i);
             if (load < best) {
                 best = load;
-                choice = i;
+                ties = 0;
+                tied[ties++] = i;
+            } else if (load == best && ties > 0) {
+                tied[ties++] = i; // as light as the lightest sibling so far (self is not in the list)
             }
         }
-        return choice;
+        if (ties == 0) {
+            return self;
+        }
+        return ties == 1 ? tied[0] : tied[siblings.rotationStart() % ties];
     }
 }

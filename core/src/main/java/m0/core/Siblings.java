@@ -59,14 +59,11 @@ public final class Siblings {
     }
 
     /**
-     * Where a scan of the siblings of {@code self} starts: {@code rotation++}, taken modulo the
-     * {@code workers - 1} siblings rather than all workers, so that each sibling is first
-     * equally often (modulo {@code workers}, the one after self would be first twice as often).
-     * Pass the result to {@link #sibling} with k = 0 .. workers - 2.
+     * {@code rotation++}, as a non-negative int: shared by every worker, so that choices among
+     * equals rotate across the whole server.
      */
     public int rotationStart() {
-        long r = page.getAndAdd(PageLayout.ROTATION_WORD, 1);
-        return workers > 1 ? (int) Math.floorMod(r, (long) (workers - 1)) : 0;
+        return (int) (page.getAndAdd(PageLayout.ROTATION_WORD, 1) & Integer.MAX_VALUE);
     }
 
     /** The k-th sibling of {@code self} in a scan that starts at {@code first}: never self. */
@@ -101,7 +98,7 @@ public final class Siblings {
      * @return the index, or -1 when none is live
      */
     public int leastLoadedLive(int exclude, boolean[] refused) {
-        int start = rotationStart();
+        int start = rotationStart() % (workers > 1 ? workers - 1 : 1);
         long now = 0;
         boolean haveNow = false;
         int best = -1;

@@ -73,6 +73,21 @@ class PickTest {
     }
 
     @Test
+    void equalSiblingsTakeTurnsWhateverSpareLinesLieBetween() {
+        // Nine lines, four workers started at 0, 5, 6, 8: the rest are spare (NOT_STARTED).
+        Fixture f = new Fixture(9);
+        for (int i : new int[] {0, 5, 6, 8}) {
+            f.w(i).bind();
+            f.w(i).start();
+        }
+        java.util.Map<Integer, Integer> firsts = new java.util.TreeMap<>();
+        for (int k = 0; k < 30; k++) {
+            firsts.merge(f.w(0).pick(5), 1, Integer::sum);
+        }
+        assertEquals(java.util.Map.of(5, 10, 6, 10, 8, 10), firsts);
+    }
+
+    @Test
     void aNotStartedSiblingIsNeverPicked() {
         Fixture f = new Fixture(3).started();
         f.put(PageLayout.stateWord(1), NOT_STARTED);
