@@ -1,0 +1,133 @@
+package m0.lincheck;
+
+import static m0.core.PageLayout.LEFT;
+import static m0.core.PageLayout.PARKED;
+import static m0.core.PageLayout.pendingWord;
+import static m0.core.PageLayout.stateWord;
+import static m0.core.PageLayout.takenWord;
+
+import m0.core.AcceptPolicy;
+import m0.core.Channel;
+import m0.core.Page;
+import m0.core.Siblings;
+
+/**
+ * The historical orderings the seed corrected, one per scenario, each a small re-implementation
+ * of ONE operation through the same ports the core uses. They live here, in test code; the
+ * core is never modified. Each must be caught by its scenario, or the build fails.
+ */
+final class Mutants {
+
+    private Mutants() {
+    }
+
+    /** R5 reverted: send first, raise pending only after the send succeeded. */
+    static final Worker.Sender R5_SEND_THEN_RAISE = (w, c) -> {
+        int target = w.share.pick(w.open);
+        if (target == w.actor.index) {
+            return false;
+        }
+        if (!w.actor.channel.send(target, c)) {
+            return false;
+        }
+        w.actor.page.getAndAdd(pendingWord(target), 1);
+        return true;
+    };
+
+    /** B25 send side reverted: raise, then send without reading the target's state again. */
+    static final Worker.Sender B25_NO_RECHECK = (w, c) -> {
+        int target = w.share.pick(w.open);
+        if (target == w.actor.index) {
+            return false;
+        }
+        Page page = w.actor.page;
+        page.getAndAdd(pendingWord(target), 1);
+        if (!w.actor.channel.send(target, c)) {
+            page.getAndAdd(pendingWord(target), -1);
+            return false;
+        }
+        return true;
+    };
+
+    /**
+     * B25 idle side reverted: the leaver stores LEFT and drains as the core does, but admits
+     * what its channel delivers and closes it as idle, where the core forwards it.
+     */
+    static void leaveClosingIdle(Worker w, int maxSteps) {
+        Page page = w.actor.page;
+        Channel<Conn> channel = w.actor.channel;
+        int self = w.actor.index;
+        page.setVolatile(stateWord(self), LEFT);
+        for (int step = 0; step < maxSteps; step++) {
+            long received = 0;
+            Conn c;
+            while ((c = channel.receive(self)) != null) {
+                page.getAndAdd(takenWord(self), 1);
+                received++;
+                w.world.closeUnserved(w.actor, c); // admitted, then closed before its first byte
+            }
+            if (received > 0) {
+                page.getAndAdd(takenWord(self), -received);
+                page.getAndAdd(pendingWord(self), -received);
+            }
+            if (page.getVolatile(pendingWord(self)) - page.getVolatile(takenWord(self)) <= 0) {
+                return;
+            }
+        }
+        throw new AssertionError("DRAIN: the leaver's drain did not end in " + maxSteps + " steps");
+    }
+
+    /** TAKEN reverted: a replacement's start marks PARKED and leaves pending and taken alone. */
+    static void startKeepingTaken(Worker w) {
+        w.actor.page.setVolatile(stateWord(w.actor.index), PARKED);
+    }
+
+    /** RB reverted: give up on an index by retiring its counters, without draining its channel. */
+    static void giveUpWithoutDrain(World.Actor supervisor, int index) {
+        Page page = supervisor.page;
+        long taken = page.getVolatile(takenWord(index));
+        page.getAndAdd(takenWord(index), -taken);
+        page.getAndAdd(pendingWord(index), -taken);
+    }
+
+    /**
+     * NS reverted: the share pick as it was when 0 meant parked. It skips LEFT and slow passes
+     * only, so a sibling that has not started reads as idle.
+     */
+    static final class NotStartedAsParked implements AcceptPolicy {
+
+        @Override
+        public String name() {
+            return "share-ns-mutant";
+        }
+
+        @Override
+        public boolean shares() {
+            return true;
+        }
+
+        @Override
+        public int pick(Siblings siblings, int self, long open) {
+            int workers = siblings.workers();
+            int choice = self;
+            long best = open + siblings.pending(self);
+            int start = siblings.rotationStart();
+            for (int k = 0; k < workers; k++) {
+                int i = (start + k) % workers;
+                if (i == self) {
+                    continue;
+                }
+                long state = siblings.state(i);
+                if (state == LEFT || Siblings.slowPass(state, siblings.now())) {
+                    continue;
+                }
+                long load = siblings.load(i);
+                if (load < best) {
+                    best = load;
+                    choice = i;
+                }
+            }
+            return choice;
+        }
+    }
+}
