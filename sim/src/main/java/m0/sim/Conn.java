@@ -1,0 +1,43 @@
+package m0.sim;
+
+/**
+ * A client's connection: the client connected, sent its request and waits for a response or
+ * EOF. Exactly one place holds it at a time: the listener's backlog, an actor (the worker that
+ * accepted or received it, the supervisor draining), or one channel.
+ */
+public final class Conn {
+
+    final int id;
+    Actor holder;
+    int channel = -1;
+    boolean inBacklog;
+    /** A response was written; the connection stays open (keep-alive) with its server. */
+    boolean served;
+    /** Why the client read EOF (null while it has not). */
+    String eof;
+    /** The rule an oracle charged this connection's fate to, if any. */
+    String violation;
+    long sentStep = -1;
+    int servedBy = -1;
+
+    Conn(int id) {
+        this.id = id;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public boolean served() {
+        return served;
+    }
+
+    public String eof() {
+        return eof;
+    }
+
+    @Override
+    public String toString() {
+        return "c" + id;
+    }
+}

@@ -1,0 +1,84 @@
+package m0.sim;
+
+/** Runs a scenario in one of the three modes. */
+public final class Explorer {
+
+    private Explorer() {
+    }
+
+    /** What an exhaustive exploration found. */
+    public static final class Report {
+        public final String scenario;
+        public final String protocol;
+        public long executions;
+        public long sleepBlocked;
+        public long violations;
+        public long steps;
+        /** Runs that ended with a raise orphaned by a death (a sender killed between raise and send). */
+        public long orphanRuns;
+        public int maxDepth;
+        public long nanos;
+        public boolean complete;
+        /** The first violating run (trace and schedule), or null. */
+        public Sim.Result first;
+
+        Report(String scenario, String protocol) {
+            this.scenario = scenario;
+            this.protocol = protocol;
+        }
+
+        public String row() {
+            return String.format("| %-14s | %-19s | %10d | %9d | %10d | %5d | %7.2f | %-8s |", scenario, protocol,
+                    executions, sleepBlocked, violations, maxDepth, nanos / 1e9,
+                    complete ? "yes" : "stopped");
+        }
+
+        public static String header() {
+            return "| scenario       | protocol            | executions | redundant | violations | depth | seconds | complete |\n"
+                    + "|----------------|---------------------|------------|-----------|------------|-------|---------|----------|";
+        }
+    }
+
+    /**
+     * Every interleaving of {@code scenario} under {@code protocol}.
+     *
+     * @param stopAtFirst stop at the first violating run (a mutant hunt)
+     */
+    public static Report exhaustive(Scenarios.Scenario scenario, Protocol protocol, boolean stopAtFirst) {
+        Report r = new Report(scenario.name, protocol.name());
+        Dpor dpor = new Dpor();
+        long t0 = System.nanoTime();
+        for (;;) {
+            Sim sim = scenario.build(protocol, dpor, true);
+            Sim.Result res = sim.run();
+            r.steps += res.steps;
+            if (res.orphans > 0) {
+                r.orphanRuns++;
+            }
+            if (!res.ok()) {
+                r.violations++;
+                if (r.first == null) {
+                    r.first = res;
+                }
+            }
+            boolean more = dpor.nextExecution();
+            if (!res.ok() && stopAtFirst) {
+                break;
+            }
+            if (!more) {
+                r.complete = true;
+                break;
+            }
+        }
+        r.nanos = System.nanoTime() - t0;
+        r.executions = dpor.executions();
+        r.sleepBlocked = dpor.sleepBlocked();
+        r.maxDepth = dpor.maxDepth();
+        return r;
+    }
+
+    /** Replays one schedule string of a scenario. */
+    public static Sim.Result replay(Scenarios.Scenario scenario, Protocol protocol, String schedule) {
+        return scenario.build(protocol, new ReplayChoices(schedule), true).run();
+    }
+}

@@ -1,0 +1,117 @@
+package m0.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Command-line runner.
+ *
+ * <pre>
+ *   exhaustive [SCENARIO...]          every interleaving of the named scenarios (default all)
+ *   random --seeds N [--from S]       a random campaign over seeds S..S+N-1
+ *   random --seconds T [--from S]     a random campaign for T seconds of wall time
+ *   replay-seed SEED [--full]         one random run, its trace
+ *   replay SCENARIO SCHEDULE          one exhaustive scenario run from its schedule string
+ * </pre>
+ */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length == 0) {
+            usage();
+            return;
+        }
+        int code;
+        switch (args[0]) {
+            case "exhaustive":
+                code = exhaustive(args);
+                break;
+            case "random":
+                code = random(args);
+                break;
+            case "replay-seed":
+                code = replaySeed(args);
+                break;
+            case "replay":
+                code = replay(args);
+                break;
+            default:
+                usage();
+                code = 2;
+        }
+        System.exit(code);
+    }
+
+    private static void usage() {
+        System.out.println("usage: exhaustive [SCENARIO...] | random (--seeds N | --seconds T) [--from S]"
+                + " | replay-seed SEED [--full] | replay SCENARIO SCHEDULE");
+        System.out.println("scenarios: " + Scenarios.ALL);
+    }
+
+    private static int exhaustive(String[] args) {
+        List<Scenarios.Scenario> list = new ArrayList<>();
+        for (int k = 1; k < args.length; k++) {
+            list.add(Scenarios.named(args[k]));
+        }
+        if (list.isEmpty()) {
+            list.addAll(Scenarios.ALL);
+        }
+        System.out.println(Explorer.Report.header());
+        int bad = 0;
+        for (Scenarios.Scenario s : list) {
+            Explorer.Report r = Explorer.exhaustive(s, Protocol.core(), false);
+            System.out.println(r.row());
+            if (r.first != null) {
+                bad++;
+                System.out.println(r.first.violations + "\nschedule: " + r.first.schedule + "\n" + r.first.trace());
+            }
+        }
+        return bad == 0 ? 0 : 1;
+    }
+
+    private static int random(String[] args) {
+        long seeds = -1;
+        double seconds = -1;
+        long from = 1;
+        for (int k = 1; k < args.length; k++) {
+            switch (args[k]) {
+                case "--seeds":
+                    seeds = Long.parseLong(args[++k]);
+                    break;
+                case "--seconds":
+                    seconds = Double.parseDouble(args[++k]);
+                    break;
+                case "--from":
+                    from = Long.parseLong(args[++k]);
+                    break;
+                default:
+                    throw new IllegalArgumentException(args[k]);
+            }
+        }
+        Campaign.Summary s = Campaign.run(Protocol.core(), from, seeds, seconds, System.out);
+        System.out.println(s);
+        return s.failures == 0 ? 0 : 1;
+    }
+
+    private static int replaySeed(String[] args) {
+        long seed = Long.parseLong(args[1]);
+        boolean full = args.length > 2 && args[2].equals("--full");
+        Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), full).run();
+        System.out.print(r.trace());
+        System.out.println("seed " + seed + ": " + r.steps + " steps, trace hash " + Long.toHexString(r.traceHash)
+                + ", " + (r.ok() ? "ok" : r.violations));
+        System.out.println("schedule: " + r.schedule);
+        return r.ok() ? 0 : 1;
+    }
+
+    private static int replay(String[] args) {
+        Scenarios.Scenario s = Scenarios.named(args[1]);
+        Sim.Result r = Explorer.replay(s, Protocol.core(), args.length > 2 ? args[2] : "");
+        System.out.print(r.trace());
+        System.out.println(r.ok() ? "ok" : r.violations.toString());
+        return r.ok() ? 0 : 1;
+    }
+}

@@ -1,0 +1,188 @@
+package m0.sim;
+
+import m0.core.PageLayout;
+import m0.core.Siblings;
+
+/**
+ * The rules, checked after every step and at quiescence. Each verdict names the correction
+ * whose property it breaks (DESIGN.md's table).
+ *
+ * <p>Every per-step oracle reads only objects in the footprint of the step that can change
+ * its verdict (the acct group for R5, the picker's own reads and the reap mark for NS/RP, the
+ * state words a closing leaver reads for B25-idle), so partial-order reduction cannot hide a
+ * violating state from it.
+ */
+final class Oracles {
+
+    private Oracles() {
+    }
+
+    static long pending(Sim s, int i) {
+        return s.raw.getVolatile(PageLayout.pendingWord(i));
+    }
+
+    static long taken(Sim s, int i) {
+        return s.raw.getVolatile(PageLayout.takenWord(i));
+    }
+
+    /** R5: pending[i] - taken[i] is never below what is in flight to i. */
+    static void afterStep(Sim s) {
+        for (int i = 0; i < s.workers; i++) {
+            long p = pending(s, i);
+            long t = taken(s, i);
+            int inFlight = s.channels[i].size();
+            if (p - t < inFlight) {
+                s.violation("R5", "pending[" + i + "]=" + p + " - taken[" + i + "]=" + t
+                        + " is below the " + inFlight + " in flight to w" + i);
+                return;
+            }
+        }
+    }
+
+    /** NS and RP: a pick named a sibling whose state it read as not started, or after its reap. */
+    static void checkPick(Sim s, Actor me, int target) {
+        long readStep = me.stateReadStep[target];
+        if (readStep < 0) {
+            return;
+        }
+        long value = me.stateRead[target];
+        if (value == PageLayout.NOT_STARTED) {
+            s.violation("NS", me + " picked w" + target + " reading its state NOT_STARTED (step "
+                    + readStep + "): nothing reads that channel yet");
+            return;
+        }
+        long reaped = s.reapStep[target];
+        if (reaped >= 0 && reaped < readStep && s.bindStep[target] < reaped) {
+            s.violation("RP", me + " picked w" + target + " reading " + PageLayout.stateName(value)
+                    + " at step " + readStep + ", after its reap at step " + reaped);
+        }
+    }
+
+    /** B25-idle: a never-served connection closed by a leaver while a sibling still serves. */
+    static void checkIdleClose(Sim s, Actor leaver, Conn c) {
+        int self = leaver.worker == null ? -1 : leaver.worker.index;
+        for (int j = 0; j < s.workers; j++) {
+            Worker w = s.current[j];
+            if (j == self || w == null || !w.started || w.dead || w.exited || w.left) {
+                continue;
+            }
+            if (Siblings.live(s.raw.getVolatile(PageLayout.stateWord(j)))) {
+                c.violation = "B25-idle";
+                s.violation("B25-idle", leaver + " closed " + c + " unserved as idle while " + w + " serves");
+                return;
+            }
+        }
+    }
+
+    /** RB: the give-up drain closes only what no live worker (with room) would take. */
+    static void checkGiveUpClose(Sim s, Conn c) {
+        for (int j = 0; j < s.workers; j++) {
+            Worker w = s.current[j];
+            if (w != null && w.started && !w.dead && !w.exited && !w.left
+                    && Siblings.live(s.raw.getVolatile(PageLayout.stateWord(j)))
+                    && s.channels[j].size() < s.channelCapacity) {
+                c.violation = "RB";
+                s.violation("RB", "give-up closed " + c + " while " + w + " could serve it");
+                return;
+            }
+        }
+    }
+
+    /** RB: what the give-up drain takes, it takes within 250 ms of the give-up. */
+    static void onReceive(Sim s, Actor me, int index, Conn c) {
+        if (me.worker != null && me.worker.index == index) {
+            return;
+        }
+        if (s.givenUp[index] && s.now - s.giveUpAt[index] > Sim.giveUpBound()) {
+            s.violation("RB", c + " taken off given-up w" + index + "'s channel "
+                    + (s.now - s.giveUpAt[index]) / Sim.MS + " ms after the give-up");
+        }
+    }
+
+    /**
+     * B25-send: nothing is queued to a worker that has left and exited within its drain bound
+     * (the handshake makes the leaver wait for every raise it could miss).
+     */
+    static void onSend(Sim s, Actor me, int target, Conn c) {
+        Worker w = s.current[target];
+        if (w != null && w.left && w.exited && !w.dead
+                && s.now - w.leftAt < m0.core.AcceptShare.LEAVE_DRAIN_NANOS) {
+            c.violation = "B25-send";
+            s.violation("B25-send", me + " queued " + c + " to " + w + ", which left at "
+                    + Sim.ms(w.leftAt) + " and has exited: nothing will read it");
+        }
+    }
+
+    static void unservedAtExit(Sim s, Actor a, Conn c) {
+        c.violation = "STRANDED";
+        s.violation("STRANDED", a + " exited holding " + c + " unserved");
+    }
+
+    /** At quiescence: every connection answered or lost with its holder; the counts settle. */
+    static void atQuiescence(Sim s) {
+        for (Conn c : s.conns) {
+            if (c.served || c.eof != null) {
+                continue;
+            }
+            if (c.inBacklog) {
+                if (!s.stopping) {
+                    s.violation("STRANDED", c + " was never accepted");
+                }
+                continue;
+            }
+            if (c.channel >= 0) {
+                int i = c.channel;
+                Worker w = s.current[i];
+                String rule;
+                String why;
+                if (w == null || (!w.started && !w.dead && !s.givenUp[i])) {
+                    rule = "NS";
+                    why = "queued to w" + i + ", which never started";
+                } else if (w.dead || s.givenUp[i]) {
+                    if (s.givenUp[i] && c.sentStep < s.reapStep[i]) {
+                        rule = "RB";
+                        why = "queued to dead w" + i + " before its reap, still there after the give-up";
+                    } else {
+                        rule = "RP";
+                        why = "queued to dead w" + i + (c.sentStep > s.reapStep[i] && s.reapStep[i] >= 0
+                                ? " after its reap" : "") + ", never served";
+                    }
+                } else if (w.left || w.exited) {
+                    rule = "B25-send";
+                    why = "queued to w" + i + ", which has left and exited";
+                } else {
+                    rule = "STRANDED";
+                    why = "queued to w" + i + ", never received";
+                }
+                c.violation = rule;
+                s.violation(rule, c + " " + why + " (sent at step " + c.sentStep + ")");
+                continue;
+            }
+            if (c.holder != null) {
+                s.violation("STRANDED", c + " still held by " + c.holder);
+            }
+        }
+        for (int i = 0; i < s.workers; i++) {
+            long orphans = 0;
+            for (Actor a : s.actors) {
+                if (a.state == Actor.DEAD) {
+                    orphans += a.balance[i];
+                }
+            }
+            s.orphans += orphans;
+            long p = pending(s, i);
+            long t = taken(s, i);
+            long diff = p - t - s.channels[i].size() - orphans;
+            if (diff != 0) {
+                s.violation(diff < 0 ? "R5" : "TAKEN", "at quiescence pending[" + i + "]=" + p + " taken[" + i
+                        + "]=" + t + ", in flight " + s.channels[i].size() + ", orphaned raises " + orphans);
+            }
+            Worker w = s.current[i];
+            boolean settled = w != null && w.started && !w.dead || s.givenUp[i];
+            if (settled && t != 0) {
+                s.violation("TAKEN", "at quiescence taken[" + i + "]=" + t + " after " + (w != null && w.started
+                        ? w + " took the index over" : "the give-up"));
+            }
+        }
+    }
+}

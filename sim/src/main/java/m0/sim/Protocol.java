@@ -1,0 +1,105 @@
+package m0.sim;
+
+import java.util.function.Consumer;
+import m0.core.AcceptPolicy;
+import m0.core.AcceptShare;
+import m0.core.GiveUp;
+import m0.core.SupervisorShare;
+
+/** Makes each process's protocol objects over the simulated ports. */
+public interface Protocol {
+
+    String name();
+
+    WorkerOps<Conn> worker(Ports ports, int self);
+
+    SupervisorOps<Conn> supervisor(Ports ports);
+
+    /** The real, unmodified core. */
+    static Protocol core() {
+        return Core.INSTANCE;
+    }
+
+    /** The real core, as mutants wrap it. */
+    final class Core implements Protocol {
+        static final Core INSTANCE = new Core();
+
+        @Override
+        public String name() {
+            return "core";
+        }
+
+        @Override
+        public WorkerOps<Conn> worker(Ports p, int self) {
+            return worker(p, self, AcceptPolicy.share());
+        }
+
+        /** The core with another pick policy (a mutant's pick). */
+        public static WorkerOps<Conn> worker(Ports p, int self, AcceptPolicy policy) {
+            AcceptShare<Conn> share = new AcceptShare<>(p.page, p.channel, p.clock, policy, p.workers, self);
+            return new WorkerOps<>() {
+                @Override
+                public void bind() {
+                    share.bind();
+                }
+
+                @Override
+                public void start() {
+                    share.start();
+                }
+
+                @Override
+                public void passStart() {
+                    share.passStart();
+                }
+
+                @Override
+                public void passEnd(long open) {
+                    share.passEnd(open);
+                }
+
+                @Override
+                public int pick(long open) {
+                    return share.pick(open);
+                }
+
+                @Override
+                public boolean sendWith(int target, Conn connection) {
+                    return share.sendWith(target, connection);
+                }
+
+                @Override
+                public Conn receive() {
+                    return share.receive();
+                }
+
+                @Override
+                public void leave() {
+                    share.leave();
+                }
+
+                @Override
+                public boolean leaveStep(Consumer<? super Conn> admit) {
+                    return share.leaveStep(admit);
+                }
+            };
+        }
+
+        @Override
+        public SupervisorOps<Conn> supervisor(Ports p) {
+            SupervisorShare<Conn> share = new SupervisorShare<>(p.page, p.channel, p.clock, p.workers, true);
+            return new SupervisorOps<>() {
+                @Override
+                public void markReaped(int index) {
+                    share.markReaped(index);
+                }
+
+                @Override
+                public Drain<Conn> giveUp(int index) {
+                    GiveUp<Conn> g = share.giveUp(index);
+                    return g::step;
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package m0.sim;
+
+/**
+ * Replay: answers read back from a schedule string the {@link Sim} recorded. Grammar: one
+ * token per answer that had a choice (n > 1): a base-36 digit, or {@code (decimal)} when it
+ * is 36 or more; {@code !q.} where the q-th (base 36) fault question, "kill now?", said yes
+ * and {@code ~q.} where a "stall now?" did (a no is not recorded: the questions are
+ * themselves determined by the earlier answers, and each is numbered). Whitespace is ignored.
+ */
+public final class ReplayChoices implements ChoiceSource {
+
+    private final String schedule;
+    private int at;
+
+    public ReplayChoices(String schedule) {
+        this.schedule = schedule.replaceAll("\\s", "");
+    }
+
+    @Override
+    public int next(Enabled enabled) {
+        return enabled.size() == 1 ? 0 : token(enabled.size());
+    }
+
+    @Override
+    public int choose(int n) {
+        return n == 1 ? 0 : token(n);
+    }
+
+    @Override
+    public boolean chance(char kind, long question, int oneIn) {
+        if (at < schedule.length() && schedule.charAt(at) == kind) {
+            int end = schedule.indexOf('.', at);
+            if (Long.parseLong(schedule.substring(at + 1, end), 36) == question) {
+                at = end + 1;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static void recordFault(StringBuilder out, char kind, long question) {
+        out.append(kind).append(Long.toString(question, 36)).append('.');
+    }
+
+    private int token(int n) {
+        if (at >= schedule.length()) {
+            return 0; // past the recorded end: the lowest answer, deterministically
+        }
+        char c = schedule.charAt(at++);
+        int v;
+        if (c == '(') {
+            int end = schedule.indexOf(')', at);
+            v = Integer.parseInt(schedule.substring(at, end));
+            at = end + 1;
+        } else {
+            v = Character.digit(c, 36);
+        }
+        if (v < 0 || v >= n) {
+            throw new IllegalStateException("schedule diverged at offset " + (at - 1) + ": '" + c
+                    + "' is not a choice among " + n);
+        }
+        return v;
+    }
+
+    static void record(StringBuilder out, int v) {
+        if (v < 36) {
+            out.append(Character.forDigit(v, 36));
+        } else {
+            out.append('(').append(v).append(')');
+        }
+    }
+}

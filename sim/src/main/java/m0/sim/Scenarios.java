@@ -1,0 +1,300 @@
+package m0.sim;
+
+import java.util.List;
+import java.util.function.Consumer;
+import m0.core.PageLayout;
+
+/**
+ * One scenario per correction of the seed: the smallest world in which the historical
+ * ordering goes wrong. Two workers; w0 carries a load so that its pick prefers w1; virtual
+ * time ends at {@link #END}, past every bound the protocol keeps (250 ms).
+ */
+public final class Scenarios {
+
+    public static final long END = Sim.T0 + 300 * Sim.MS;
+
+    /** A named scenario: the rule it exercises and how to build its world. */
+    public static final class Scenario {
+        public final String name;
+        public final String description;
+        private final Consumer<Sim> build;
+        private final int workers;
+
+        Scenario(String name, String description, Consumer<Sim> build) {
+            this(name, description, 2, build);
+        }
+
+        Scenario(String name, String description, int workers, Consumer<Sim> build) {
+            this.name = name;
+            this.description = description;
+            this.workers = workers;
+            this.build = build;
+        }
+
+        public Sim build(Protocol protocol, ChoiceSource source, boolean fullTrace) {
+            Sim sim = new Sim(workers, protocol, source, fullTrace);
+            build.accept(sim);
+            return sim;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    public static final Scenario R5 = new Scenario("R5",
+            "w0 passes a connection to idle w1, which receives and retires it", Scenarios::r5);
+    public static final Scenario B25_SEND = new Scenario("B25-send",
+            "w0 passes a connection to w1 while w1 leaves", Scenarios::b25);
+    public static final Scenario B25_IDLE = new Scenario("B25-idle",
+            "w1 leaves with a hand-off queued to it and another on its way; its drain meets them",
+            Scenarios::b25Idle);
+    public static final Scenario TAKEN = new Scenario("TAKEN",
+            "w1 takes a queued hand-off and is killed at any point; a replacement takes the index",
+            Scenarios::taken);
+    public static final Scenario NS = new Scenario("NS",
+            "w1's replacement binds and is held before start while w0 accepts", Scenarios::ns);
+    public static final Scenario RP = new Scenario("RP",
+            "w1 is killed while parked; the supervisor reaps and gives up; w0 accepts twice",
+            Scenarios::rp);
+    public static final Scenario RB = new Scenario("RB",
+            "w1 is stopped; w0 queues a connection to it; w1 is killed and given up",
+            Scenarios::rb);
+    public static final Scenario SENDER_KILLED = new Scenario("SENDER-KILLED",
+            "w0 is killed at any point of a hand-off to w1 (between raising pending and sending)",
+            Scenarios::senderKilled);
+
+    public static final Scenario R5_WIDE = new Scenario("R5-wide",
+            "three workers: w0 and w2 each accept one and pass it on while w1 serves", 3, Scenarios::r5Wide);
+    public static final Scenario B25_WIDE = new Scenario("B25-wide",
+            "three workers: w0 passes one on while w1 and w2 both leave (forwarding to each other)", 3,
+            Scenarios::b25Wide);
+    public static final Scenario RP_RESPAWN = new Scenario("RP-respawn",
+            "w1 is killed while parked and respawned (bind, then start) while w0 accepts twice",
+            Scenarios::rpRespawn);
+
+    public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
+            R5_WIDE, B25_WIDE, RP_RESPAWN);
+
+    private Scenarios() {
+    }
+
+    public static Scenario named(String name) {
+        for (Scenario s : ALL) {
+            if (s.name.equalsIgnoreCase(name)) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("no scenario " + name + "; have " + ALL);
+    }
+
+    private static void started(Sim s, Worker... ws) {
+        s.setup(() -> {
+            for (Worker w : ws) {
+                w.bind();
+                w.start();
+            }
+        });
+    }
+
+    /** A hand-off already queued to {@code target} before the run (raised, then sent). */
+    private static void queued(Sim s, int target, Conn c) {
+        s.setup(() -> {
+            if (s.accept() != c) {
+                throw new IllegalStateException(c + " is not first in the backlog");
+            }
+            s.page.getAndAdd(PageLayout.pendingWord(target), 1);
+            s.channel.send(target, c);
+        });
+    }
+
+    static void r5(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        s.clients(1);
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> w1.serveUntil(END));
+    }
+
+    static void b25(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        s.clients(1);
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, w1::leaveAndDrain);
+    }
+
+    static void b25Idle(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        List<Conn> cs = s.clients(2);
+        queued(s, 1, cs.get(0));
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, w1::leaveAndDrain);
+    }
+
+    static void r5Wide(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).load(1);
+        started(s, w0, w1, w2);
+        s.clients(2);
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w2, () -> {
+            w2.pass(1);
+            w2.serveUntil(END);
+        });
+        s.loop(w1, () -> w1.serveUntil(END));
+    }
+
+    static void b25Wide(Sim s) {
+        Worker w0 = s.worker(0).load(2);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).accepts(false);
+        started(s, w0, w1, w2);
+        s.clients(1);
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, w1::leaveAndDrain);
+        s.loop(w2, w2::leaveAndDrain);
+    }
+
+    static void rpRespawn(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        s.clients(2);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            s.sleep(s.tick);
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.actor("sup", () -> {
+            s.kill(w1);
+            s.reap(1, sup);
+            s.respawn(1, r -> {
+                r.accepts(false);
+                r.bind();
+                r.start();
+                r.serveUntil(END);
+            });
+        });
+    }
+
+    static void taken(Sim s) {
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w1);
+        Conn c = s.clients(1).get(0);
+        queued(s, 1, c);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w1, () -> w1.serveUntil(END));
+        s.actor("sup", () -> {
+            s.kill(w1);
+            s.reap(1, sup);
+            s.respawn(1, r -> {
+                r.accepts(false);
+                r.bind();
+                r.start();
+                r.serveUntil(END);
+            });
+        });
+    }
+
+    static void ns(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker old = s.worker(1);
+        started(s, w0, old);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.setup(() -> {
+            old.dead = true; // the predecessor died and was reaped before the run
+            s.reap(1, sup);
+        });
+        Worker w1 = s.worker(1).accepts(false); // its replacement
+        s.clients(1);
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> {
+            w1.bind();
+            s.sleep(50 * Sim.MS); // held between bind and start (M0_TEST_ARM_GAP_MS)
+            w1.start();
+            w1.serveUntil(END);
+        });
+    }
+
+    static void rp(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        s.clients(2);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            s.sleep(s.tick);
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> w1.serveUntil(END));
+        s.actor("sup", () -> {
+            s.kill(w1);
+            s.reap(1, sup);
+            s.giveUp(sup, 1);
+        });
+    }
+
+    static void rb(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false); // SIGSTOPped while parked: no loop runs
+        started(s, w0, w1);
+        s.clients(1);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.actor("sup", () -> {
+            s.kill(w1);
+            s.reap(1, sup);
+            s.giveUp(sup, 1);
+        });
+    }
+
+    static void senderKilled(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1); // it accepts too: the backlog outlives w0
+        started(s, w0, w1);
+        s.clients(1);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> w1.serveUntil(END));
+        s.actor("sup", () -> {
+            s.kill(w0);
+            s.reap(0, sup);
+            s.giveUp(sup, 0);
+        });
+    }
+}

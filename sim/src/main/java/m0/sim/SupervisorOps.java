@@ -1,0 +1,15 @@
+package m0.sim;
+
+import java.util.function.Consumer;
+
+/** The supervisor's side: {@link m0.core.SupervisorShare} and {@link m0.core.GiveUp}, or a mutant. */
+public interface SupervisorOps<C> {
+    void markReaped(int index);
+
+    /** Starts the give-up drain of {@code index}; step the result until it says done. */
+    Drain<C> giveUp(int index);
+
+    interface Drain<C> {
+        boolean step(Consumer<? super C> close);
+    }
+}

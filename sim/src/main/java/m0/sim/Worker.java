@@ -1,0 +1,125 @@
+package m0.sim;
+
+import java.util.function.Consumer;
+
+/**
+ * A worker process at one index: its loop (an {@link Actor}) drives the protocol's
+ * {@link WorkerOps} the way m0serve's epoll loop does. The methods below run on the actor.
+ */
+public final class Worker {
+
+    final Sim sim;
+    final int index;
+    final String name;
+    WorkerOps<Conn> ops;
+    Actor actor;
+    /** Connections it serves that the scenario does not model one by one (its load). */
+    long baseOpen;
+    /** Whether it accepts from the listener (else it only serves its channel). */
+    boolean accepts = true;
+
+    boolean bound;
+    boolean started;
+    boolean left;
+    boolean exited;
+    boolean dead;
+    boolean reaped;
+    /** The supervisor asked it to leave (SIGTERM). */
+    boolean terminate;
+    long leftAt;
+    /** The next pass runs this long inside (a slow inline view), then 0 again. */
+    long slowPass;
+
+    Worker(Sim sim, int index, String name) {
+        this.sim = sim;
+        this.index = index;
+        this.name = name;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public Worker load(long open) {
+        this.baseOpen = open;
+        return this;
+    }
+
+    public Worker accepts(boolean accepts) {
+        this.accepts = accepts;
+        return this;
+    }
+
+    public void bind() {
+        ops.bind();
+        bound = true;
+        sim.bindStep[index] = sim.step;
+    }
+
+    public void start() {
+        ops.start();
+        started = true;
+    }
+
+    long open() {
+        return baseOpen + (actor == null ? 0 : actor.held.size());
+    }
+
+    /** One pass of the loop: accept up to {@code maxAccepts}, pass on or admit each, drain the channel. */
+    public void pass(int maxAccepts) {
+        ops.passStart();
+        if (slowPass > 0) {
+            long d = slowPass;
+            slowPass = 0;
+            sim.sleep(d); // a slow view running inline
+        }
+        for (int k = 0; accepts && k < maxAccepts; k++) {
+            Conn c = sim.accept();
+            if (c == null) {
+                break;
+            }
+            long open = open() - 1;
+            int target = sim.pick(this, open);
+            if (target == index || !ops.sendWith(target, c)) {
+                admit(c);
+            }
+        }
+        Conn c;
+        while ((c = ops.receive()) != null) {
+            admit(c);
+        }
+        ops.passEnd(open());
+    }
+
+    /** The accept path's tail: the connection is read and answered here. */
+    void admit(Conn c) {
+        sim.serve(this, c);
+    }
+
+    private final Consumer<Conn> admitter = this::admit;
+
+    /** Serves until virtual time {@code until}: a pass whenever the listener or channel has work. */
+    public void serveUntil(long until) {
+        while (sim.now() < until && !terminate) {
+            if (sim.poll(this)) {
+                pass(4);
+            }
+            sim.sleep(sim.tick);
+        }
+    }
+
+    /** SIGTERM: the core's leave, then its bounded drain, forwarding what arrives. */
+    public void leaveAndDrain() {
+        ops.leave();
+        left = true;
+        leftAt = sim.now();
+        while (ops.leaveStep(admitter)) {
+            sim.sleep(sim.tick);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,61 @@
+package m0.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** One seed, or one schedule string, replays a run byte for byte. */
+class DeterminismTest {
+
+    @Test
+    void sameSeedSameTrace() {
+        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
+        Sim.Result b = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
+        assertTrue(a.steps > 500, "a run of some length: " + a.steps);
+        assertEquals(a.trace(), b.trace());
+        assertEquals(a.schedule, b.schedule);
+        assertEquals(a.traceHash, b.traceHash);
+        assertTrue(a.ok(), a.violations::toString);
+    }
+
+    @Test
+    void scheduleStringReplaysARandomRun() {
+        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(7), true).run();
+        Sim.Result b = RandomWorld.build(Protocol.core(), new ReplayChoices(a.schedule), true).run();
+        assertEquals(a.trace(), b.trace());
+        assertEquals(a.schedule, b.schedule);
+    }
+
+    @Test
+    void differentSeedsDiffer() {
+        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(1), false).run();
+        Sim.Result b = RandomWorld.build(Protocol.core(), new RandomChoices(2), false).run();
+        assertNotEquals(a.traceHash, b.traceHash);
+    }
+
+    @Test
+    void randomModeFindsTheR5MutantAndItsSeedReplays() {
+        findsAndReplays(Mutants.R5, "R5", 20);
+    }
+
+    static void findsAndReplays(Protocol mutant, String rule, int seeds) {
+        Campaign.Summary s = Campaign.run(mutant, 1, seeds, 60, null);
+        assertTrue(s.failures > 0, seeds + " random seeds found no violation of " + mutant.name() + ": " + s);
+        Sim.Result a = RandomWorld.build(mutant, new RandomChoices(s.firstFailingSeed), true).run();
+        Sim.Result b = RandomWorld.build(mutant, new ReplayChoices(a.schedule), true).run();
+        System.out.println("random mode caught " + mutant.name() + " at seed " + s.firstFailingSeed + " (" + s.failures
+                + " of " + s.runs + " seeds): " + a.violations);
+        assertEquals(rule, a.violations.get(0).rule);
+        assertEquals(a.trace(), b.trace(), "the failing schedule replays byte for byte");
+    }
+
+    @Test
+    void aShortRandomCampaignOnTheRealCore() {
+        Campaign.Summary s = Campaign.run(Protocol.core(), 1000, 30, 30, System.out);
+        System.out.println(s);
+        assertEquals(0, s.failures);
+        assertEquals(30, s.runs);
+    }
+}

@@ -1,0 +1,73 @@
+package m0.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code mvn test -P model-check}: every scenario exhaustively under the real core and under
+ * its mutant, then a fixed random campaign; prints the table.
+ */
+@Tag("model-check")
+class ModelCheckTest {
+
+    static final Object[][] PAIRS = {
+        {Scenarios.R5, Mutants.R5, "R5"},
+        {Scenarios.B25_SEND, Mutants.B25_SEND, "B25-send"},
+        {Scenarios.B25_IDLE, Mutants.B25_IDLE, "B25-idle"},
+        {Scenarios.TAKEN, Mutants.TAKEN, "TAKEN"},
+        {Scenarios.NS, Mutants.NS, "NS"},
+        {Scenarios.RP, Mutants.RP, "RP"},
+        {Scenarios.RB, Mutants.RB, "RB"},
+        {Scenarios.SENDER_KILLED, Mutants.R5, "R5"},
+        {Scenarios.R5_WIDE, Mutants.R5, "R5"},
+        {Scenarios.B25_WIDE, Mutants.B25_SEND, "B25-send"},
+        {Scenarios.RP_RESPAWN, Mutants.RP, "RP"},
+        {Scenarios.RP_RESPAWN, Mutants.NS, "NS"},
+        {Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"},
+    };
+
+    static final long RANDOM_SEEDS = 3000;
+
+    @Test
+    void everyScenarioEveryInterleavingAndAFixedRandomCampaign() {
+        List<String> rows = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (Object[] pair : PAIRS) {
+            Scenarios.Scenario sc = (Scenarios.Scenario) pair[0];
+            Protocol mutant = (Protocol) pair[1];
+            String rule = (String) pair[2];
+            Explorer.Report real = Explorer.exhaustive(sc, Protocol.core(), false);
+            rows.add(real.row());
+            if (!real.complete || real.violations != 0) {
+                failures.add(sc + " under the core: " + (real.first == null ? "incomplete" : real.first.violations
+                        + "\n" + real.first.trace()));
+            }
+            if (real.nanos > 30_000_000_000L) {
+                failures.add(sc + " took " + real.nanos / 1e9 + " s (budget 30 s)");
+            }
+            Explorer.Report m = Explorer.exhaustive(sc, mutant, true);
+            rows.add(m.row() + " " + (m.first == null ? "NOT FOUND" : m.first.violations.get(0).rule + " found"));
+            if (m.first == null || !m.first.violations.get(0).rule.equals(rule)) {
+                failures.add(sc + " / " + mutant.name() + ": expected " + rule + ", got "
+                        + (m.first == null ? "nothing" : m.first.violations));
+            }
+        }
+        Campaign.Summary random = Campaign.run(Protocol.core(), 1, RANDOM_SEEDS, -1, System.out);
+        StringBuilder table = new StringBuilder("\nmodel-check (exhaustive: DPOR + sleep sets over every interleaving;"
+                + " mutants stop at the first violation)\n");
+        table.append(Explorer.Report.header()).append('\n');
+        rows.forEach(r -> table.append(r).append('\n'));
+        table.append(random).append('\n');
+        System.out.println(table);
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+        assertEquals(0, random.failures);
+        assertEquals(RANDOM_SEEDS, random.runs);
+        assertNotNull(random);
+    }
+}

@@ -1,0 +1,295 @@
+package m0.sim;
+
+import java.util.function.Consumer;
+import m0.core.AcceptPolicy;
+import m0.core.PageLayout;
+import m0.core.Siblings;
+
+/**
+ * Each correction of the seed undone: a protocol that delegates everything to the real core
+ * except one operation, reimplemented with the historical ordering through the same ports.
+ * Test code only; the core is never touched.
+ */
+final class Mutants {
+
+    private Mutants() {
+    }
+
+    /** Delegates every worker operation to the real core; a mutant overrides one. */
+    abstract static class WorkerMutant implements WorkerOps<Conn> {
+        final WorkerOps<Conn> real;
+        final Ports p;
+        final int self;
+
+        WorkerMutant(Ports p, int self) {
+            this(p, self, Protocol.Core.worker(p, self, AcceptPolicy.share()));
+        }
+
+        WorkerMutant(Ports p, int self, WorkerOps<Conn> real) {
+            this.real = real;
+            this.p = p;
+            this.self = self;
+        }
+
+        @Override
+        public void bind() {
+            real.bind();
+        }
+
+        @Override
+        public void start() {
+            real.start();
+        }
+
+        @Override
+        public void passStart() {
+            real.passStart();
+        }
+
+        @Override
+        public void passEnd(long open) {
+            real.passEnd(open);
+        }
+
+        @Override
+        public int pick(long open) {
+            return real.pick(open);
+        }
+
+        @Override
+        public boolean sendWith(int target, Conn c) {
+            return real.sendWith(target, c);
+        }
+
+        @Override
+        public Conn receive() {
+            return real.receive();
+        }
+
+        @Override
+        public void leave() {
+            real.leave();
+        }
+
+        @Override
+        public boolean leaveStep(Consumer<? super Conn> admit) {
+            return real.leaveStep(admit);
+        }
+    }
+
+    interface WorkerFactory {
+        WorkerOps<Conn> make(Ports p, int self);
+    }
+
+    static Protocol worker(String name, WorkerFactory f) {
+        return new Protocol() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public WorkerOps<Conn> worker(Ports p, int self) {
+                return f.make(p, self);
+            }
+
+            @Override
+            public SupervisorOps<Conn> supervisor(Ports p) {
+                return Protocol.core().supervisor(p);
+            }
+        };
+    }
+
+    /** R5 undone: pending raised only after the datagram was queued (the pre-#434 send_fd). */
+    static final Protocol R5 = worker("mutant-R5", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public boolean sendWith(int target, Conn c) {
+            if (!p.channel.send(target, c)) {
+                return false;
+            }
+            p.page.getAndAdd(PageLayout.pendingWord(target), 1);
+            return true;
+        }
+    });
+
+    /** B25 send side undone: raise, then send without reading the target's state again. */
+    static final Protocol B25_SEND = worker("mutant-B25-send", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public boolean sendWith(int target, Conn c) {
+            int pending = PageLayout.pendingWord(target);
+            p.page.getAndAdd(pending, 1);
+            if (!p.channel.send(target, c)) {
+                p.page.getAndAdd(pending, -1);
+                return false;
+            }
+            return true;
+        }
+    });
+
+    /** B25 idle side undone: the leaver admits what its drain meets and closes it as idle. */
+    static final Protocol B25_IDLE = worker("mutant-B25-idle", (p, self) -> new WorkerMutant(p, self) {
+        private long deadline;
+
+        @Override
+        public boolean leaveStep(Consumer<? super Conn> admit) {
+            if (deadline == 0) {
+                deadline = p.clock.nanoTime() + m0.core.AcceptShare.LEAVE_DRAIN_NANOS;
+            }
+            int taken = PageLayout.takenWord(self);
+            int pending = PageLayout.pendingWord(self);
+            long n = 0;
+            Conn c;
+            while ((c = p.channel.receive(self)) != null) {
+                p.page.getAndAdd(taken, 1);
+                n++;
+                p.closeIdle(c); // admitted, no first byte yet, and the leaver closes idle connections
+            }
+            if (n > 0) {
+                p.page.getAndAdd(taken, -n);
+                p.page.getAndAdd(pending, -n);
+            }
+            long inFlight = p.page.getVolatile(pending) - p.page.getVolatile(taken);
+            return inFlight > 0 && p.clock.nanoTime() - deadline < 0;
+        }
+    });
+
+    /** TAKEN undone: start forgets the predecessor's receipts instead of retiring them. */
+    static final Protocol TAKEN = worker("mutant-TAKEN", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public void start() {
+            p.page.setVolatile(PageLayout.takenWord(self), 0);
+            p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
+        }
+    });
+
+    /**
+     * The core's deliberate deviation undone: a retire lowers pending BEFORE taken (DESIGN's
+     * textual order), so between the two words pending - taken drops below what is in flight.
+     */
+    static final Protocol RETIRE_ORDER = worker("mutant-retire-order", (p, self) -> new WorkerMutant(p, self) {
+        private long received;
+        private boolean left;
+
+        @Override
+        public Conn receive() {
+            if (left) {
+                return real.receive();
+            }
+            Conn c = p.channel.receive(self);
+            if (c != null) {
+                p.page.getAndAdd(PageLayout.takenWord(self), 1);
+                received++;
+            }
+            return c;
+        }
+
+        @Override
+        public void leave() {
+            left = true;
+            real.leave();
+        }
+
+        @Override
+        public void passEnd(long open) {
+            p.page.setVolatile(PageLayout.activeWord(self), open);
+            p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
+            long n = received;
+            received = 0;
+            if (n > 0) {
+                p.page.getAndAdd(PageLayout.pendingWord(self), -n);
+                p.page.getAndAdd(PageLayout.takenWord(self), -n);
+            }
+        }
+    });
+
+    /** NS undone: pick reads a sibling that has not started as parked (0 was parked). */
+    static final Protocol NS = worker("mutant-NS", (p, self) -> Protocol.Core.worker(p, self, new AcceptPolicy() {
+        @Override
+        public String name() {
+            return "share-ns";
+        }
+
+        @Override
+        public boolean shares() {
+            return true;
+        }
+
+        @Override
+        public int pick(Siblings siblings, int me, long open) {
+            int workers = siblings.workers();
+            int choice = me;
+            long best = open + siblings.pending(me);
+            int start = siblings.rotationStart();
+            for (int k = 0; k < workers; k++) {
+                int i = (start + k) % workers;
+                if (i == me) {
+                    continue;
+                }
+                long state = siblings.state(i);
+                if (state == PageLayout.LEFT) { // NOT_STARTED no longer skipped
+                    continue;
+                }
+                if (state > 0 && Siblings.slowPass(state, siblings.now())) {
+                    continue;
+                }
+                long load = siblings.load(i);
+                if (load < best) {
+                    best = load;
+                    choice = i;
+                }
+            }
+            return choice;
+        }
+    }));
+
+    static Protocol supervisor(String name, java.util.function.Function<Ports, SupervisorOps<Conn>> f) {
+        return new Protocol() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public WorkerOps<Conn> worker(Ports p, int self) {
+                return Protocol.core().worker(p, self);
+            }
+
+            @Override
+            public SupervisorOps<Conn> supervisor(Ports p) {
+                return f.apply(p);
+            }
+        };
+    }
+
+    /** RP undone: the supervisor reaps without marking the index LEFT. */
+    static final Protocol RP = supervisor("mutant-RP", p -> {
+        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
+        return new SupervisorOps<>() {
+            @Override
+            public void markReaped(int index) {
+                // the historical _remove_pid: nothing written
+            }
+
+            @Override
+            public Drain<Conn> giveUp(int index) {
+                return real.giveUp(index);
+            }
+        };
+    });
+
+    /** RB undone: giving up on an index leaves what was queued to it in its channel. */
+    static final Protocol RB = supervisor("mutant-RB", p -> {
+        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
+        return new SupervisorOps<>() {
+            @Override
+            public void markReaped(int index) {
+                real.markReaped(index);
+            }
+
+            @Override
+            public Drain<Conn> giveUp(int index) {
+                return close -> false; // no drain: the queued hand-offs wait until the server stops
+            }
+        };
+    });
+}

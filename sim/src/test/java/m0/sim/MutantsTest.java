@@ -1,0 +1,83 @@
+package m0.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The checker finds each correction undone, names the rule, and prints a schedule that
+ * replays the same violating trace byte for byte.
+ */
+class MutantsTest {
+
+    static Stream<Arguments> mutants() {
+        return Stream.of(
+                Arguments.of(Scenarios.R5, Mutants.R5, "R5"),
+                Arguments.of(Scenarios.B25_SEND, Mutants.B25_SEND, "B25-send"),
+                Arguments.of(Scenarios.B25_IDLE, Mutants.B25_IDLE, "B25-idle"),
+                Arguments.of(Scenarios.TAKEN, Mutants.TAKEN, "TAKEN"),
+                Arguments.of(Scenarios.NS, Mutants.NS, "NS"),
+                Arguments.of(Scenarios.RP, Mutants.RP, "RP"),
+                Arguments.of(Scenarios.RB, Mutants.RB, "RB"),
+                Arguments.of(Scenarios.SENDER_KILLED, Mutants.R5, "R5"),
+                Arguments.of(Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"));
+    }
+
+    @ParameterizedTest(name = "{0} finds {1}")
+    @MethodSource("mutants")
+    void checkerFindsTheMutant(Scenarios.Scenario scenario, Protocol mutant, String rule) {
+        Explorer.Report r = Explorer.exhaustive(scenario, mutant, true);
+        assertNotNull(r.first, scenario + ": no violation found in " + r.executions + " runs");
+        Violation v = r.first.violations.get(0);
+        System.out.println("== " + scenario + " / " + mutant.name() + ": found after " + r.executions + " runs: " + v);
+        System.out.println("   replay: schedule \"" + r.first.schedule + "\"");
+        System.out.print(excerpt(r.first.trace()));
+        assertEquals(rule, v.rule, v.toString());
+
+        Sim.Result again = Explorer.replay(scenario, mutant, r.first.schedule);
+        assertFalse(again.ok());
+        assertEquals(v.toString(), again.violations.get(0).toString());
+        assertEquals(r.first.trace(), again.trace(), "the schedule replays the trace byte for byte");
+    }
+
+    /** The trace from the first step that is not setup, skipping idle polls. */
+    static String excerpt(String trace) {
+        StringBuilder sb = new StringBuilder();
+        for (String line : trace.split("\n")) {
+            if (!line.contains(" setup page.") && !line.endsWith("epoll -> idle")) {
+                sb.append("   ").append(line).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    @ParameterizedTest(name = "{0} passes under the real core")
+    @MethodSource("fast")
+    void realCorePassesEveryInterleaving(Scenarios.Scenario scenario) {
+        Explorer.Report r = Explorer.exhaustive(scenario, Protocol.core(), false);
+        System.out.println(r.row());
+        assertTrue(r.complete);
+        assertTrue(r.executions > 0);
+        assertEquals(0, r.violations, () -> r.first.violations + "\n" + r.first.trace());
+    }
+
+    /** The kill lands between raising pending and sending in some run, and the oracle accepts the orphan. */
+    @org.junit.jupiter.api.Test
+    void aSenderKilledBetweenRaiseAndSendLeavesAnAcceptedOrphan() {
+        Explorer.Report r = Explorer.exhaustive(Scenarios.SENDER_KILLED, Protocol.core(), false);
+        System.out.println("SENDER-KILLED: " + r.orphanRuns + " of " + r.executions + " runs end with an orphaned raise");
+        assertTrue(r.orphanRuns > 0);
+        assertEquals(0, r.violations);
+    }
+
+    static Stream<Scenarios.Scenario> fast() {
+        return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
+                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE);
+    }
+}
