@@ -167,7 +167,8 @@ public final class AcceptShare<C> {
     }
 
     /**
-     * The accept path: pick, and sendWith if the pick is a sibling.
+     * The accept path: pick, and sendWith if the pick is a sibling; a connection kept here is
+     * published in {@code active} at once.
      *
      * @return true when a sibling took the connection; false: admit it here
      */
@@ -176,7 +177,15 @@ public final class AcceptShare<C> {
             return false;
         }
         int target = policy.pick(siblings, self, open);
-        return target != self && sendWith(target, connection);
+        if (target != self && sendWith(target, connection)) {
+            return true;
+        }
+        // Kept: publish our load now rather than at pass end, so that a sibling accepting from
+        // the same burst in its own pass picks against it. Less what this pass received: those
+        // are still in pending, and a sibling reads active + pending, which stays exactly our
+        // open connections plus those in flight to us.
+        page.setVolatile(activeWord, open + 1 - received);
+        return false;
     }
 
     /**

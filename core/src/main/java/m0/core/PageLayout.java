@@ -13,7 +13,8 @@ package m0.core;
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
- *   +1   | ACTIVE     open connections, published per pass  |
+ *   +1   | ACTIVE     open connections: at each pass end;   |
+ *        |            mid-pass, less this pass's receipts   |
  *   +2   | PENDING    passed to i and not yet retired       |
  *   +3   | TAKEN      received by i and not yet retired     |
  *   +4   | BUSY       fountain's published load, per mille  |

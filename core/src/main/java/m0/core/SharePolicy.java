@@ -4,8 +4,10 @@ import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.NOT_STARTED;
 
 /**
- * The least-loaded pick. Load is {@code active + pending}; the acceptor's own load is its live
- * open count plus its own pending. Only a strictly lighter sibling displaces self, so ties go to
+ * The least-loaded pick. A sibling's load is {@code active + pending}; the acceptor's own load
+ * is its live open count plus what is in flight to it ({@code pending - taken}). Both come to
+ * "open connections plus those in flight", since a kept accept publishes
+ * {@code active = open - received this pass} at once (see {@link AcceptShare#passOn}). Only a strictly lighter sibling displaces self, so ties go to
  * self. Among siblings tied for the lightest, {@code rotation++} chooses, so equal siblings take
  * turns however many lines of the page are unused (spare lines read NOT_STARTED or LEFT, and
  * rotating the scan's start over all lines would favour the first live line after them).
@@ -36,7 +38,9 @@ final class SharePolicy implements AcceptPolicy {
         if (tied.length < workers) {
             tied = new int[workers];
         }
-        long best = open + siblings.pending(self);
+        // Own load: open connections plus those in flight to us (pending - taken). A connection
+        // received in this pass is already in open and still in pending: count it once.
+        long best = open + siblings.pending(self) - siblings.taken(self);
         int ties = 0;
         long now = 0;
         boolean haveNow = false;

@@ -45,6 +45,47 @@ class PickTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest(name = "runs of {0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3, 16})
+    void twoAcceptorsInOnePassSplitABurst16To16(int run) {
+        // Both workers woke on the listener and take turns accepting one burst, in runs; each
+        // also drains its channel as it goes. Each must see what the other keeps in this very
+        // pass, not what it published at its last pass end.
+        Fixture f = new Fixture(2).started();
+        int[] open = new int[2];
+        f.w(0).passStart();
+        f.w(1).passStart();
+        for (int k = 0; k < 32; k++) {
+            int me = (k / run) % 2;
+            AcceptShare<String> w = f.w(me);
+            while (w.receive() != null) {
+                open[me]++;
+            }
+            if (!w.passOn("c" + k, open[me])) {
+                open[me]++;
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            while (f.w(i).receive() != null) {
+                open[i]++;
+            }
+            f.w(i).passEnd(open[i]);
+        }
+        assertEquals(16, open[0], "worker 0 serves");
+        assertEquals(16, open[1], "worker 1 serves");
+        assertEquals(0, f.pending(0) + f.pending(1));
+    }
+
+    @Test
+    void aConnectionReceivedThisPassIsCountedOnceInOwnLoad() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).sendWith(0, "r"); // worker 0 receives and admits it: open 1, still in pending
+        f.w(0).passStart();
+        assertEquals("r", f.w(0).receive());
+        f.put(PageLayout.activeWord(1), 1);
+        assertEquals(0, f.w(0).pick(1), "own load 1 (not 2) ties worker 1's 1: self");
+    }
+
     @Test
     void tiesGoToSelf() {
         Fixture f = new Fixture(2).started();

@@ -9,7 +9,10 @@ class RandomMutantsTest {
 
     @Test
     void b25Send() {
-        DeterminismTest.findsAndReplays(Mutants.B25_SEND, "B25-send", 2000);
+        // Without the re-read after the raise, a sender also hands to a worker reaped between its
+        // pick and its send: the reap's mark only works because senders re-read (seed, RP). So
+        // random mode may meet the RP face of this mutant first; exhaustive mode pins B25-send.
+        DeterminismTest.findsAndReplays(Mutants.B25_SEND, java.util.Set.of("B25-send", "RP"), 2000);
     }
 
     @Test
