@@ -14,7 +14,7 @@ import picocli.CommandLine.ParameterException;
 
 /** {@code m0serve}: the command line. Starts the supervisor, which starts the workers. */
 @Command(name = "m0serve", mixinStandardHelpOptions = true, versionProvider = M0serve.Version.class,
-        sortOptions = false, subcommands = m0.server.probe.ProbeCommand.class,
+        sortOptions = false, subcommands = {m0.server.probe.ProbeCommand.class, m0.server.stats.StatsCommand.class},
         description = "A prefork HTTP/1.1 server: one supervisor, N worker JVMs sharing one listener.")
 public final class M0serve implements Callable<Integer> {
 

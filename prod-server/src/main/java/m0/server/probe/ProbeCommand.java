@@ -4,6 +4,8 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import m0.server.stats.PassWatch;
+import m0.server.stats.SupervisorPage;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,6 +40,23 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "pause between rounds, so the workers have published the last round's closes (default ${DEFAULT-VALUE})")
     int pauseMillis;
 
+    @Option(names = "--warmup", defaultValue = "0",
+            description = "unreported rounds of the first shape before the measured ones (JIT; default ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = "--by-pid",
+            description = "count by the pid that starts the /pid body, not m0serve's index (nginx, uvicorn)")
+    boolean byPid;
+
+    @Option(names = "--pids", split = ",",
+            description = "with --by-pid: the workers' pids in index order (default: first seen, first index)")
+    List<Long> pids = new ArrayList<>();
+
+    @Option(names = "--watch-pid",
+            description = "an m0serve supervisor's pid: sample its page during each round and print each "
+                    + "worker's longest pass in ms (* past the 2 ms pick skips)")
+    Long watchPid;
+
     @Option(names = "--timeout-ms", defaultValue = "5000", description = "per-connection timeout (default ${DEFAULT-VALUE})")
     int timeoutMillis;
 
@@ -50,18 +69,39 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         InetSocketAddress address = new InetSocketAddress(target.substring(0, colon),
                 Integer.parseInt(target.substring(colon + 1)));
-        SpreadProbe probe = new SpreadProbe(address, timeoutMillis);
+        SpreadProbe probe = new SpreadProbe(address, timeoutMillis,
+                byPid ? SpreadProbe.Key.PID : SpreadProbe.Key.INDEX, pids);
         List<Spread> results = new ArrayList<>();
+        SupervisorPage watched = watchPid == null ? null : SupervisorPage.open(watchPid, workers);
+        for (int round = 0; round < warmup; round++) {
+            Shape shape = Shape.valueOf(shapes.get(0).trim().toUpperCase(java.util.Locale.ROOT));
+            System.out.println("warm-up " + probe.round(shape, connections, workers));
+            Thread.sleep(pauseMillis);
+        }
         for (String name : shapes) {
             Shape shape = Shape.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
             for (int round = 0; round < rounds; round++) {
                 if (!results.isEmpty()) {
                     Thread.sleep(pauseMillis); // a client's think time, not synchronisation of ours
                 }
-                Spread spread = probe.round(shape, connections, workers);
+                Spread spread;
+                if (watched == null) {
+                    spread = probe.round(shape, connections, workers);
+                    System.out.println(spread);
+                } else {
+                    PassWatch passes = new PassWatch(watched, workers);
+                    try {
+                        spread = probe.round(shape, connections, workers);
+                    } finally {
+                        passes.close();
+                    }
+                    System.out.println(spread + "  longest pass ms: " + passes.longestPasses());
+                }
                 results.add(spread);
-                System.out.println(spread);
             }
+        }
+        if (byPid) {
+            System.out.println("pids by index: " + probe.pids());
         }
         if (maxRatio != null) {
             for (Spread spread : results) {

@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,49 +25,123 @@ public final class SpreadProbe {
     private static final byte[] PID_REQUEST =
             "GET /pid HTTP/1.1\r\nHost: probe\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
+    /** What identifies the worker in a {@code /pid} body. */
+    public enum Key {
+        /** m0serve's "{pid} {index}": the second field. */
+        INDEX,
+        /**
+         * The first field, a pid, mapped to an index in the order pids are first seen (or as
+         * given): for servers that know no index (nginx's {@code $pid}, uvicorn's workers).
+         */
+        PID
+    }
+
     private final InetSocketAddress server;
     private final int timeoutMillis;
+    private final Key key;
+    /** Key.PID: pid to index, kept across rounds so a worker keeps its column. */
+    private final Map<Long, Integer> indexByPid = new LinkedHashMap<>();
 
     public SpreadProbe(InetSocketAddress server, int timeoutMillis) {
+        this(server, timeoutMillis, Key.INDEX, List.of());
+    }
+
+    /**
+     * @param knownPids with {@link Key#PID}: pids in index order (may be empty: then first seen, first index)
+     */
+    public SpreadProbe(InetSocketAddress server, int timeoutMillis, Key key, List<Long> knownPids) {
         this.server = server;
         this.timeoutMillis = timeoutMillis;
+        this.key = key;
+        for (Long pid : knownPids) {
+            indexByPid.putIfAbsent(pid, indexByPid.size());
+        }
+    }
+
+    /** Key.PID: the pids seen so far, in index order. */
+    public List<Long> pids() {
+        return List.copyOf(indexByPid.keySet());
     }
 
     /**
      * One round: open {@code connections} in {@code shape}, then ask {@code /pid} on every one
-     * while all are open.
+     * while all are open, and close them all.
      *
      * @param workers the workers expected; one that serves none counts 0
      */
     public Spread round(Shape shape, int connections, int workers) throws IOException {
-        List<Socket> open = new ArrayList<>(connections);
+        try (Held held = open(shape, connections)) {
+            return held.spread(workers);
+        }
+    }
+
+    /**
+     * Opens {@code connections} in {@code shape} (a ramp or groups: each answered before the
+     * next opens) and keeps them open, for a caller that wants to look at the server while they
+     * are. Close the result.
+     */
+    public Held open(Shape shape, int connections) throws IOException {
+        Held held = new Held(shape, connections);
         try {
             int group = shape.groupSize(connections);
             for (int first = 0; first < connections; first += group) {
                 int last = Math.min(connections, first + group);
                 for (int k = first; k < last; k++) {
                     Socket socket = new Socket();
+                    held.open.add(socket);
                     socket.setTcpNoDelay(true);
                     socket.setSoTimeout(timeoutMillis);
                     socket.connect(server, timeoutMillis);
-                    open.add(socket);
                 }
                 if (group < connections) {
                     // Ramp and groups: the server has served each group before the next opens.
                     for (int k = first; k < last; k++) {
-                        askPid(open.get(k));
+                        askWorker(held.open.get(k));
                     }
                 }
             }
+            return held;
+        } catch (IOException | RuntimeException e) {
+            held.close();
+            throw e;
+        }
+    }
+
+    /** Connections one round opened, all open until {@link #close()}. */
+    public final class Held implements AutoCloseable {
+        private final Shape shape;
+        private final int connections;
+        private final List<Socket> open;
+
+        private Held(Shape shape, int connections) {
+            this.shape = shape;
+            this.connections = connections;
+            this.open = new ArrayList<>(connections);
+        }
+
+        /** Asks {@code /pid} on every connection, in the order they were opened: the worker of each. */
+        public List<Integer> workerOfEach() throws IOException {
+            List<Integer> who = new ArrayList<>(open.size());
+            for (Socket socket : open) {
+                who.add(askWorker(socket));
+            }
+            return who;
+        }
+
+        /** Asks {@code /pid} on every connection and counts per worker. */
+        public Spread spread(int workers) throws IOException {
             Map<Integer, Integer> perWorker = new HashMap<>();
             for (int i = 0; i < workers; i++) {
                 perWorker.put(i, 0);
             }
-            for (Socket socket : open) {
-                perWorker.merge(askPid(socket), 1, Integer::sum);
+            for (int w : workerOfEach()) {
+                perWorker.merge(w, 1, Integer::sum);
             }
             return new Spread(shape, connections, perWorker);
-        } finally {
+        }
+
+        @Override
+        public void close() {
             for (Socket socket : open) {
                 try {
                     socket.close();
@@ -77,12 +152,37 @@ public final class SpreadProbe {
         }
     }
 
-    /** Sends {@code GET /pid} and returns the worker index from the body "{pid} {index}". */
-    static int askPid(Socket socket) throws IOException {
+    /** The worker that answers {@code GET /pid} on this connection, as this probe's key says. */
+    int askWorker(Socket socket) throws IOException {
+        String body = askPidBody(socket);
+        String[] fields = body.trim().split("\\s+");
+        try {
+            if (key == Key.PID) {
+                long pid = Long.parseLong(fields[0]);
+                synchronized (indexByPid) {
+                    return indexByPid.computeIfAbsent(pid, p -> indexByPid.size());
+                }
+            }
+            if (fields.length != 2) {
+                throw new IOException("unexpected /pid body: '" + body.trim() + "'");
+            }
+            return Integer.parseInt(fields[1]);
+        } catch (NumberFormatException e) {
+            throw new IOException("unexpected /pid body: '" + body.trim() + "'", e);
+        }
+    }
+
+    /** Sends {@code GET /pid} and returns the body ("{pid} {index}" from m0serve). */
+    static String askPidBody(Socket socket) throws IOException {
         OutputStream out = socket.getOutputStream();
         out.write(PID_REQUEST);
         out.flush();
-        String body = readResponseBody(socket.getInputStream());
+        return readResponseBody(socket.getInputStream());
+    }
+
+    /** Sends {@code GET /pid} to m0serve and returns the worker index from the body "{pid} {index}". */
+    static int askPid(Socket socket) throws IOException {
+        String body = askPidBody(socket);
         String[] fields = body.trim().split("\\s+");
         if (fields.length != 2) {
             throw new IOException("unexpected /pid body: '" + body.trim() + "'");

@@ -7,8 +7,10 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import m0.core.AcceptPolicy;
+import java.util.concurrent.atomic.AtomicInteger;
 import m0.core.GiveUp;
+import m0.core.Page;
+import m0.core.PageLayout;
 import m0.core.SupervisorShare;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
@@ -28,58 +30,107 @@ import m0.server.worker.WorkerSpec;
 
 /**
  * The supervisor JVM: binds the listener, creates the shared page and one datagram socketpair
- * per worker, spawns the worker JVMs with exactly those descriptors (posix_spawnp), and
- * watches them with pidfds in its own epoll set.
+ * per worker index, spawns the worker JVMs with exactly those descriptors (posix_spawnp), and
+ * watches them with pidfds in its own epoll set. docs/adr/0006 has the lifecycle.
  *
- * <p>On every reap it calls {@link SupervisorShare#markReaped} before deciding anything (RP);
- * it respawns into the same index within a budget, or gives the index up and drains its
- * channel (RB). SIGTERM or SIGINT: SIGTERM to every worker, wait for all, exit 0.
+ * <p>Indices: the page and the channels have {@code 2N + 1} lines for {@code --workers N}:
+ * up to 2N running workers (SIGTTIN) and always one spare, because a reload's replacement
+ * cannot take the index of a predecessor that is still alive (its start would subtract the
+ * live one's taken). Pick skips lines that read NOT_STARTED or LEFT, so spare lines cost nothing.
+ *
+ * <p>On every reap: {@link SupervisorShare#markReaped} before anything is decided (RP); then
+ * respawn into the same index within the budget, or give the index up and drive the core's
+ * {@link GiveUp} drain, which re-homes what was queued to it (RB). SIGHUP: rolling reload, one
+ * worker at a time. SIGTTIN / SIGTTOU: one worker more / fewer. SIGTERM or SIGINT: SIGTERM to
+ * every worker, wait for all, exit 0.
+ *
+ * <p>Test hook: {@code M0_TEST_MAX_RESPAWNS} caps respawns over the server's life (0: none).
  */
 public final class Supervisor {
 
-    /** A worker that dies within this long of its start counts toward the fast-death budget. */
-    private static final long FAST_DEATH_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final int MAX_FAST_DEATHS = 5;
-    private static final long DEATH_WINDOW_NANOS = TimeUnit.HOURS.toNanos(1);
     private static final int BACKLOG = 4096;
     private static final long WAKE = -1L;
+    /** How often the page is read while a worker's start or a reload step is awaited. */
+    private static final int WATCH_MILLIS = 20;
 
     private final ServerConfig config;
     private final PrintStream out;
-    private final int workers;
+    /** Lines on the page (worker indices), running or not: 2N + 1. */
+    private final int lines;
+    /** Most workers SIGTTIN may bring up: every line but the reload's spare. */
+    private final int maxWorkers;
+    /** Workers wanted: --workers, moved by SIGTTIN / SIGTTOU. The death budget scales with it. */
+    private int target;
     private final Slot[] slots;
-    private final Deque<Long> deaths = new ArrayDeque<>();
-    private final List<GiveUp<Accepted>> giveUps = new ArrayList<>();
+    private final List<Drain> giveUps = new ArrayList<>();
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
+    private final RespawnBudget budget;
 
     private volatile boolean stopRequested;
+    private volatile boolean reloadRequested;
+    private final AtomicInteger scaleRequests = new AtomicInteger();
     private boolean stopping;
     private long killDeadline;
     private int listener = -1;
-    private SharedPage page;
+    private SharedPage shared;
+    private Page page;
     private int[] sendFds;
     private int[] receiveFds;
     private SupervisorShare<Accepted> share;
     private int port;
 
-    /** One worker index: its current process, if any, and its death record. */
+    /** Old indices a running reload has still to replace, one at a time. */
+    private final Deque<Integer> reloadQueue = new ArrayDeque<>();
+    /** A SIGHUP that came during a reload: run another once this one is done. */
+    private boolean reloadAgain;
+    /** The reload step in progress, or null. */
+    private ReloadStep step;
+
+    /** One worker index: its current process, if any, and its record. */
     private static final class Slot {
         int pid = -1;
         int pidfd = -1;
+        /** The loop's start was seen on the page (state PARKED or in a pass). */
+        boolean started;
         long startedAt;
-        int fastDeaths;
-        boolean gaveUp;
+        /** The supervisor wants a worker here (respawns it when it dies). */
+        boolean member;
+        /** Asked to leave (reload, scale-down): its exit frees the index. */
+        boolean retiring;
+        /** A give-up drain is reading this index's channel: the index is not free yet. */
+        boolean draining;
+    }
+
+    /** A give-up drain in progress and when its worker was reaped (for the log). */
+    private record Drain(GiveUp<Accepted> giveUp, long reapedAt) {
+    }
+
+    /** One step of a rolling reload: start {@code fresh}, wait for its start, then retire {@code old}. */
+    private static final class ReloadStep {
+        final int old;
+        final int fresh;
+        boolean leaving;
+
+        ReloadStep(int old, int fresh) {
+            this.old = old;
+            this.fresh = fresh;
+        }
     }
 
     public Supervisor(ServerConfig config, PrintStream out) {
         this.config = config;
         this.out = out;
-        this.workers = config.workers();
-        this.slots = new Slot[workers];
-        for (int i = 0; i < workers; i++) {
+        this.target = config.workers();
+        this.maxWorkers = 2 * config.workers();
+        this.lines = maxWorkers + 1;
+        this.slots = new Slot[lines];
+        for (int i = 0; i < lines; i++) {
             slots[i] = new Slot();
         }
+        String cap = System.getenv("M0_TEST_MAX_RESPAWNS");
+        this.budget = new RespawnBudget(lines,
+                cap == null || cap.isBlank() ? Integer.MAX_VALUE : Integer.parseInt(cap.trim()));
     }
 
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
@@ -95,25 +146,39 @@ public final class Supervisor {
             return 1;
         }
         port = Sockets.localPort(listener);
-        page = SharedPage.create(workers);
-        sendFds = new int[workers];
-        receiveFds = new int[workers];
-        for (int i = 0; i < workers; i++) {
+        shared = SharedPage.create(lines);
+        page = shared.page();
+        sendFds = new int[lines];
+        receiveFds = new int[lines];
+        for (int i = 0; i < lines; i++) {
             int[] pair = Sockets.datagramPair(SocketChannels.BUFFER_BYTES);
             sendFds[i] = pair[0];
             receiveFds[i] = pair[1];
         }
-        boolean sharing = AcceptPolicy.named(config.acceptPolicy()).shares();
-        share = new SupervisorShare<>(page.page(), new SocketChannels(sendFds, receiveFds), System::nanoTime,
-                workers, sharing);
+        // Sharing on whatever the policy: the marks (LEFT on reap) and the give-up drain are
+        // lifecycle, not per-connection work; under race nothing is ever queued to drain.
+        share = new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         Signals.onSignal("TERM", () -> requestStop());
         Signals.onSignal("INT", () -> requestStop());
-        for (int i = 0; i < workers; i++) {
+        Signals.onSignal("HUP", () -> {
+            reloadRequested = true;
+            wake.signal();
+        });
+        Signals.onSignal("TTIN", () -> {
+            scaleRequests.incrementAndGet();
+            wake.signal();
+        });
+        Signals.onSignal("TTOU", () -> {
+            scaleRequests.decrementAndGet();
+            wake.signal();
+        });
+        for (int i = 0; i < target; i++) {
+            slots[i].member = true;
             spawn(i);
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                Sockets.hostPort(config.host(), port), workers, config.acceptPolicy(), ProcessHandle.current().pid());
+                Sockets.hostPort(config.host(), port), target, config.acceptPolicy(), ProcessHandle.current().pid());
         out.flush();
         return loop();
     }
@@ -125,7 +190,7 @@ public final class Supervisor {
 
     private int loop() {
         for (;;) {
-            int n = epoll.await(giveUps.isEmpty() && !stopping ? 1000 : 10);
+            int n = epoll.await(timeoutMillis());
             for (int i = 0; i < n; i++) {
                 long data = epoll.data(i);
                 if (data == WAKE) {
@@ -134,16 +199,15 @@ public final class Supervisor {
                     reap((int) data);
                 }
             }
-            giveUps.removeIf(g -> !g.step(c -> Fds.close(c.fd())));
+            stepGiveUps();
             long now = System.nanoTime();
+            observeStarts(now);
             if (stopRequested && !stopping) {
-                stopping = true;
-                killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
-                for (Slot s : slots) {
-                    if (s.pid > 0) {
-                        Processes.kill(s.pid, Processes.SIGTERM);
-                    }
-                }
+                beginStop(now);
+            }
+            if (!stopping) {
+                scale();
+                reload();
             }
             if (stopping && now - killDeadline >= 0) {
                 for (Slot s : slots) {
@@ -154,7 +218,7 @@ public final class Supervisor {
                 }
                 killDeadline = now + TimeUnit.SECONDS.toNanos(5);
             }
-            if (live() == 0 && giveUps.isEmpty()) {
+            if (running() == 0 && giveUps.isEmpty()) {
                 if (stopping) {
                     return 0;
                 }
@@ -164,14 +228,96 @@ public final class Supervisor {
         }
     }
 
-    private int live() {
-        int live = 0;
+    private int timeoutMillis() {
+        if (stopping || !giveUps.isEmpty()) {
+            return 10; // the give-up drains and the grace deadline are polled
+        }
+        if (step != null || !reloadQueue.isEmpty()) {
+            return WATCH_MILLIS;
+        }
         for (Slot s : slots) {
-            if (s.pid > 0) {
-                live++;
+            if (s.pid > 0 && !s.started) {
+                return WATCH_MILLIS;
             }
         }
-        return live;
+        return 1000;
+    }
+
+    private void beginStop(long now) {
+        stopping = true;
+        killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
+        reloadQueue.clear();
+        step = null;
+        for (Slot s : slots) {
+            if (s.pid > 0) {
+                Processes.kill(s.pid, Processes.SIGTERM);
+            }
+        }
+    }
+
+    /** Drives every give-up drain one step; a finished one adds its re-homed count to the stats. */
+    private void stepGiveUps() {
+        giveUps.removeIf(d -> {
+            GiveUp<Accepted> g = d.giveUp();
+            if (g.step(c -> Fds.close(c.fd()))) {
+                return false;
+            }
+            if (g.rehomed() > 0) {
+                page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed());
+            }
+            if (g.drained() > 0) {
+                System.err.println("m0serve: index " + g.index() + " given up: " + g.rehomed() + " queued connection(s) "
+                        + "re-homed, " + g.closed() + " closed, in "
+                        + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - d.reapedAt()) / 1000.0 + " ms");
+            }
+            slots[g.index()].draining = false;
+            return true;
+        });
+    }
+
+    /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
+    private void observeStarts(long now) {
+        for (int i = 0; i < lines; i++) {
+            Slot s = slots[i];
+            if (s.pid > 0 && !s.started) {
+                long state = page.getVolatile(PageLayout.stateWord(i));
+                if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
+                    s.started = true;
+                    s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
+                }
+            }
+        }
+    }
+
+    private int running() {
+        int n = 0;
+        for (Slot s : slots) {
+            if (s.pid > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private int members() {
+        int n = 0;
+        for (Slot s : slots) {
+            if (s.member) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The lowest index nobody runs, wants, or drains; -1 when every line is taken. */
+    private int freeIndex() {
+        for (int i = 0; i < lines; i++) {
+            Slot s = slots[i];
+            if (s.pid < 0 && !s.member && !s.draining) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The pidfd of worker {@code index} is readable: collect its status and decide. */
@@ -192,49 +338,174 @@ public final class Supervisor {
         // RP: mark the index LEFT before anything decides whether to replace it.
         share.markReaped(index);
         long now = System.nanoTime();
-        boolean fast = now - s.startedAt < FAST_DEATH_NANOS;
-        s.fastDeaths = fast ? s.fastDeaths + 1 : 0;
-        deaths.addLast(now);
-        while (!deaths.isEmpty() && now - deaths.peekFirst() > DEATH_WINDOW_NANOS) {
-            deaths.removeFirst();
-        }
         String why = null;
+        boolean quiet = false;
         if (stopping) {
             why = "stopping";
+            quiet = true;
+        } else if (s.retiring) {
+            why = "it was asked to leave";
+            quiet = st.exited() && st.exitCode() == 0;
+        } else if (step != null && step.old == index) {
+            why = "a reload is replacing it";
         } else if (st.exited() && (st.exitCode() == 0 || st.exitCode() == Worker.EXIT_CONFIG)) {
             why = "it exited " + st.exitCode();
-        } else if (s.fastDeaths >= MAX_FAST_DEATHS) {
-            why = MAX_FAST_DEATHS + " deaths within a second of start";
-        } else if (deaths.size() > 10 * workers) {
-            why = (10 * workers) + " deaths within an hour";
+        } else {
+            why = budget.onDeath(index, now, s.started ? s.startedAt : 0, target); // null: respawn
         }
+        s.retiring = false;
         if (why == null) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
             try {
-                spawn(index);
+                spawn(index); // its bind writes NOT_STARTED over our LEFT; its start retires taken
                 return;
             } catch (NativeException e) {
                 why = e.getMessage();
             }
         }
-        if (!stopping) {
+        if (!quiet) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: " + why);
         }
-        s.gaveUp = true;
-        // RB: what was queued to the dead worker goes to a live one (or is closed) within 250 ms.
-        giveUps.add(share.giveUp(index));
+        s.member = false;
+        s.draining = true;
+        // RB: what was queued to the index goes to a live worker (or is closed) within 250 ms,
+        // and pending/taken are settled, so the index is clean for whoever takes it next.
+        giveUps.add(new Drain(share.giveUp(index), now));
+    }
+
+    /** SIGTTIN / SIGTTOU, one worker at a time, within the lines made at start. */
+    private void scale() {
+        int d = scaleRequests.getAndSet(0);
+        for (; d > 0; d--) {
+            int i = freeIndex();
+            if (members() >= maxWorkers || i < 0) {
+                System.err.println("m0serve: SIGTTIN: already at " + members() + " workers, the most this page has lines for");
+                break;
+            }
+            target++;
+            startFresh(i, "SIGTTIN");
+        }
+        for (; d < 0; d++) {
+            int victim = -1;
+            for (int i = lines - 1; i >= 0 && victim < 0; i--) {
+                Slot s = slots[i];
+                if (s.member && s.pid > 0 && (step == null || (i != step.old && i != step.fresh))) {
+                    victim = i;
+                }
+            }
+            if (members() <= 1 || victim < 0) {
+                System.err.println("m0serve: SIGTTOU: keeping the last worker");
+                break;
+            }
+            target--;
+            retire(victim, "SIGTTOU");
+        }
+    }
+
+    /** SIGHUP: replace every worker, one at a time, each only once its replacement has started. */
+    private void reload() {
+        if (reloadRequested) {
+            reloadRequested = false;
+            if (step == null && reloadQueue.isEmpty()) {
+                queueReload();
+            } else {
+                reloadAgain = true;
+            }
+        }
+        for (;;) {
+            if (step == null) {
+                if (reloadQueue.isEmpty()) {
+                    if (!reloadAgain) {
+                        return;
+                    }
+                    reloadAgain = false;
+                    queueReload();
+                    continue;
+                }
+                int old = reloadQueue.peekFirst();
+                if (!slots[old].member || slots[old].pid < 0) {
+                    reloadQueue.removeFirst(); // gone meanwhile (a scale-down, a give-up)
+                    continue;
+                }
+                int fresh = freeIndex();
+                if (fresh < 0) {
+                    return; // every line taken (a leaver not yet reaped): try again next time
+                }
+                reloadQueue.removeFirst();
+                step = new ReloadStep(old, fresh);
+                if (!startFresh(fresh, "reload of worker " + old)) {
+                    step = null;
+                }
+                return;
+            }
+            Slot fresh = slots[step.fresh];
+            if (!step.leaving) {
+                if (!fresh.member) {
+                    System.err.println("m0serve: reload: the replacement at index " + step.fresh
+                            + " was given up; keeping worker " + step.old + " and stopping the reload");
+                    step = null;
+                    reloadQueue.clear();
+                    return;
+                }
+                if (!fresh.started) {
+                    return; // NS: the old one serves until the new one reads its channel
+                }
+                if (slots[step.old].pid > 0) {
+                    retire(step.old, "reload");
+                }
+                step.leaving = true;
+            }
+            if (slots[step.old].pid > 0) {
+                return; // one at a time: the next replacement waits for this leaver's exit
+            }
+            step = null;
+        }
+    }
+
+    private void queueReload() {
+        for (int i = 0; i < lines; i++) {
+            if (slots[i].member && slots[i].pid > 0) {
+                reloadQueue.addLast(i);
+            }
+        }
+        System.err.println("m0serve: SIGHUP: reloading " + reloadQueue.size() + " worker(s), one at a time");
+    }
+
+    /** A new worker at a free index (reload, SIGTTIN): a fresh budget. */
+    private boolean startFresh(int index, String why) {
+        Slot s = slots[index];
+        budget.reset(index);
+        s.member = true;
+        try {
+            spawn(index);
+        } catch (NativeException e) {
+            System.err.println("m0serve: " + why + ": cannot start a worker at index " + index + ": " + e.getMessage());
+            s.member = false;
+            return false;
+        }
+        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") starting");
+        return true;
+    }
+
+    /** Asks worker {@code index} to leave (the core's leave runs in it); its exit frees the index. */
+    private void retire(int index, String why) {
+        Slot s = slots[index];
+        s.member = false;
+        s.retiring = true;
+        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") leaving");
+        Processes.kill(s.pid, Processes.SIGTERM);
     }
 
     private void spawn(int index) {
-        WorkerSpec spec = new WorkerSpec(index, workers, (int) ProcessHandle.current().pid(),
+        WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
                 WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
                 config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis());
-        int[] inherit = new int[WorkerSpec.descriptorCount(workers)];
+        int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
         inherit[0] = listener;
-        inherit[1] = page.fd();
+        inherit[1] = shared.fd();
         inherit[2] = receiveFds[index];
-        System.arraycopy(sendFds, 0, inherit, 3, workers);
+        System.arraycopy(sendFds, 0, inherit, 3, lines);
         List<String> argv = new ArrayList<>(JavaCommand.workerPrefix());
         argv.add(Worker.class.getName());
         argv.addAll(spec.toArgs());
@@ -245,14 +516,15 @@ public final class Supervisor {
         Slot s = slots[index];
         s.pid = Spawn.spawn(argv, env, inherit);
         s.pidfd = Processes.pidfdOpen(s.pid);
-        s.startedAt = System.nanoTime();
-        s.gaveUp = false;
+        s.started = false;
+        s.startedAt = 0;
+        s.retiring = false;
         epoll.add(s.pidfd, Epoll.IN, index);
     }
 
     private int[] sendFdNumbers() {
-        int[] fds = new int[workers];
-        for (int i = 0; i < workers; i++) {
+        int[] fds = new int[lines];
+        for (int i = 0; i < lines; i++) {
             fds[i] = WorkerSpec.FIRST_SEND_FD + i;
         }
         return fds;

@@ -6,12 +6,15 @@ import m0.server.http.HttpSession;
 final class Connection {
 
     final int fd;
+    /** The peer sockaddr, for a hand-over while leaving; null without sharing. */
+    final byte[] peer;
     HttpSession session;
     /** EPOLLOUT is registered: a write would block and output is waiting. */
     boolean writing;
     boolean closed;
 
-    Connection(int fd) {
+    Connection(int fd, byte[] peer) {
         this.fd = fd;
+        this.peer = peer;
     }
 }

@@ -9,6 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
+import m0.core.HandOff;
+import m0.core.Page;
+import m0.core.PageLayout;
+import m0.core.Siblings;
 import m0.server.http.App;
 import m0.server.http.AppContext;
 import m0.server.http.Apps;
@@ -36,8 +40,12 @@ import m0.server.share.SocketChannels;
  * {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
  * the channel is drained with {@code receive()} to null; accepted and received connections
  * enter through the same tail ({@link #admit}). SIGTERM (or the supervisor's death) runs
- * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, closes idle
- * connections and exits 0.
+ * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, hands its idle
+ * connections to a live sibling (closes them when none is live) and exits 0.
+ *
+ * <p>Test hooks (environment): {@code M0_TEST_ARM_GAP_MS} holds the worker between bind and
+ * start (only index {@code M0_TEST_ARM_GAP_INDEX} when set); {@code M0_TEST_DIE_AT_START_INDEX}
+ * makes that index exit 1 right after start (a respawn storm).
  */
 public final class Worker {
 
@@ -60,7 +68,10 @@ public final class Worker {
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
 
     private final WorkerSpec spec;
+    private final Page page;
     private final AcceptShare<Accepted> share;
+    /** A leaver's hand-over of its idle connections to a live sibling (the core's forward). */
+    private final HandOff<Accepted> handOver;
     private final Epoll epoll = new Epoll(MAX_EVENTS);
     private final EventFd wake = new EventFd();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -84,16 +95,30 @@ public final class Worker {
     private boolean draining;
     private long stopDeadline;
 
+    /** The index's stats words as the predecessors left them: this worker adds to them. */
+    private final long sentBase;
+    private final long receivedBase;
+    private final long forwardedBase;
+    private long shownSent;
+    private long shownReceived;
+    private long shownForwarded;
+    /** Idle connections handed to a sibling while leaving (published as forwarded). */
+    private long handedOver;
+
     Worker(WorkerSpec spec, App app) {
         this.spec = spec;
         this.app = app;
-        SharedPage page = SharedPage.adopt(spec.pageFd(), spec.workers());
-        int[] receiveFds = new int[spec.workers()];
+        this.page = SharedPage.adopt(spec.pageFd(), spec.lines()).page();
+        int[] receiveFds = new int[spec.lines()];
         java.util.Arrays.fill(receiveFds, -1);
         receiveFds[spec.index()] = spec.receiveFd();
         SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds);
-        this.share = new AcceptShare<>(page.page(), channels, System::nanoTime,
-                AcceptPolicy.named(spec.acceptPolicy()), spec.workers(), spec.index());
+        this.share = new AcceptShare<>(page, channels, System::nanoTime,
+                AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index());
+        this.handOver = new HandOff<>(page, channels, new Siblings(page, System::nanoTime, spec.lines()));
+        this.sentBase = page.getVolatile(PageLayout.sentWord(spec.index()));
+        this.receivedBase = page.getVolatile(PageLayout.receivedWord(spec.index()));
+        this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
         this.acceptor = new Acceptor(spec.listenFd());
         this.inView = in.buffer().duplicate();
         this.http = new HttpConfig(spec.maxHeaderBytes(), HttpConfig.defaults().maxBodyBytes(),
@@ -138,10 +163,17 @@ public final class Worker {
 
     int run() {
         share.bind(); // first act: NOT_STARTED until the loop below reads the channel
+        if (!share.sharing()) {
+            // Not for pick (nobody picks under race) but for the supervisor, which reads on the
+            // page when a worker has started (a reload waits for it; the respawn budget counts it).
+            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.NOT_STARTED);
+        }
         // Before the app's init, which may be slow: a SIGTERM from here on is a graceful stop.
         Signals.onSignal("TERM", this::requestStop);
         // The supervisor owns Ctrl-C: it turns INT into a TERM for each worker.
         Signals.onSignal("INT", () -> { });
+        // HUP is the supervisor's (a reload); a hang-up sent to the whole group must not kill us.
+        Signals.onSignal("HUP", () -> { });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
@@ -151,7 +183,15 @@ public final class Worker {
         epoll.add(spec.receiveFd(), Epoll.IN, CHANNEL);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         epoll.add(parentFd, Epoll.IN, PARENT);
+        holdBeforeStart();
         share.start();
+        if (!share.sharing()) {
+            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.PARKED);
+        }
+        if (Integer.toString(spec.index()).equals(System.getenv("M0_TEST_DIE_AT_START_INDEX"))) {
+            System.err.println("m0serve worker " + spec.index() + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
+            return 1;
+        }
         for (;;) { // one pass per wake-up; ends only through the graceful stop below
             int n = epoll.await(timeoutMillis());
             share.passStart();
@@ -169,6 +209,7 @@ public final class Worker {
                 stepStop(now);
             }
             share.passEnd(open);
+            publishStats();
             if (stopping && !draining && open == 0) {
                 break;
             }
@@ -182,6 +223,55 @@ public final class Worker {
     private void requestStop() {
         stopRequested = true;
         wake.signal();
+    }
+
+    /**
+     * M0_TEST_ARM_GAP_MS: stay NOT_STARTED for that long, as a worker whose app is slow to
+     * import would (the NS case: nothing may be handed to us meanwhile). Bounded; a SIGTERM
+     * ends the hold early.
+     */
+    private void holdBeforeStart() {
+        String gap = System.getenv("M0_TEST_ARM_GAP_MS");
+        String only = System.getenv("M0_TEST_ARM_GAP_INDEX");
+        if (gap == null || (only != null && !only.equals(Integer.toString(spec.index())))) {
+            return;
+        }
+        long ms = Long.parseLong(gap.trim());
+        System.err.println("m0serve worker " + spec.index() + ": M0_TEST_ARM_GAP_MS: holding " + ms + " ms before start");
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+        while (!stopRequested && System.nanoTime() - until < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /**
+     * The stats words of this index (sent, received, forwarded): the predecessors' totals plus
+     * ours, written only when one changed, so a pass without hand-offs costs three compares.
+     */
+    private void publishStats() {
+        if (!share.sharing()) {
+            return; // one worker, or the bare race: nothing to count
+        }
+        long sent = share.sentCount();
+        long received = share.receivedCount();
+        long forwarded = share.forwardedCount() + handedOver;
+        if (sent != shownSent) {
+            shownSent = sent;
+            page.setVolatile(PageLayout.sentWord(spec.index()), sentBase + sent);
+        }
+        if (received != shownReceived) {
+            shownReceived = received;
+            page.setVolatile(PageLayout.receivedWord(spec.index()), receivedBase + received);
+        }
+        if (forwarded != shownForwarded) {
+            shownForwarded = forwarded;
+            page.setVolatile(PageLayout.forwardedWord(spec.index()), forwardedBase + forwarded);
+        }
     }
 
     private int timeoutMillis() {
@@ -233,17 +323,22 @@ public final class Worker {
                 return;
             }
             // One worker, or the bare race: no allocation, no page access (sharing() is false).
-            if (share.sharing() && share.passOn(new Accepted(fd, acceptor.lastPeer()), open)) {
+            if (!share.sharing()) {
+                admit(fd, null, false);
+                continue;
+            }
+            Accepted a = new Accepted(fd, acceptor.lastPeer());
+            if (share.passOn(a, open)) {
                 continue; // a sibling's channel holds it now; our copy is closed
             }
-            admit(fd, false);
+            admit(fd, a.peer(), false);
         }
     }
 
     private void drainChannel() {
         Accepted c;
         while ((c = share.receive()) != null) {
-            admit(c.fd(), true);
+            admit(c.fd(), c.peer(), true);
         }
     }
 
@@ -251,7 +346,7 @@ public final class Worker {
      * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking, Nagle off,
      * registered, and an eager read (a fresh connection's request has often already arrived).
      */
-    private void admit(int fd, boolean received) {
+    private void admit(int fd, byte[] peer, boolean received) {
         long now = System.nanoTime();
         try {
             if (received) {
@@ -263,7 +358,7 @@ public final class Worker {
             Fds.close(fd); // reset before we could serve it
             return;
         }
-        Connection c = new Connection(fd);
+        Connection c = new Connection(fd, peer);
         c.session = new HttpSession(http, app, pool, () -> completed(c), now);
         if (fd >= byFd.length) {
             byFd = java.util.Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
@@ -368,8 +463,12 @@ public final class Worker {
             return;
         }
         watchWrites(c, false);
-        if (c.session.output() == null && (c.session.closeAfterFlush() || (stopping && c.session.idle()))) {
+        if (c.session.output() == null && c.session.closeAfterFlush()) {
             close(c);
+            return;
+        }
+        if (stopping && c.session.idle()) {
+            handOverOrClose(c);
             return;
         }
         long d = c.session.deadline();
@@ -435,21 +534,46 @@ public final class Worker {
         stopping = true;
         stopDeadline = now + TimeUnit.MILLISECONDS.toNanos(spec.graceMillis());
         share.leave(); // LEFT first: no sibling hands us anything from here on
+        if (!share.sharing()) {
+            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.LEFT); // for observers
+        }
         epoll.delete(spec.listenFd());
         Fds.close(spec.listenFd()); // the supervisor and the siblings keep the listener open
         draining = true;
         for (int fd = 0; fd <= maxFd; fd++) {
             Connection c = byFd[fd];
             if (c != null && c.session.idle()) {
-                close(c);
+                handOverOrClose(c);
             }
         }
+    }
+
+    /**
+     * An idle connection of a leaver (between requests, nothing buffered, nothing owed: all its
+     * state is in the kernel) goes to a live sibling, which admits it like a fresh accept; a
+     * reload or scale-down is then invisible to keep-alive clients, where a close would race
+     * with their next request. Closed when no sibling is live (the whole server is stopping).
+     */
+    private void handOverOrClose(Connection c) {
+        if (share.sharing() && !c.session.closeAfterFlush() && c.peer != null) {
+            // The queued message keeps the socket open after our close, and with it our epoll
+            // registration: remove it first, or a reused descriptor number could inherit it.
+            epoll.delete(c.fd);
+            if (handOver.forward(spec.index(), new Accepted(c.fd, c.peer)) >= 0) {
+                handedOver++;
+                c.closed = true; // the channel closed our copy
+                byFd[c.fd] = null;
+                open--;
+                return;
+            }
+        }
+        close(c);
     }
 
     private void stepStop(long now) {
         if (draining) {
             // Whatever a leaver receives goes to a live sibling; only what none takes is ours.
-            draining = share.leaveStep(c -> admit(c.fd(), true));
+            draining = share.leaveStep(c -> admit(c.fd(), c.peer(), true));
             if (!draining) {
                 epoll.delete(spec.receiveFd());
             }
@@ -457,7 +581,7 @@ public final class Worker {
         for (int fd = 0; fd <= maxFd; fd++) {
             Connection c = byFd[fd];
             if (c != null && c.session.idle() && c.session.output() == null) {
-                close(c);
+                handOverOrClose(c);
             }
         }
         if (now - stopDeadline >= 0) {

@@ -12,9 +12,10 @@ import java.util.Map;
  * {@code key=value} arguments. The supervisor writes it, the worker parses it; nobody types it.
  *
  * <p>Descriptors: 3 the listener, 4 the page's memfd, 5 this worker's channel receive end,
- * 6.. 6+workers-1 every worker's channel send end (index order).
+ * 6.. 6+lines-1 every index's channel send end (index order). {@code lines} is the page's line
+ * count: every index the supervisor may ever place a worker at, running or not (docs/adr/0006).
  */
-public record WorkerSpec(int index, int workers, int supervisorPid, int listenFd, int pageFd, int receiveFd,
+public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis) {
 
@@ -24,14 +25,14 @@ public record WorkerSpec(int index, int workers, int supervisorPid, int listenFd
     public static final int FIRST_SEND_FD = 6;
 
     /** The child's descriptor numbers, in {@code inherit} order: listener, page, receive end, send ends. */
-    public static int descriptorCount(int workers) {
-        return 3 + workers;
+    public static int descriptorCount(int lines) {
+        return 3 + lines;
     }
 
     public List<String> toArgs() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("index", Integer.toString(index));
-        m.put("workers", Integer.toString(workers));
+        m.put("lines", Integer.toString(lines));
         m.put("supervisor", Integer.toString(supervisorPid));
         m.put("listen-fd", Integer.toString(listenFd));
         m.put("page-fd", Integer.toString(pageFd));
@@ -63,7 +64,7 @@ public record WorkerSpec(int index, int workers, int supervisorPid, int listenFd
             m.put(a.substring(0, eq), a.substring(eq + 1));
         }
         int[] sends = Arrays.stream(get(m, "send-fds").split(",")).mapToInt(Integer::parseInt).toArray();
-        return new WorkerSpec(num(m, "index"), num(m, "workers"), num(m, "supervisor"), num(m, "listen-fd"),
+        return new WorkerSpec(num(m, "index"), num(m, "lines"), num(m, "supervisor"), num(m, "listen-fd"),
                 num(m, "page-fd"), num(m, "receive-fd"), sends, get(m, "app"), num(m, "blocking-threads"),
                 get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
                 Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")));

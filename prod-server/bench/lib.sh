@@ -1,0 +1,121 @@
+# Shared by the bench scripts: ports, starting and stopping the servers, readiness, CPU ticks.
+# Source it; it needs JAR, WORK and a cleanup trap in the caller (bench_cleanup does the stopping).
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+M0_JAVA=(java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx64m -XX:-UsePerfData)
+BENCH_PIDS=()
+
+# m0serve NAME PORT ARGS... : starts a supervisor; its pid in BENCH_PID_<NAME>
+m0serve_start() {
+  local name=$1 port=$2; shift 2
+  "${M0_JAVA[@]}" -jar "$JAR" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  local pid=$!
+  BENCH_PIDS+=("$pid")
+  printf -v "BENCH_PID_$name" '%s' "$pid"
+  for _ in $(seq 300); do
+    grep -q "listening on" "$WORK/$name.out" 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; return 1; }
+    sleep 0.1
+  done
+  # Every worker serving: its epoll set watches the listener (and under share, it has started).
+  "${M0_JAVA[@]}" -jar "$JAR" stats --pid "$pid" --wait-ready-ms 60000 >/dev/null
+}
+
+# nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path
+nginx_start() {
+  local name=$1 port=$2 workers=$3
+  mkdir -p "$WORK/$name"
+  cat >"$WORK/$name/nginx.conf" <<CONF
+worker_processes $workers;
+daemon off;
+pid $WORK/$name/nginx.pid;
+error_log $WORK/$name/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  server {
+    listen 127.0.0.1:$port backlog=4096;
+    location / { default_type text/plain; return 200 "\$pid\n"; }
+  }
+}
+CONF
+  "${NGINX:-/usr/sbin/nginx}" -p "$WORK/$name" -c "$WORK/$name/nginx.conf" &
+  local pid=$!
+  BENCH_PIDS+=("$pid")
+  printf -v "BENCH_PID_$name" '%s' "$pid"
+  wait_children "$pid" "$workers" && wait_http "$port"
+}
+
+# uvicorn NAME PORT WORKERS : bench/pid_app.py (Debian python3-uvicorn, /usr/bin/python3)
+uvicorn_start() {
+  local name=$1 port=$2 workers=$3
+  /usr/bin/python3 -m uvicorn --app-dir "$BENCH_DIR" pid_app:app --host 127.0.0.1 --port "$port" \
+    --workers "$workers" --lifespan off --no-access-log --log-level warning \
+    >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  local pid=$!
+  BENCH_PIDS+=("$pid")
+  printf -v "BENCH_PID_$name" '%s' "$pid"
+  wait_children "$pid" "$workers" && wait_http "$port"
+}
+
+# at least N children of PID (bounded)
+wait_children() {
+  for _ in $(seq 300); do
+    [ "$(pgrep -P "$1" | wc -l)" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+  echo "pid $1 has not started $2 workers" >&2; return 1
+}
+
+wait_http() {
+  for _ in $(seq 300); do
+    curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0
+    sleep 0.1
+  done
+  echo "nothing answers on port $1" >&2; return 1
+}
+
+# ticks (utime+stime) of a process and its children
+tree_ticks() {
+  local total=0 p
+  for p in "$1" $(pgrep -P "$1" || true); do
+    [ -r "/proc/$p/stat" ] || continue
+    total=$(( total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}') ))
+  done
+  echo "$total"
+}
+
+# SIGTERM (nginx: QUIT) every server started here, then SIGKILL what is left of each tree, by pid
+bench_cleanup() {
+  local p c
+  for p in "${BENCH_PIDS[@]}"; do
+    for c in $(pgrep -P "$p" || true); do kill -TERM "$c" 2>/dev/null || true; done
+    kill -TERM "$p" 2>/dev/null || true
+  done
+  sleep 2
+  for p in "${BENCH_PIDS[@]}"; do
+    for c in $(pgrep -P "$p" || true); do kill -KILL "$c" 2>/dev/null || true; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+}
+
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# wrk output (in a file) -> requests/s; p99 in ms (needs --latency); socket errors + non-2xx, summed
+wrk_rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
+wrk_p99_ms() {
+  awk '$1 == "99%" { v=$2; u=v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+    m = (u == "us") ? v/1000 : (u == "s") ? v*1000 : (u == "m") ? v*60000 : v; printf "%.2f", m }' "$1"
+}
+wrk_errors() {
+  awk '/Socket errors:/ { gsub(/,/, ""); n += $4 + $6 + $8 + $10 } /Non-2xx/ { n += $NF } END { print n + 0 }' "$1"
+}
+
+# connections established to PORT, counted per owning pid, largest first ("17/15"): who serves what
+conn_spread() {
+  ss -Htnp state established "( sport = :$1 )" 2>/dev/null \
+    | grep -o 'pid=[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
+}

@@ -1,0 +1,54 @@
+package m0.server.stats;
+
+import java.util.List;
+
+/**
+ * The shared page as an observer read it: every worker's line and the header's re-homed count.
+ *
+ * @param readAtNanos System.nanoTime when the read began (IN_PASS ages are measured from it)
+ */
+public record PageSnapshot(long pid, long readAtNanos, long rehomed, List<WorkerLine> workers) {
+
+    public PageSnapshot {
+        workers = List.copyOf(workers);
+    }
+
+    public WorkerLine worker(int index) {
+        return workers.get(index);
+    }
+
+    /** True when every index's loop has started: the page's own readiness signal (share only). */
+    public boolean allStarted() {
+        return workers.stream().allMatch(WorkerLine::started);
+    }
+
+    /** Nothing open and nothing in flight on any line: the state between two probe rounds. */
+    public boolean quiescent() {
+        return workers.stream().allMatch(w -> w.active() == 0 && w.pending() == 0 && w.taken() == 0);
+    }
+
+    public long totalActive() {
+        return workers.stream().mapToLong(WorkerLine::active).sum();
+    }
+
+    public long totalSent() {
+        return workers.stream().mapToLong(WorkerLine::sent).sum();
+    }
+
+    public long totalReceived() {
+        return workers.stream().mapToLong(WorkerLine::received).sum();
+    }
+
+    /** The table {@code m0serve stats} prints. */
+    public String format() {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("m0serve stats: pid %d, %d workers, re-homed %d%n", pid, workers.size(), rehomed));
+        out.append(String.format("%-6s %-16s %8s %8s %8s %10s %10s %10s%n",
+                "worker", "state", "active", "pending", "taken", "sent", "received", "forwarded"));
+        for (WorkerLine w : workers) {
+            out.append(String.format("%-6d %-16s %8d %8d %8d %10d %10d %10d%n", w.index(), w.stateLabel(readAtNanos),
+                    w.active(), w.pending(), w.taken(), w.sent(), w.received(), w.forwarded()));
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,98 @@
+package m0.server.stats;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code m0serve stats --pid P}: a running server's shared page, per worker, read-only and
+ * while it serves. Exit 0; 1 when the page cannot be found or read, or {@code --wait-ready-ms}
+ * runs out.
+ */
+@Command(name = "stats", mixinStandardHelpOptions = true,
+        description = "Print a running server's page per worker: state, active, pending, taken, "
+                + "sent, received, forwarded, and re-homed.")
+public final class StatsCommand implements Callable<Integer> {
+
+    @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")
+    long pid;
+
+    @Option(names = "--workers", defaultValue = "0",
+            description = "worker count; default: read from the supervisor's --workers")
+    int workers;
+
+    @Option(names = "--interval-ms", defaultValue = "0",
+            description = "print again every MS milliseconds (default: once)")
+    long intervalMillis;
+
+    @Option(names = "--count", defaultValue = "0",
+            description = "with --interval-ms: how many tables (default: until interrupted)")
+    long count;
+
+    @Option(names = "--wait-ready-ms", defaultValue = "0",
+            description = "first wait up to MS ms until every worker serves (its epoll set watches the "
+                    + "listener and, under share, its state has left NOT_STARTED); exit 1 if not")
+    long waitReadyMillis;
+
+    @Option(names = "--passes-ms", defaultValue = "0",
+            description = "then sample the page for MS ms and print each worker's longest pass "
+                    + "(* past the 2 ms after which pick skips a worker)")
+    long passesMillis;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        SupervisorPage page;
+        try {
+            page = SupervisorPage.open(pid, workers);
+        } catch (IOException | RuntimeException e) {
+            err.println("m0serve stats: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        if (waitReadyMillis > 0) {
+            long start = System.nanoTime();
+            long deadline = start + TimeUnit.MILLISECONDS.toNanos(waitReadyMillis);
+            while (!WorkerProcesses.allReady(page)) {
+                if (System.nanoTime() - deadline >= 0) {
+                    err.println("m0serve stats: not every worker of pid " + pid + " is serving after "
+                            + waitReadyMillis + " ms");
+                    err.print(page.read().format());
+                    err.flush();
+                    return 1;
+                }
+                Thread.sleep(10); // polling a condition, bounded by the deadline
+            }
+            out.printf("ready after %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        for (long k = 0; count <= 0 || k < count; k++) {
+            if (k > 0) {
+                Thread.sleep(intervalMillis);
+            }
+            out.print(page.read().format());
+            out.flush();
+            if (intervalMillis <= 0) {
+                break;
+            }
+        }
+        if (passesMillis > 0) {
+            PassWatch passes = new PassWatch(page, page.workers());
+            out.println("sampling passes for " + passesMillis + " ms");
+            out.flush();
+            Thread.sleep(passesMillis); // the sampling window itself
+            passes.close();
+            out.println("longest pass ms over " + passesMillis + " ms: " + passes.longestPasses());
+            out.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,152 @@
+package m0.server.stats;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import m0.core.ByteBufferPage;
+import m0.core.Page;
+import m0.core.PageLayout;
+
+/**
+ * A running server's shared page, mapped READ-ONLY by another process: the memfd is found
+ * among {@code /proc/<pid>/fd} by the name the supervisor gave it ({@code memfd:m0-page}) and
+ * opened afresh through that link. Works with a supervisor's pid or a worker's (both hold it).
+ * Needs the right to read the process's descriptors (same user, or root).
+ *
+ * <p>Reads are volatile loads through the core's {@link ByteBufferPage}; a read-only buffer
+ * refuses every write, so an observer can never disturb the protocol.
+ */
+public final class SupervisorPage {
+
+    /** The link name of the memfd SharedPage creates ({@code memfd_create("m0-page")}). */
+    static final String MEMFD_LINK = "/memfd:" + m0.server.share.SharedPage.NAME;
+
+    private final long pid;
+    /** Lines the page has (its size says: the supervisor may keep spare lines for replacements). */
+    private final int lines;
+    /** Lines always shown: the supervisor's --workers, or what the caller asked for. */
+    private final int declared;
+    private final Page page;
+
+    private SupervisorPage(long pid, int lines, int declared, Page page) {
+        this.pid = pid;
+        this.lines = lines;
+        this.declared = declared;
+        this.page = page;
+    }
+
+    /**
+     * Maps the page of process {@code pid}, all of it, read-only.
+     *
+     * @param workers lines to show at least, or 0 for the supervisor's {@code --workers}
+     * @throws IOException when the process has no m0 page or it cannot be read
+     */
+    public static SupervisorPage open(long pid, int workers) throws IOException {
+        Path fd = findPageFd(pid);
+        try (FileChannel ch = FileChannel.open(fd, StandardOpenOption.READ)) {
+            long bytes = ch.size();
+            long words = bytes / 8;
+            if (words < PageLayout.slots(1)) {
+                throw new IOException("the page of pid " + pid + " holds only " + bytes + " bytes");
+            }
+            int lines = (int) Math.min(PageLayout.MAX_WORKERS, (words - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS);
+            int declared = Math.min(lines, workers > 0 ? workers : workersFromCommandLine(pid));
+            MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8L * PageLayout.slots(lines));
+            return new SupervisorPage(pid, lines, declared, new ByteBufferPage(buffer, 0, PageLayout.slots(lines)));
+        }
+    }
+
+    /** {@code /proc/<pid>/fd/<n>} whose link names the m0 page's memfd. */
+    static Path findPageFd(long pid) throws IOException {
+        Path dir = Path.of("/proc", Long.toString(pid), "fd");
+        if (!Files.isDirectory(dir)) {
+            throw new IOException("no process " + pid);
+        }
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(dir)) {
+            for (Path fd : fds) {
+                String link;
+                try {
+                    link = Files.readSymbolicLink(fd).toString();
+                } catch (IOException e) {
+                    continue; // closed while we listed
+                }
+                // "/memfd:m0-page (deleted)": a memfd never has a path, so it always reads deleted.
+                if (link.startsWith(MEMFD_LINK)) {
+                    return fd;
+                }
+            }
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IOException("not allowed to read the descriptors of pid " + pid + " (another user?)", e);
+        }
+        throw new IOException("pid " + pid + " holds no " + MEMFD_LINK + " (is it an m0serve supervisor or worker?)");
+    }
+
+    /** The {@code --workers N} (or {@code --workers=N}) of a supervisor's command line; 1 without it. */
+    static int workersFromCommandLine(long pid) throws IOException {
+        byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+        List<String> all = List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
+        try {
+            for (int i = 0; i < all.size(); i++) {
+                String a = all.get(i);
+                if (a.equals("--workers") && i + 1 < all.size()) {
+                    return Integer.parseInt(all.get(i + 1));
+                }
+                if (a.startsWith("--workers=")) {
+                    return Integer.parseInt(a.substring("--workers=".length()));
+                }
+            }
+        } catch (NumberFormatException e) {
+            throw new IOException("pid " + pid + ": unreadable --workers in its command line", e);
+        }
+        return 1; // the default, or a worker's pid: lines in use show up by themselves
+    }
+
+    public long pid() {
+        return pid;
+    }
+
+    /** Lines always shown: the supervisor's worker count (indices 0..workers-1). */
+    public int workers() {
+        return declared;
+    }
+
+    /** Lines the page has, in use or spare. */
+    public int lines() {
+        return lines;
+    }
+
+    /** Reads every line now (one volatile load per word). */
+    public PageSnapshot read() {
+        long now = System.nanoTime();
+        // Spare lines (a reload's replacements, SIGTTIN) show once anything was written to them.
+        int shown = declared;
+        for (int i = lines - 1; i >= declared; i--) {
+            if (page.getVolatile(PageLayout.stateWord(i)) != PageLayout.NOT_STARTED
+                    || page.getVolatile(PageLayout.pendingWord(i)) != 0
+                    || page.getVolatile(PageLayout.sentWord(i)) != 0
+                    || page.getVolatile(PageLayout.receivedWord(i)) != 0) {
+                shown = i + 1;
+                break;
+            }
+        }
+        List<WorkerLine> out = new ArrayList<>(shown);
+        for (int i = 0; i < shown; i++) {
+            out.add(new WorkerLine(i,
+                    page.getVolatile(PageLayout.stateWord(i)),
+                    page.getVolatile(PageLayout.activeWord(i)),
+                    page.getVolatile(PageLayout.pendingWord(i)),
+                    page.getVolatile(PageLayout.takenWord(i)),
+                    page.getVolatile(PageLayout.sentWord(i)),
+                    page.getVolatile(PageLayout.receivedWord(i)),
+                    page.getVolatile(PageLayout.forwardedWord(i))));
+        }
+        return new PageSnapshot(pid, now, page.getVolatile(PageLayout.REHOMED_WORD), out);
+    }
+}
