@@ -342,16 +342,7 @@ final class World {
     }
 
     static String stateName(long state) {
-        if (state == NOT_STARTED) {
-            return "NOT_STARTED";
-        }
-        if (state == LEFT) {
-            return "LEFT";
-        }
-        if (state == PARKED) {
-            return "PARKED";
-        }
-        return state > 0 ? "PASS@" + state : String.valueOf(state);
+        return PageLayout.stateName(state);
     }
 
     // ---------------------------------------------------------------- port accesses
