@@ -55,6 +55,8 @@ public final class Supervisor {
 
     private final ServerConfig config;
     private final PrintStream out;
+    /** The "ready" line was printed: every first-generation worker has started. */
+    private boolean announcedReady;
     /** Lines on the page (worker indices), running or not: 2N + 1. */
     private final int lines;
     /** Most workers SIGTTIN may bring up: every line but the reload's spare. */
@@ -277,6 +279,7 @@ public final class Supervisor {
 
     /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
     private void observeStarts(long now) {
+        boolean allStarted = true;
         for (int i = 0; i < lines; i++) {
             Slot s = slots[i];
             if (s.pid > 0 && !s.started) {
@@ -284,8 +287,17 @@ public final class Supervisor {
                 if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
                     s.started = true;
                     s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
+                } else {
+                    allStarted = false;
                 }
             }
+        }
+        if (allStarted && !announcedReady) {
+            // "listening" is printed once the port is bound; a connection made before a worker has
+            // started is served, but not shared with that worker (NS). Say when all are in.
+            announcedReady = true;
+            out.printf("m0serve: ready: %d worker(s) started%n", running());
+            out.flush();
         }
     }
 

@@ -61,14 +61,15 @@ class LifecycleIntegrationTest {
     @Test
     void twoWorkersServeFromTwoPids() throws Exception {
         ServerProcess s = start("--workers", "2");
-        // Both loops started (their lines read PARKED): on a loaded machine the second JVM can
-        // take longer than the 200 connections below, which would all go to the first.
+        // Both loops started: on a loaded machine the second JVM can take longer than the 200
+        // connections below, which would all go to the first. The supervisor says so once it has
+        // read both starts on the page; check the page agrees at that moment.
+        assertEquals("m0serve: ready: 2 worker(s) started", s.awaitReady(40));
         m0.core.Page page = m0.server.share.SharedPage.attach(s.pid()).page();
-        long ready = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-        while (page.getVolatile(m0.core.PageLayout.stateWord(0)) != m0.core.PageLayout.PARKED
-                || page.getVolatile(m0.core.PageLayout.stateWord(1)) != m0.core.PageLayout.PARKED) {
-            assertTrue(System.nanoTime() < ready, "both workers started");
-            Thread.sleep(5); // polling a condition, bounded by the deadline
+        for (int i = 0; i < 2; i++) {
+            long state = page.getVolatile(m0.core.PageLayout.stateWord(i));
+            assertTrue(state == m0.core.PageLayout.PARKED || m0.core.PageLayout.inPass(state),
+                    "worker " + i + " started when ready was printed: " + m0.core.PageLayout.stateName(state));
         }
         Map<String, String> indexByPid = new HashMap<>();
         // Connections stay open, so the least-loaded pick moves to the other worker once it has

@@ -29,6 +29,7 @@ final class ServerProcess implements AutoCloseable {
     /** The supervisor's "listening on" line. */
     final String banner;
     private final Path stderr;
+    private CompletableFuture<String> ready;
 
     private ServerProcess(Process process, String banner, Path stderr) {
         this.process = process;
@@ -94,23 +95,37 @@ final class ServerProcess implements AutoCloseable {
             kill(p);
             throw new IllegalStateException("m0serve did not report its port; stderr: " + Files.readString(err));
         }
-        // Keep draining stdout so the child never blocks on a full pipe.
+        // Keep draining stdout so the child never blocks on a full pipe; note the ready line.
+        CompletableFuture<String> ready = new CompletableFuture<>();
         Thread drain = new Thread(() -> {
             try {
-                while (out.readLine() != null) {
-                    // discard
+                for (String line; (line = out.readLine()) != null; ) {
+                    if (line.contains("m0serve: ready:")) {
+                        ready.complete(line);
+                    }
                 }
             } catch (IOException ignored) {
                 // the process is gone
             }
+            ready.complete(null);
         }, "m0serve-stdout");
         drain.setDaemon(true);
         drain.start();
-        return new ServerProcess(p, banner, err);
+        ServerProcess server = new ServerProcess(p, banner, err);
+        server.ready = ready;
+        return server;
     }
 
     long pid() {
         return process.pid();
+    }
+
+    /**
+     * The supervisor's "ready: N worker(s) started" line, printed once every first worker has
+     * written its start to the page; null if stdout closed first.
+     */
+    String awaitReady(long seconds) throws Exception {
+        return ready.get(seconds, TimeUnit.SECONDS);
     }
 
     String stderr() throws IOException {
