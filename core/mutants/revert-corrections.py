@@ -24,7 +24,7 @@ MUTANTS = {
         ("return inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;", "return false;"),
     ]),
     "B25-leaver (LEFT stored after the drain's first receive)": ("AcceptShare.java", [
-        ("        page.setVolatile(stateWord, PageLayout.LEFT);\n        leaveDeadline", "        leaveDeadline"),
+        ("        page.setVolatile(stateWord, PageLayout.LEFT);\n        if (sharing) {", "        if (sharing) {"),
         ("        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        retire();",
          "        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        page.setVolatile(stateWord, PageLayout.LEFT);\n        retire();"),
     ]),

@@ -15,7 +15,9 @@ import java.util.function.Consumer;
  * steps the caller drives, with its deadline read from the {@link Clock} port. Not
  * thread-safe: one instance per worker, called from that worker's loop.
  *
- * <p>With one worker or the bare race every entry point is one boolean check.
+ * <p>With one worker or the bare race every per-pass and per-accept entry point is one boolean
+ * check. The lifecycle ones (bind, start, leave: once per life) still publish the state word,
+ * so that the supervisor sees a worker start and leave whatever the policy.
  */
 public final class AcceptShare<C> {
 
@@ -90,9 +92,6 @@ public final class AcceptShare<C> {
      * {@code taken} as the predecessor left them (start settles them).
      */
     public void bind() {
-        if (!sharing) {
-            return;
-        }
         // NS: until start, nothing reads this channel; pick must skip us, not read us as idle.
         page.setVolatile(stateWord, PageLayout.NOT_STARTED);
     }
@@ -103,6 +102,7 @@ public final class AcceptShare<C> {
      */
     public void start() {
         if (!sharing) {
+            page.setVolatile(stateWord, PageLayout.PARKED); // nothing was ever passed to us
             return;
         }
         // TAKEN: a predecessor that died between taking and retiring left taken > 0, and
@@ -228,13 +228,12 @@ public final class AcceptShare<C> {
             return;
         }
         left = true;
-        if (!sharing) {
-            return;
-        }
         // B25, leaver side: LEFT is stored FIRST, before any receive of the drain, so that a
         // sender either reads LEFT after its raise or its raise is seen by our drain condition.
         page.setVolatile(stateWord, PageLayout.LEFT);
-        leaveDeadline = clock.nanoTime() + leaveDrainNanos;
+        if (sharing) {
+            leaveDeadline = clock.nanoTime() + leaveDrainNanos;
+        }
     }
 
     /**
@@ -259,6 +258,25 @@ public final class AcceptShare<C> {
         retire();
         long inFlight = page.getVolatile(pendingWord) - page.getVolatile(takenWord);
         return inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
+    }
+
+    /**
+     * After {@link #leave()}: pass one of this worker's own idle connections (between requests,
+     * nothing buffered, nothing owed: all its state is in the kernel) to a live sibling, which
+     * admits it like a fresh accept. A reload or scale-down is then invisible to keep-alive
+     * clients, where a close would race with their next request.
+     *
+     * @return true when a sibling took it; false: no live sibling would, close it
+     */
+    public boolean handOver(C connection) {
+        if (!sharing || !left) {
+            return false;
+        }
+        if (handOff.forward(self, connection) >= 0) {
+            forwarded++;
+            return true;
+        }
+        return false;
     }
 
     public boolean left() {
@@ -287,7 +305,7 @@ public final class AcceptShare<C> {
         return receivedTotal;
     }
 
-    /** Connections this worker, leaving, forwarded to a sibling. */
+    /** Connections this worker, leaving, forwarded or handed over to a sibling. */
     public long forwardedCount() {
         return forwarded;
     }

@@ -99,6 +99,21 @@ class LeaveTest {
     }
 
     @Test
+    void aLeaverHandsItsIdleConnectionsToALiveSiblingOrBackToBeClosed() {
+        Fixture f = new Fixture(3).started();
+        assertFalse(f.w(2).handOver("idle"), "only a leaver hands its connections over");
+        f.w(2).leave();
+        assertTrue(f.w(2).handOver("idle"));
+        assertEquals(1, f.channel.queued(0) + f.channel.queued(1), "a live sibling has it");
+        assertEquals(1, f.pending(0) + f.pending(1), "raised like any hand-off");
+        assertEquals(0, f.pending(2), "never raised against the leaver");
+        assertEquals(1, f.w(2).forwardedCount());
+        f.w(0).leave();
+        f.w(1).leave();
+        assertFalse(f.w(2).handOver("last"), "no live sibling: the caller closes it");
+    }
+
+    @Test
     void aLiveWorkerReceivesForItselfAndForwardsNothing() {
         Fixture f = new Fixture(2).started();
         f.w(0).sendWith(1, "c");

@@ -9,10 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
-import m0.core.HandOff;
 import m0.core.Page;
 import m0.core.PageLayout;
-import m0.core.Siblings;
 import m0.server.http.App;
 import m0.server.http.AppContext;
 import m0.server.http.Apps;
@@ -71,7 +69,6 @@ public final class Worker {
     private final Page page;
     private final AcceptShare<Accepted> share;
     /** A leaver's hand-over of its idle connections to a live sibling (the core's forward). */
-    private final HandOff<Accepted> handOver;
     private final Epoll epoll = new Epoll(MAX_EVENTS);
     private final EventFd wake = new EventFd();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -102,8 +99,6 @@ public final class Worker {
     private long shownSent;
     private long shownReceived;
     private long shownForwarded;
-    /** Idle connections handed to a sibling while leaving (published as forwarded). */
-    private long handedOver;
 
     Worker(WorkerSpec spec, App app) {
         this.spec = spec;
@@ -115,7 +110,6 @@ public final class Worker {
         SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds);
         this.share = new AcceptShare<>(page, channels, System::nanoTime,
                 AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index());
-        this.handOver = new HandOff<>(page, channels, new Siblings(page, System::nanoTime, spec.lines()));
         this.sentBase = page.getVolatile(PageLayout.sentWord(spec.index()));
         this.receivedBase = page.getVolatile(PageLayout.receivedWord(spec.index()));
         this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
@@ -162,12 +156,9 @@ public final class Worker {
     }
 
     int run() {
-        share.bind(); // first act: NOT_STARTED until the loop below reads the channel
-        if (!share.sharing()) {
-            // Not for pick (nobody picks under race) but for the supervisor, which reads on the
-            // page when a worker has started (a reload waits for it; the respawn budget counts it).
-            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.NOT_STARTED);
-        }
+        // First act: NOT_STARTED until the loop below reads the channel. Under race too: the
+        // supervisor reads starts off the page (a reload waits for one; the budget counts it).
+        share.bind();
         // Before the app's init, which may be slow: a SIGTERM from here on is a graceful stop.
         Signals.onSignal("TERM", this::requestStop);
         // The supervisor owns Ctrl-C: it turns INT into a TERM for each worker.
@@ -185,9 +176,6 @@ public final class Worker {
         epoll.add(parentFd, Epoll.IN, PARENT);
         holdBeforeStart();
         share.start();
-        if (!share.sharing()) {
-            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.PARKED);
-        }
         if (Integer.toString(spec.index()).equals(System.getenv("M0_TEST_DIE_AT_START_INDEX"))) {
             System.err.println("m0serve worker " + spec.index() + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
             return 1;
@@ -259,7 +247,7 @@ public final class Worker {
         }
         long sent = share.sentCount();
         long received = share.receivedCount();
-        long forwarded = share.forwardedCount() + handedOver;
+        long forwarded = share.forwardedCount();
         if (sent != shownSent) {
             shownSent = sent;
             page.setVolatile(PageLayout.sentWord(spec.index()), sentBase + sent);
@@ -534,9 +522,6 @@ public final class Worker {
         stopping = true;
         stopDeadline = now + TimeUnit.MILLISECONDS.toNanos(spec.graceMillis());
         share.leave(); // LEFT first: no sibling hands us anything from here on
-        if (!share.sharing()) {
-            page.setVolatile(PageLayout.stateWord(spec.index()), PageLayout.LEFT); // for observers
-        }
         epoll.delete(spec.listenFd());
         Fds.close(spec.listenFd()); // the supervisor and the siblings keep the listener open
         draining = true;
@@ -549,18 +534,15 @@ public final class Worker {
     }
 
     /**
-     * An idle connection of a leaver (between requests, nothing buffered, nothing owed: all its
-     * state is in the kernel) goes to a live sibling, which admits it like a fresh accept; a
-     * reload or scale-down is then invisible to keep-alive clients, where a close would race
-     * with their next request. Closed when no sibling is live (the whole server is stopping).
+     * An idle connection of a leaver goes to a live sibling through the core's handOver (see
+     * there why); closed when no sibling is live (the whole server is stopping).
      */
     private void handOverOrClose(Connection c) {
         if (share.sharing() && !c.session.closeAfterFlush() && c.peer != null) {
             // The queued message keeps the socket open after our close, and with it our epoll
             // registration: remove it first, or a reused descriptor number could inherit it.
             epoll.delete(c.fd);
-            if (handOver.forward(spec.index(), new Accepted(c.fd, c.peer)) >= 0) {
-                handedOver++;
+            if (share.handOver(new Accepted(c.fd, c.peer))) {
                 c.closed = true; // the channel closed our copy
                 byFd[c.fd] = null;
                 open--;
