@@ -13,6 +13,8 @@ final class Carrier extends Thread {
     private static int created;
 
     private volatile Actor assigned;
+    /** The actor whose body this thread runs now (read only on this thread). */
+    private Actor carrying;
 
     private Carrier(int n) {
         super("sim-carrier-" + n);
@@ -33,6 +35,10 @@ final class Carrier extends Thread {
         LockSupport.unpark(c);
     }
 
+    Actor carrying() {
+        return carrying;
+    }
+
     @Override
     public void run() {
         for (;;) {
@@ -41,7 +47,12 @@ final class Carrier extends Thread {
                 LockSupport.park(this);
             }
             assigned = null;
-            a.sim.runActor(a);
+            carrying = a;
+            try {
+                a.sim.runActor(a);
+            } finally {
+                carrying = null;
+            }
             synchronized (POOL) {
                 POOL.addFirst(this);
             }

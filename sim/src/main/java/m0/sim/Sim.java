@@ -63,6 +63,14 @@ public final class Sim {
     boolean stopping;
 
     // ---- the scheduler
+    //
+    // The turn: exactly one thread may change the world or the scheduler at a time, the one
+    // whose actor the baton names (the controller before the first hand and after `finished`).
+    // A turn ends with ONE release write, and nothing the releasing thread does after it may
+    // write scheduler state: `baton = next` (hand), or `finished = true` after `baton = null`
+    // (finish). Reads, unparks and the releasing actor's own `exited` flag are all it may
+    // still touch. A carrier whose actor has lost its turn (killed, or the run ended) unwinds
+    // at its next port access (me()). docs/adr/0008 has the hang this rule closes.
     final List<Actor> actors = new ArrayList<>();
     private final Actor setupActor;
     private boolean ended;
@@ -222,6 +230,7 @@ public final class Sim {
         for (Actor a : actors) {
             if (!a.exited) {
                 baton = a;
+                endGap();
                 LockSupport.unpark(a.thread);
                 while (!a.exited) {
                     LockSupport.park(this);
@@ -267,10 +276,38 @@ public final class Sim {
         }
     }
 
+    /**
+     * Ends the run: nobody holds the baton, then the controller may look.
+     *
+     * <p>The order is the whole point. {@code finished} releases the controller into the abort
+     * loop below, which hands the baton to each actor still parked and waits for it to exit. Were
+     * {@code finished} written first, the controller could hand the baton to a parked actor in
+     * the gap and this thread's {@code baton = null} would then wipe that hand-off: the actor
+     * parks again waiting for a turn nobody will give it, and the controller waits for its exit
+     * for ever (docs/adr/0008). After {@code finished} this thread writes no scheduler state.
+     */
     private void finish() {
-        finished = true;
         baton = null;
+        endGap();
+        finished = true;
         LockSupport.unpark(controller);
+    }
+
+    /**
+     * Test seam ({@code SchedulerHangTest}): a busy wait at the end-of-run transitions (between
+     * finish's two writes, and in the abort loop between a hand and its wake-up), widening the
+     * windows that the hand-off must not depend on. Zero, and one volatile read, otherwise.
+     */
+    static volatile long endGapNanos;
+
+    private static void endGap() {
+        long g = endGapNanos;
+        if (g > 0) {
+            long end = System.nanoTime() + g;
+            while (System.nanoTime() - end < 0) {
+                Thread.onSpinWait();
+            }
+        }
     }
 
     private void hand(Actor next) {
@@ -294,13 +331,27 @@ public final class Sim {
 
     /** A scheduling point: {@code me} announces its next access and waits to be chosen. */
     void point(Actor me, long reads, long writes) {
+        unlessEnding(me);
         me.reads = reads;
         me.writes = writes | Footprint.bit(Footprint.proc(me.id));
         me.state = Actor.READY;
         yieldFrom(me);
     }
 
+    /**
+     * A run that is ending takes no more steps: an actor that reaches a point after a violation
+     * set {@code aborting} ends the run itself (it holds the baton) and unwinds, instead of
+     * asking for a turn the controller would have to hand back only to kill it.
+     */
+    private void unlessEnding(Actor me) {
+        if (aborting && baton == me) {
+            finish();
+            throw new Killed();
+        }
+    }
+
     private void yieldFrom(Actor me) {
+        unlessEnding(me);
         Actor next = decide(me);
         if (next == me) {
             me.state = Actor.RUNNING;
@@ -435,8 +486,18 @@ public final class Sim {
         }
     }
 
+    /**
+     * The actor making the current access. A carrier thread whose actor does not hold the baton
+     * is unwinding a kill or the end of the run: a killed process runs none of its code, so any
+     * port it touches on the way out (a {@code finally} in the core) unwinds it further rather
+     * than acting, or being traced, as whoever holds the baton now.
+     */
     Actor me() {
         Actor a = baton;
+        Thread t = Thread.currentThread();
+        if (running && t instanceof Carrier && ((Carrier) t).carrying() != a) {
+            throw new Killed();
+        }
         return a == null || !running ? (ended ? oracle : setupActor) : a;
     }
 

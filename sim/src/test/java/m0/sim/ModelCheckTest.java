@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code mvn test -P model-check}: every scenario exhaustively under the real core and under
@@ -35,6 +37,7 @@ class ModelCheckTest {
     static final long RANDOM_SEEDS = 3000;
 
     @Test
+    @Timeout(value = 15, unit = TimeUnit.MINUTES)
     void everyScenarioEveryInterleavingAndAFixedRandomCampaign() {
         List<String> rows = new ArrayList<>();
         List<String> failures = new ArrayList<>();
