@@ -15,6 +15,8 @@ public final class Campaign {
         public long failures;
         public long nanos;
         public long firstFailingSeed = -1;
+        /** The first failure, shrunk (when the campaign prints), or null. */
+        public Shrinker.Outcome shrunk;
 
         public double stepsPerSecond() {
             return steps / (nanos / 1e9);
@@ -49,10 +51,23 @@ public final class Campaign {
                     out.println("FAIL seed " + seed + ": " + r.violations);
                     out.println("replay: replay-seed " + seed + "   (schedule " + r.schedule.length() + " chars)");
                     out.print(r.trace());
+                    if (s.shrunk == null) {
+                        s.shrunk = shrink(protocol, r);
+                        out.println(s.shrunk);
+                        out.print(s.shrunk.result.trace());
+                    }
                 }
             }
         }
         s.nanos = System.nanoTime() - t0;
         return s;
     }
+
+    /** A failing random run reduced to a small schedule breaking its first rule (see {@link Shrinker}). */
+    public static Shrinker.Outcome shrink(Protocol protocol, Sim.Result failing) {
+        return Shrinker.shrink(src -> RandomWorld.build(protocol, src, true), failing.schedule,
+                failing.violations.get(0).rule, SHRINK_BUDGET);
+    }
+
+    static final int SHRINK_BUDGET = 3000;
 }

@@ -11,6 +11,8 @@ import java.util.List;
  *   random --seeds N [--from S]       a random campaign over seeds S..S+N-1
  *   random --seconds T [--from S]     a random campaign for T seconds of wall time
  *   replay-seed SEED [--full]         one random run, its trace
+ *   shrink-seed SEED                  a failing random run reduced to a small schedule, its trace
+ *   replay-random SCHEDULE            one random-world run from its schedule string
  *   replay SCENARIO SCHEDULE          one exhaustive scenario run from its schedule string
  * </pre>
  */
@@ -38,6 +40,12 @@ public final class Main {
             case "replay":
                 code = replay(args);
                 break;
+            case "replay-random":
+                code = replayRandom(args);
+                break;
+            case "shrink-seed":
+                code = shrinkSeed(args);
+                break;
             default:
                 usage();
                 code = 2;
@@ -47,7 +55,7 @@ public final class Main {
 
     private static void usage() {
         System.out.println("usage: exhaustive [SCENARIO...] | random (--seeds N | --seconds T) [--from S]"
-                + " | replay-seed SEED [--full] | replay SCENARIO SCHEDULE");
+                + " | replay-seed SEED [--full] | shrink-seed SEED | replay-random SCHEDULE | replay SCENARIO SCHEDULE");
         System.out.println("scenarios: " + Scenarios.ALL);
     }
 
@@ -104,6 +112,27 @@ public final class Main {
         System.out.println("seed " + seed + ": " + r.steps + " steps, trace hash " + Long.toHexString(r.traceHash)
                 + ", " + (r.ok() ? "ok" : r.violations));
         System.out.println("schedule: " + r.schedule);
+        return r.ok() ? 0 : 1;
+    }
+
+    private static int shrinkSeed(String[] args) {
+        long seed = Long.parseLong(args[1]);
+        Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
+        if (r.ok()) {
+            System.out.println("seed " + seed + " breaks no rule: nothing to shrink");
+            return 0;
+        }
+        Shrinker.Outcome o = Campaign.shrink(Protocol.core(), r);
+        System.out.print(o.result.trace());
+        System.out.println("seed " + seed + ": " + r.violations.get(0).rule + "; " + o);
+        System.out.println("replay it: replay-random " + o.schedule);
+        return 1;
+    }
+
+    private static int replayRandom(String[] args) {
+        Sim.Result r = RandomWorld.build(Protocol.core(), new ReplayChoices(args.length > 1 ? args[1] : ""), true).run();
+        System.out.print(r.trace());
+        System.out.println(r.ok() ? "ok" : r.violations.toString());
         return r.ok() ? 0 : 1;
     }
 

@@ -1,5 +1,10 @@
 package m0.sim;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
 /**
  * Replay: answers read back from a schedule string the {@link Sim} recorded. Grammar: one
  * token per answer that had a choice (n > 1): a base-36 digit, or {@code (decimal)} when it
@@ -11,9 +16,59 @@ public final class ReplayChoices implements ChoiceSource {
 
     private final String schedule;
     private int at;
+    /** Shrinking's reading: choices clamped to range, faults fired by question number wherever they stand. */
+    private final boolean lenient;
+    private final Set<String> faults = new HashSet<>();
 
     public ReplayChoices(String schedule) {
-        this.schedule = schedule.replaceAll("\\s", "");
+        this(schedule, false);
+    }
+
+    private ReplayChoices(String schedule, boolean lenient) {
+        String s = schedule.replaceAll("\\s", "");
+        this.lenient = lenient;
+        if (lenient) {
+            StringBuilder choices = new StringBuilder();
+            for (String t : tokens(s)) {
+                if (isFault(t)) {
+                    faults.add(t);
+                } else {
+                    choices.append(t);
+                }
+            }
+            s = choices.toString();
+        }
+        this.schedule = s;
+    }
+
+    /** Any subsequence of a schedule is a schedule: see {@link Shrinker}. */
+    static ReplayChoices lenient(String schedule) {
+        return new ReplayChoices(schedule, true);
+    }
+
+    /** A schedule's tokens: a digit, {@code (n)}, {@code !q.} or {@code ~q.}. */
+    static List<String> tokens(String schedule) {
+        String s = schedule.replaceAll("\\s", "");
+        List<String> out = new ArrayList<>();
+        int k = 0;
+        while (k < s.length()) {
+            char c = s.charAt(k);
+            int end;
+            if (c == '(') {
+                end = s.indexOf(')', k) + 1;
+            } else if (c == '!' || c == '~') {
+                end = s.indexOf('.', k) + 1;
+            } else {
+                end = k + 1;
+            }
+            out.add(s.substring(k, end));
+            k = end;
+        }
+        return out;
+    }
+
+    static boolean isFault(String token) {
+        return token.charAt(0) == '!' || token.charAt(0) == '~';
     }
 
     @Override
@@ -28,6 +83,9 @@ public final class ReplayChoices implements ChoiceSource {
 
     @Override
     public boolean chance(char kind, long question, int oneIn) {
+        if (lenient) {
+            return faults.contains(kind + Long.toString(question, 36) + ".");
+        }
         if (at < schedule.length() && schedule.charAt(at) == kind) {
             int end = schedule.indexOf('.', at);
             if (Long.parseLong(schedule.substring(at + 1, end), 36) == question) {
@@ -54,6 +112,9 @@ public final class ReplayChoices implements ChoiceSource {
             at = end + 1;
         } else {
             v = Character.digit(c, 36);
+        }
+        if (lenient && v >= n) {
+            return n - 1;
         }
         if (v < 0 || v >= n) {
             throw new IllegalStateException("schedule diverged at offset " + (at - 1) + ": '" + c
