@@ -10,6 +10,7 @@ public final class Explorer {
     public static final class Report {
         public final String scenario;
         public final String protocol;
+        public final PageKind page = PageKind.current;
         public long executions;
         public long sleepBlocked;
         public long violations;
@@ -28,14 +29,14 @@ public final class Explorer {
         }
 
         public String row() {
-            return String.format("| %-14s | %-19s | %10d | %9d | %10d | %5d | %7.2f | %-8s |", scenario, protocol,
-                    executions, sleepBlocked, violations, maxDepth, nanos / 1e9,
+            return String.format("| %-14s | %-19s | %-6s | %10d | %9d | %10d | %5d | %7.2f | %-8s |", scenario, protocol,
+                    page.name().toLowerCase(java.util.Locale.ROOT), executions, sleepBlocked, violations, maxDepth, nanos / 1e9,
                     complete ? "yes" : "stopped");
         }
 
         public static String header() {
-            return "| scenario       | protocol            | executions | redundant | violations | depth | seconds | complete |\n"
-                    + "|----------------|---------------------|------------|-----------|------------|-------|---------|----------|";
+            return "| scenario       | protocol            | page   | executions | redundant | violations | depth | seconds | complete |\n"
+                    + "|----------------|---------------------|--------|------------|-----------|------------|-------|---------|----------|";
         }
     }
 

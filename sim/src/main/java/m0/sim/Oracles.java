@@ -120,6 +120,9 @@ final class Oracles {
 
     /** At quiescence: every connection answered or lost with its holder; the counts settle. */
     static void atQuiescence(Sim s) {
+        if (s.balanceOracle) {
+            balance(s);
+        }
         for (Conn c : s.conns) {
             if (c.served || c.eof != null) {
                 continue;
@@ -183,6 +186,34 @@ final class Oracles {
                 s.violation("TAKEN", "at quiescence taken[" + i + "]=" + t + " after " + (w != null && w.started
                         ? w + " took the index over" : "the give-up"));
             }
+        }
+    }
+
+    /**
+     * How far apart the spread may end. One for an odd burst, and one more for the torn read
+     * every two-word load allows: a pick that reads a sibling's pending before its pass end
+     * retires a receipt and its active after the pass end published it counts that connection
+     * twice (found by BALANCE with a bound of 1: a burst of 4 ends 3/1). Exact balance after a
+     * burst is the rebalance rules' job (issue 10), not pick's.
+     */
+    static final long BALANCE_SLACK = 2;
+
+    /** BALANCE: every connection is kept open, so the served counts are the spread. */
+    private static void balance(Sim s) {
+        long[] served = new long[s.workers];
+        for (Conn c : s.conns) {
+            if (c.served) {
+                served[c.servedBy]++;
+            }
+        }
+        long max = Long.MIN_VALUE;
+        long min = Long.MAX_VALUE;
+        for (long n : served) {
+            max = Math.max(max, n);
+            min = Math.min(min, n);
+        }
+        if (max - min > BALANCE_SLACK) {
+            s.violation("BALANCE", "served per worker " + java.util.Arrays.toString(served) + ": max - min = " + (max - min));
         }
     }
 }

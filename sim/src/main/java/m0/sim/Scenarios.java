@@ -74,8 +74,13 @@ public final class Scenarios {
             "w1 is killed while parked and respawned (bind, then start) while w0 accepts twice",
             Scenarios::rpRespawn);
 
+    public static final Scenario BALANCE = new Scenario("BALANCE",
+            "a burst of 5 into two idle, fast workers; w0 accepts, w1 serves what it is passed", Scenarios::balance);
+    public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
+            "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
+
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, BALANCE, BALANCE_RACE);
 
     private Scenarios() {
     }
@@ -107,6 +112,29 @@ public final class Scenarios {
             s.page.getAndAdd(PageLayout.pendingWord(target), 1);
             s.channel.send(target, c);
         });
+    }
+
+    /**
+     * Balance, not only safety: a pick that ignores pending, or reads a sibling as slow when it
+     * is not, is safe and still wrong. Every connection is kept open (keep-alive), so at
+     * quiescence the served counts are the spread; the oracle wants max - min <= 1.
+     */
+    static void balance(Sim s) {
+        burst(s, false, 5);
+    }
+
+    static void balanceRace(Sim s) {
+        burst(s, true, 3);
+    }
+
+    private static void burst(Sim s, boolean bothAccept, int clients) {
+        Worker w0 = s.worker(0);
+        Worker w1 = s.worker(1).accepts(bothAccept);
+        started(s, w0, w1);
+        s.clients(clients);
+        s.balanceOracle = true;
+        s.loop(w0, () -> w0.serveUntil(Sim.T0 + 30 * Sim.MS));
+        s.loop(w1, () -> w1.serveUntil(Sim.T0 + 30 * Sim.MS));
     }
 
     static void r5(Sim s) {

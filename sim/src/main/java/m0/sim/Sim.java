@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import m0.core.AtomicLongArrayPage;
 import m0.core.Channel;
 import m0.core.Clock;
 import m0.core.Page;
@@ -36,6 +35,8 @@ public final class Sim {
     final long tick;
     int channelCapacity;
     boolean stopOnViolation = true;
+    /** The balance oracle: at quiescence, served connections per worker differ by at most one. */
+    boolean balanceOracle;
     /** Random mode: a kill is offered at each scheduling point of a killable actor, 1 in this. */
     int killOneIn;
     /** Random mode: a worker is descheduled for up to 5 ms at a scheduling point, 1 in this. */
@@ -44,7 +45,8 @@ public final class Sim {
     final boolean fullTrace;
 
     // ---- the ports, over the real page
-    final AtomicLongArrayPage raw;
+    final Page raw;
+    final PageKind pageKind;
     public final Page page;
     public final Channel<Conn> channel;
     public final Clock clock;
@@ -111,7 +113,8 @@ public final class Sim {
         this.fullTrace = fullTrace;
         this.tick = tick;
         this.channelCapacity = capacity;
-        this.raw = AtomicLongArrayPage.forWorkers(workers);
+        this.pageKind = PageKind.current;
+        this.raw = pageKind.create(workers);
         this.page = new SimPage();
         this.channel = new SimChannel();
         this.clock = this::clockRead;

@@ -32,6 +32,8 @@ class ModelCheckTest {
         {Scenarios.RP_RESPAWN, Mutants.RP, "RP"},
         {Scenarios.RP_RESPAWN, Mutants.NS, "NS"},
         {Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"},
+        {Scenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
+        {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
     };
 
     static final long RANDOM_SEEDS = 3000;
@@ -41,29 +43,17 @@ class ModelCheckTest {
     void everyScenarioEveryInterleavingAndAFixedRandomCampaign() {
         List<String> rows = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        for (Object[] pair : PAIRS) {
-            Scenarios.Scenario sc = (Scenarios.Scenario) pair[0];
-            Protocol mutant = (Protocol) pair[1];
-            String rule = (String) pair[2];
-            Explorer.Report real = Explorer.exhaustive(sc, Protocol.core(), false);
-            rows.add(real.row());
-            if (!real.complete || real.violations != 0) {
-                failures.add(sc + " under the core: " + (real.first == null ? "incomplete" : real.first.violations
-                        + "\n" + real.first.trace()));
-            }
-            if (real.nanos > 30_000_000_000L) {
-                failures.add(sc + " took " + real.nanos / 1e9 + " s (budget 30 s)");
-            }
-            Explorer.Report m = Explorer.exhaustive(sc, mutant, true);
-            rows.add(m.row() + " " + (m.first == null ? "NOT FOUND" : m.first.violations.get(0).rule + " found"));
-            if (m.first == null || !m.first.violations.get(0).rule.equals(rule)) {
-                failures.add(sc + " / " + mutant.name() + ": expected " + rule + ", got "
-                        + (m.first == null ? "nothing" : m.first.violations));
+        for (PageKind page : PageKind.values()) {
+            PageKind.current = page;
+            try {
+                explore(rows, failures);
+            } finally {
+                PageKind.current = PageKind.ARRAY;
             }
         }
         Campaign.Summary random = Campaign.run(Protocol.core(), 1, RANDOM_SEEDS, -1, System.out);
         StringBuilder table = new StringBuilder("\nmodel-check (exhaustive: DPOR + sleep sets over every interleaving;"
-                + " mutants stop at the first violation)\n");
+                + " mutants stop at the first violation; every scenario on both real pages)\n");
         table.append(Explorer.Report.header()).append('\n');
         rows.forEach(r -> table.append(r).append('\n'));
         table.append(random).append('\n');
@@ -72,5 +62,28 @@ class ModelCheckTest {
         assertEquals(0, random.failures);
         assertEquals(RANDOM_SEEDS, random.runs);
         assertNotNull(random);
+    }
+
+    private static void explore(List<String> rows, List<String> failures) {
+        for (Object[] pair : PAIRS) {
+            Scenarios.Scenario sc = (Scenarios.Scenario) pair[0];
+            Protocol mutant = (Protocol) pair[1];
+            String rule = (String) pair[2];
+            Explorer.Report real = Explorer.exhaustive(sc, Protocol.core(), false);
+            rows.add(real.row());
+            if (!real.complete || real.violations != 0) {
+                failures.add(sc + " on " + PageKind.current + " under the core: " + (real.first == null ? "incomplete" : real.first.violations
+                        + "\n" + real.first.trace()));
+            }
+            if (real.nanos > 30_000_000_000L) {
+                failures.add(sc + " on " + PageKind.current + " took " + real.nanos / 1e9 + " s (budget 30 s)");
+            }
+            Explorer.Report m = Explorer.exhaustive(sc, mutant, true);
+            rows.add(m.row() + " " + (m.first == null ? "NOT FOUND" : m.first.violations.get(0).rule + " found"));
+            if (m.first == null || !m.first.violations.get(0).rule.equals(rule)) {
+                failures.add(sc + " on " + PageKind.current + " / " + mutant.name() + ": expected " + rule + ", got "
+                        + (m.first == null ? "nothing" : m.first.violations));
+            }
+        }
     }
 }

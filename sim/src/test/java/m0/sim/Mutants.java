@@ -292,4 +292,46 @@ final class Mutants {
             }
         };
     });
+
+    /**
+     * A pick that ignores pending: a sibling's load is its published active count alone. Safe
+     * (nothing is lost), and wrong: connections in flight to a sibling are not counted, so a
+     * burst lands on it. Only a balance rule sees it.
+     */
+    static final Protocol PICK_IGNORES_PENDING = worker("mutant-no-pending", (p, self) ->
+            Protocol.Core.worker(p, self, new AcceptPolicy() {
+                private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
+
+                @Override
+                public String name() {
+                    return "share-without-pending";
+                }
+
+                @Override
+                public boolean shares() {
+                    return true;
+                }
+
+                @Override
+                public int pick(Siblings ignored, int me, long open) {
+                    int best = me;
+                    long bestLoad = open;
+                    for (int i = 0; i < siblings.workers(); i++) {
+                        long state = siblings.state(i);
+                        if (i == me || state == PageLayout.LEFT || state == PageLayout.NOT_STARTED) {
+                            continue;
+                        }
+                        long load = siblings.active(i);
+                        if (load < bestLoad) {
+                            best = i;
+                            bestLoad = load;
+                        }
+                    }
+                    return best;
+                }
+            }));
+
+    /** A pick that always keeps (the bare race under a share page): a burst stays where it lands. */
+    static final Protocol KEEPS_EVERYTHING = worker("mutant-keeps-all",
+            (p, self) -> Protocol.Core.worker(p, self, AcceptPolicy.race()));
 }
