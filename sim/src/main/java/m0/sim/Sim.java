@@ -41,7 +41,6 @@ public final class Sim {
     int killOneIn;
     /** Random mode: a worker is descheduled for up to 5 ms at a scheduling point, 1 in this. */
     int stallOneIn;
-    private long faultQuestions;
     final boolean fullTrace;
 
     // ---- the ports, over the real page
@@ -64,39 +63,18 @@ public final class Sim {
     final long[] giveUpAt;
     boolean stopping;
 
-    // ---- the scheduler
-    //
-    // The turn: exactly one thread may change the world or the scheduler at a time, the one
-    // whose actor the baton names (the controller before the first hand and after `finished`).
-    // A turn ends with ONE release write, and nothing the releasing thread does after it may
-    // write scheduler state: `baton = next` (hand), or `finished = true` after `baton = null`
-    // (finish). Reads, unparks and the releasing actor's own `exited` flag are all it may
-    // still touch. A carrier whose actor has lost its turn (killed, or the run ended) unwinds
-    // at its next port access (me()). docs/adr/0008 has the hang this rule closes.
+    // ---- the scheduler (Scheduler: whose turn it is) and the run's shared clock and verdict
     final List<Actor> actors = new ArrayList<>();
-    private final Actor setupActor;
-    private boolean ended;
-    private volatile Actor baton;
-    private Thread controller;
-    private volatile boolean finished;
-    private boolean running;
+    final Scheduler turn;
     boolean aborting;
     boolean sleepBlocked;
     long step;
     long now = T0;
     long horizon = Long.MAX_VALUE;
-    private Actor[] enabled = new Actor[8];
-    private int enabledCount;
-    private final EnabledView view = new EnabledView();
 
     // ---- records
-    private final StringBuilder schedule = new StringBuilder();
-    private final StringBuilder trace = new StringBuilder();
-    private final String[] ring = new String[64];
-    private long lines;
-    private long traceHash = 0xcbf29ce484222325L;
+    private final TraceLog log;
     final List<Violation> violations = new ArrayList<>();
-    private long switches;
     /** Raises orphaned by deaths, counted at quiescence (accepted by the oracles). */
     long orphans;
 
@@ -111,12 +89,13 @@ public final class Sim {
         this.protocol = protocol;
         this.source = source;
         this.fullTrace = fullTrace;
+        this.log = new TraceLog(fullTrace);
         this.tick = tick;
         this.channelCapacity = capacity;
         this.pageKind = PageKind.current;
         this.raw = pageKind.create(workers);
-        this.page = new SimPage();
-        this.channel = new SimChannel();
+        this.page = new ScheduledPage(this);
+        this.channel = new ScheduledChannel(this);
         this.clock = this::clockRead;
         this.ports = new Ports(this, page, channel, clock, workers);
         this.channels = new ArrayDeque[workers];
@@ -130,7 +109,7 @@ public final class Sim {
         this.giveUpAt = new long[workers];
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
-        this.setupActor = new Actor(this, -1, "setup", null, null, workers);
+        this.turn = new Scheduler(this);
     }
 
     // =====================================================================================
@@ -170,8 +149,8 @@ public final class Sim {
     private Actor newActor(String name, Runnable body, Worker w) {
         Actor a = new Actor(this, actors.size(), name, body, w, workers);
         actors.add(a);
-        if (running) {
-            Actor parent = baton;
+        if (turn.running()) {
+            Actor parent = turn.holder();
             source.onSpawn(parent.id, a.id);
             Carrier.run(a);
         }
@@ -214,300 +193,24 @@ public final class Sim {
 
     /** Runs to quiescence (every actor done, dead or stopped) and applies the final oracles. */
     public Result run() {
-        controller = Thread.currentThread();
-        running = true;
-        for (Actor a : actors) {
-            Carrier.run(a);
-        }
-        Actor first = decide(null);
-        if (first == null) {
-            finished = true;
-        } else {
-            hand(first);
-        }
-        while (!finished) {
-            LockSupport.park(this);
-        }
-        boolean quiescent = !aborting;
-        aborting = true;
-        for (Actor a : actors) {
-            if (!a.exited) {
-                baton = a;
-                endGap();
-                LockSupport.unpark(a.thread);
-                while (!a.exited) {
-                    LockSupport.park(this);
-                }
-            }
-        }
-        baton = null;
-        running = false;
-        ended = true;
-        if (quiescent) {
-            Oracles.atQuiescence(this);
-        }
-        return new Result(this, quiescent);
+        return turn.run();
     }
 
-    /** The carrier's entry: wait for the baton, run the body, hand the baton on. */
     void runActor(Actor a) {
-        try {
-            awaitBaton(a);
-            if (aborting || a.state == Actor.DEAD) {
-                throw new Killed();
-            }
-            a.state = Actor.RUNNING;
-            a.body.run();
-            exit(a);
-            a.state = Actor.DONE;
-            Actor next = decide(a);
-            if (next == null) {
-                finish();
-            } else {
-                hand(next);
-            }
-        } catch (Killed k) {
-            // unwound: killed by a fault, or aborted at the end of the run
-        } catch (Throwable t) {
-            violation("CRASH", a + " threw " + t);
-            trace(a, "crashed: " + t);
-            aborting = true;
-            finish();
-        } finally {
-            a.exited = true;
-            LockSupport.unpark(controller);
-        }
-    }
-
-    /**
-     * Ends the run: nobody holds the baton, then the controller may look.
-     *
-     * <p>The order is the whole point. {@code finished} releases the controller into the abort
-     * loop below, which hands the baton to each actor still parked and waits for it to exit. Were
-     * {@code finished} written first, the controller could hand the baton to a parked actor in
-     * the gap and this thread's {@code baton = null} would then wipe that hand-off: the actor
-     * parks again waiting for a turn nobody will give it, and the controller waits for its exit
-     * for ever (docs/adr/0008). After {@code finished} this thread writes no scheduler state.
-     */
-    private void finish() {
-        baton = null;
-        endGap();
-        finished = true;
-        LockSupport.unpark(controller);
-    }
-
-    /**
-     * Test seam ({@code SchedulerHangTest}): a busy wait at the end-of-run transitions (between
-     * finish's two writes, and in the abort loop between a hand and its wake-up), widening the
-     * windows that the hand-off must not depend on. Zero, and one volatile read, otherwise.
-     */
-    static volatile long endGapNanos;
-
-    private static void endGap() {
-        long g = endGapNanos;
-        if (g > 0) {
-            long end = System.nanoTime() + g;
-            while (System.nanoTime() - end < 0) {
-                Thread.onSpinWait();
-            }
-        }
-    }
-
-    private void hand(Actor next) {
-        if (next.thread != Thread.currentThread()) {
-            switches++;
-        }
-        baton = next;
-        LockSupport.unpark(next.thread);
-    }
-
-    private void awaitBaton(Actor me) {
-        int spins = 0;
-        while (baton != me) {
-            if (++spins < 200) {
-                Thread.onSpinWait();
-            } else {
-                LockSupport.park(this);
-            }
-        }
+        turn.runActor(a);
     }
 
     /** A scheduling point: {@code me} announces its next access and waits to be chosen. */
     void point(Actor me, long reads, long writes) {
-        unlessEnding(me);
-        me.reads = reads;
-        me.writes = writes | Footprint.bit(Footprint.proc(me.id));
-        me.state = Actor.READY;
-        yieldFrom(me);
+        turn.point(me, reads, writes);
     }
 
-    /**
-     * A run that is ending takes no more steps: an actor that reaches a point after a violation
-     * set {@code aborting} ends the run itself (it holds the baton) and unwinds, instead of
-     * asking for a turn the controller would have to hand back only to kill it.
-     */
-    private void unlessEnding(Actor me) {
-        if (aborting && baton == me) {
-            finish();
-            throw new Killed();
-        }
-    }
-
-    private void yieldFrom(Actor me) {
-        unlessEnding(me);
-        Actor next = decide(me);
-        if (next == me) {
-            me.state = Actor.RUNNING;
-            return;
-        }
-        boolean killed = me.state == Actor.DEAD;
-        if (next == null) {
-            finish();
-        } else {
-            hand(next);
-        }
-        if (killed) {
-            throw new Killed();
-        }
-        awaitBaton(me);
-        if (aborting || me.state == Actor.DEAD) {
-            throw new Killed();
-        }
-        me.state = Actor.RUNNING;
-    }
-
-    /** Oracles after the last step, then the choice of the next one; null ends the run. */
-    private Actor decide(Actor me) {
-        for (;;) {
-            if (!aborting) {
-                Oracles.afterStep(this);
-            }
-            if (aborting) {
-                return null;
-            }
-            enabledCount = 0;
-            for (Actor a : actors) {
-                if (a.state == Actor.READY && !a.stopped) {
-                    if (enabledCount == enabled.length) {
-                        enabled = Arrays.copyOf(enabled, enabledCount * 2);
-                    }
-                    enabled[enabledCount++] = a;
-                }
-            }
-            if (enabledCount == 0) {
-                long t = Long.MAX_VALUE;
-                for (Actor a : actors) {
-                    if (a.state == Actor.SLEEPING && !a.stopped && a.wakeAt < t) {
-                        t = a.wakeAt;
-                    }
-                }
-                if (t == Long.MAX_VALUE) {
-                    return null; // quiescent
-                }
-                if (t > horizon) {
-                    violation("LIVELOCK", "still running at the horizon, " + ms(horizon));
-                    aborting = true;
-                    return null;
-                }
-                now = Math.max(now, t);
-                source.onTimeAdvance();
-                for (Actor a : actors) {
-                    if (a.state == Actor.SLEEPING && !a.stopped && a.wakeAt <= now) {
-                        a.state = Actor.READY;
-                        if (a.stalled) {
-                            a.stalled = false; // back into the access it was about to make
-                        } else {
-                            a.reads = 0;
-                            a.writes = Footprint.bit(Footprint.proc(a.id));
-                        }
-                    }
-                }
-                continue;
-            }
-            int k = source.next(view);
-            if (k < 0) {
-                sleepBlocked = true;
-                aborting = true;
-                return null;
-            }
-            if (enabledCount > 1) {
-                ReplayChoices.record(schedule, k);
-            }
-            Actor next = enabled[k];
-            if (killOneIn > 0 && next.worker != null && next.worker.started && source.chance('!', faultQuestions++, killOneIn)) {
-                ReplayChoices.recordFault(schedule, '!', faultQuestions - 1);
-                step++;
-                kill(next.worker, "fault");
-                continue;
-            }
-            if (stallOneIn > 0 && next.worker != null && next.state == Actor.READY
-                    && (next.reads | next.writes) != Footprint.bit(Footprint.proc(next.id))
-                    && source.chance('~', faultQuestions++, stallOneIn)) {
-                ReplayChoices.recordFault(schedule, '~', faultQuestions - 1);
-                next.state = Actor.SLEEPING;
-                next.stalled = true;
-                next.wakeAt = now + (1 + choose(50)) * 100_000L;
-                trace(next, "stalled until " + ms(next.wakeAt));
-                continue;
-            }
-            step++;
-            source.onStep(next.id, next.reads, next.writes);
-            return next;
-        }
-    }
-
-    private final class EnabledView implements ChoiceSource.Enabled {
-        @Override
-        public int size() {
-            return enabledCount;
-        }
-
-        @Override
-        public int actor(int k) {
-            return enabled[k].id;
-        }
-
-        @Override
-        public long reads(int k) {
-            return enabled[k].reads;
-        }
-
-        @Override
-        public long writes(int k) {
-            return enabled[k].writes;
-        }
-
-        @Override
-        public int running() {
-            Actor me = baton;
-            for (int k = 0; k < enabledCount; k++) {
-                if (enabled[k] == me) {
-                    return k;
-                }
-            }
-            return -1;
-        }
-    }
-
-    /**
-     * The actor making the current access. A carrier thread whose actor does not hold the baton
-     * is unwinding a kill or the end of the run: a killed process runs none of its code, so any
-     * port it touches on the way out (a {@code finally} in the core) unwinds it further rather
-     * than acting, or being traced, as whoever holds the baton now.
-     */
     Actor me() {
-        Actor a = baton;
-        Thread t = Thread.currentThread();
-        if (running && t instanceof Carrier && ((Carrier) t).carrying() != a) {
-            throw new Killed();
-        }
-        return a == null || !running ? (ended ? oracle : setupActor) : a;
+        return turn.me();
     }
 
-    private final Actor oracle = new Actor(this, -1, "quiescence", null, null, 1);
-
-    private boolean scheduling() {
-        return running && baton != null;
+    boolean scheduling() {
+        return turn.scheduling();
     }
 
     // =====================================================================================
@@ -522,14 +225,14 @@ public final class Sim {
         Actor me = me();
         me.state = Actor.SLEEPING;
         me.wakeAt = now + nanos;
-        yieldFrom(me);
+        turn.yieldFrom(me);
     }
 
     /** A free choice (random worlds); recorded in the schedule. */
     public int choose(int n) {
         int v = source.choose(n);
         if (n > 1) {
-            ReplayChoices.record(schedule, v);
+            ReplayChoices.record(turn.schedule, v);
         }
         return v;
     }
@@ -618,13 +321,13 @@ public final class Sim {
         Oracles.checkGiveUpClose(this, c);
     }
 
-    private void release(Actor me, Conn c) {
+    void release(Actor me, Conn c) {
         me.held.remove(c);
         c.holder = null;
     }
 
     /** A process exits normally: it closes what it holds. */
-    private void exit(Actor a) {
+    void exit(Actor a) {
         for (Conn c : a.held) {
             if (!c.served) {
                 c.eof = "closed unserved at exit of " + a;
@@ -757,14 +460,7 @@ public final class Sim {
     }
 
     void trace(Actor a, String what) {
-        String line = "#" + step + " " + ms(now) + " " + a.name + " " + what;
-        lines++;
-        traceHash = (traceHash ^ line.hashCode()) * 0x100000001b3L;
-        if (fullTrace) {
-            trace.append(line).append('\n');
-        } else {
-            ring[(int) (lines % ring.length)] = line;
-        }
+        log.add("#" + step + " " + ms(now) + " " + a.name + " " + what);
     }
 
     static String ms(long t) {
@@ -773,143 +469,14 @@ public final class Sim {
     }
 
     String traceText() {
-        if (fullTrace) {
-            return trace.toString();
-        }
-        StringBuilder sb = new StringBuilder();
-        long first = Math.max(1, lines - ring.length + 1);
-        for (long l = first; l <= lines; l++) {
-            sb.append(ring[(int) (l % ring.length)]).append('\n');
-        }
-        return sb.toString();
+        return log.text();
     }
 
     // =====================================================================================
     // The simulated ports
 
-    private final class SimPage implements Page {
-        @Override
-        public int words() {
-            return raw.words();
-        }
 
-        @Override
-        public long getVolatile(int word) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, Footprint.bit(Footprint.ofWord(word)), 0);
-            }
-            long v = raw.getVolatile(word);
-            if (word >= PageLayout.HEADER_WORDS
-                    && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET) {
-                int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
-                me.stateRead[i] = v;
-                me.stateReadStep[i] = step;
-                trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + PageLayout.stateName(v));
-            } else {
-                trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + v);
-            }
-            return v;
-        }
 
-        @Override
-        public void setVolatile(int word, long value) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, 0, Footprint.bit(Footprint.ofWord(word)));
-            }
-            long old = raw.getVolatile(word);
-            raw.setVolatile(word, value);
-            account(me, word, value - old);
-            boolean state = word >= PageLayout.HEADER_WORDS
-                    && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
-            trace(me, "page.set(" + Footprint.wordName(word) + ", "
-                    + (state ? PageLayout.stateName(value) : Long.toString(value)) + ")");
-        }
-
-        @Override
-        public long getAndAdd(int word, long delta) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, 0, Footprint.bit(Footprint.ofWord(word)));
-            }
-            long v = raw.getAndAdd(word, delta);
-            account(me, word, delta);
-            trace(me, "page.getAndAdd(" + Footprint.wordName(word) + ", " + (delta >= 0 ? "+" : "") + delta + ") -> " + v);
-            return v;
-        }
-
-        @Override
-        public boolean compareAndSet(int word, long expected, long value) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, 0, Footprint.bit(Footprint.ofWord(word)));
-            }
-            long old = raw.getVolatile(word);
-            boolean ok = raw.compareAndSet(word, expected, value);
-            if (ok) {
-                account(me, word, value - old);
-            }
-            trace(me, "page.compareAndSet(" + Footprint.wordName(word) + ", " + expected + ", " + value + ") -> " + ok);
-            return ok;
-        }
-    }
-
-    private void account(Actor me, int word, long delta) {
-        if (word < PageLayout.HEADER_WORDS) {
-            return;
-        }
-        int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
-        int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
-        if (offset == PageLayout.PENDING_OFFSET) {
-            me.balance[i] += delta;
-        } else if (offset == PageLayout.TAKEN_OFFSET) {
-            me.balance[i] -= delta;
-        }
-    }
-
-    private final class SimChannel implements Channel<Conn> {
-        @Override
-        public boolean send(int target, Conn c) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, 0, Footprint.bit(Footprint.acct(target)));
-            }
-            if (c.holder != me) {
-                throw new IllegalStateException(me + " sends " + c + " held by " + c.holder);
-            }
-            if (channels[target].size() >= channelCapacity) {
-                trace(me, "channel.send(w" + target + ", " + c + ") -> refused (full)");
-                return false;
-            }
-            Oracles.onSend(Sim.this, me, target, c);
-            release(me, c);
-            channels[target].addLast(c);
-            c.channel = target;
-            c.sentStep = step;
-            me.balance[target]--;
-            trace(me, "channel.send(w" + target + ", " + c + ") -> sent");
-            return true;
-        }
-
-        @Override
-        public Conn receive(int index) {
-            Actor me = me();
-            if (scheduling()) {
-                point(me, 0, Footprint.bit(Footprint.acct(index)));
-            }
-            Conn c = channels[index].pollFirst();
-            if (c != null) {
-                c.channel = -1;
-                c.holder = me;
-                me.held.add(c);
-                me.balance[index]++;
-                Oracles.onReceive(Sim.this, me, index, c);
-            }
-            trace(me, "channel.receive(w" + index + ") -> " + (c == null ? "EAGAIN" : c));
-            return c;
-        }
-    }
 
     // =====================================================================================
 
@@ -930,10 +497,10 @@ public final class Sim {
             this.quiescent = quiescent;
             this.sleepBlocked = sim.sleepBlocked;
             this.violations = List.copyOf(sim.violations);
-            this.schedule = sim.schedule.toString();
+            this.schedule = sim.turn.schedule.toString();
             this.steps = sim.step;
-            this.switches = sim.switches;
-            this.traceHash = sim.traceHash;
+            this.switches = sim.turn.switches;
+            this.traceHash = sim.log.hash();
             this.orphans = sim.orphans;
             this.trace = sim.traceText();
         }

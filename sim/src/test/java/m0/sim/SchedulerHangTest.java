@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>A round is one exploration of {@code miniB25Kill} by the plain odometer (every schedule,
  * the SIGKILL at every point: 28 768 runs) and by DPOR, plus {@code miniRb} under its mutant.
- * Before the fix in {@code Sim.finish} (docs/adr/0008) the same rounds hung about once in
+ * Before the fix in {@code Scheduler.finish} (docs/adr/0008) the same rounds hung about once in
  * twenty; a hung round is counted, not waited for, so one run of this test measures the rate.
  */
 @Tag("model-check")
@@ -36,14 +36,14 @@ class SchedulerHangTest {
         rounds("quiet");
     }
 
-    /** The end-of-run windows widened to 100 µs each (Sim.endGapNanos): a lost hand-off there shows at once. */
+    /** The end-of-run windows widened to 100 µs each (Scheduler.endGapNanos): a lost hand-off there shows at once. */
     @Test
     void killScenariosNeverHangWithTheEndOfRunWindowsWidened() {
-        Sim.endGapNanos = 100_000;
+        Scheduler.endGapNanos = 100_000;
         try {
             rounds("widened");
         } finally {
-            Sim.endGapNanos = 0;
+            Scheduler.endGapNanos = 0;
         }
     }
 

@@ -1,0 +1,57 @@
+package m0.sim;
+
+import m0.core.Channel;
+
+/**
+ * The per-worker datagram channels as the core sees them: bounded queues that outlive their
+ * workers (the supervisor keeps every read end), each send and receive a scheduling point.
+ */
+final class ScheduledChannel implements Channel<Conn> {
+
+    private final Sim sim;
+
+    ScheduledChannel(Sim sim) {
+        this.sim = sim;
+    }
+
+    @Override
+    public boolean send(int target, Conn c) {
+        Actor me = sim.me();
+        if (sim.scheduling()) {
+            sim.point(me, 0, Footprint.bit(Footprint.acct(target)));
+        }
+        if (c.holder != me) {
+            throw new IllegalStateException(me + " sends " + c + " held by " + c.holder);
+        }
+        if (sim.channels[target].size() >= sim.channelCapacity) {
+            sim.trace(me, "channel.send(w" + target + ", " + c + ") -> refused (full)");
+            return false;
+        }
+        Oracles.onSend(sim, me, target, c);
+        sim.release(me, c);
+        sim.channels[target].addLast(c);
+        c.channel = target;
+        c.sentStep = sim.step;
+        me.balance[target]--;
+        sim.trace(me, "channel.send(w" + target + ", " + c + ") -> sent");
+        return true;
+    }
+
+    @Override
+    public Conn receive(int index) {
+        Actor me = sim.me();
+        if (sim.scheduling()) {
+            sim.point(me, 0, Footprint.bit(Footprint.acct(index)));
+        }
+        Conn c = sim.channels[index].pollFirst();
+        if (c != null) {
+            c.channel = -1;
+            c.holder = me;
+            me.held.add(c);
+            me.balance[index]++;
+            Oracles.onReceive(sim, me, index, c);
+        }
+        sim.trace(me, "channel.receive(w" + index + ") -> " + (c == null ? "EAGAIN" : c));
+        return c;
+    }
+}
