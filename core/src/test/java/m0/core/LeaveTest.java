@@ -120,4 +120,29 @@ class LeaveTest {
         assertEquals("c", f.w(1).receive());
         assertEquals(0, f.w(1).forwardedCount());
     }
+
+    /**
+     * Pick skips a sibling inside one pass for over 2 ms; a leaver's forward must not: when the
+     * only live sibling is slow it still gets the hand-off (it serves it late), because the
+     * alternative is the leaver admitting a fresh connection and closing it as idle (B25-idle).
+     * A sibling that is not slow is still preferred.
+     */
+    @Test
+    void aLeaverForwardsToASiblingInALongPassWhenNoOtherIsLive() {
+        Fixture f = new Fixture(3).started();
+        f.put(PageLayout.stateWord(0), Fixture.T0); // worker 0 entered a pass at T0 ...
+        f.clock.advanceMillis(5); // ... and is still inside it 5 ms later
+        f.w(0).sendWith(2, "first");
+        f.w(2).leave();
+        List<String> admitted = new ArrayList<>();
+        f.w(2).leaveStep(admitted::add);
+        assertEquals(1, f.channel.queued(1), "the parked sibling is preferred to the slow one");
+
+        f.w(1).leave(); // now the slow worker 0 is the only live sibling
+        f.channel.send(2, "second");
+        f.put(PageLayout.pendingWord(2), 1);
+        f.w(2).leaveStep(admitted::add);
+        assertEquals(List.of(), admitted, "never admitted (and closed as idle) while a sibling serves");
+        assertEquals(1, f.channel.queued(0), "the slow sibling has it");
+    }
 }

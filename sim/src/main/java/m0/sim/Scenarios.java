@@ -74,13 +74,17 @@ public final class Scenarios {
             "w1 is killed while parked and respawned (bind, then start) while w0 accepts twice",
             Scenarios::rpRespawn);
 
+    public static final Scenario B25_SLOW = new Scenario("B25-slow",
+            "w1 leaves with a hand-off queued while w0, the only live sibling, is 3 ms into a slow pass",
+            Scenarios::b25Slow);
+
     public static final Scenario BALANCE = new Scenario("BALANCE",
             "a burst of 5 into two idle, fast workers; w0 accepts, w1 serves what it is passed", Scenarios::balance);
     public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
             "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
 
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN, BALANCE, BALANCE_RACE);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, BALANCE, BALANCE_RACE);
 
     private Scenarios() {
     }
@@ -159,6 +163,29 @@ public final class Scenarios {
             w0.serveUntil(END);
         });
         s.loop(w1, w1::leaveAndDrain);
+    }
+
+    /**
+     * Pick skips a sibling inside one pass for over 2 ms; a leaver's forward (and the give-up's
+     * re-homing) must still choose it when it is the only live one, or the leaver admits a fresh
+     * hand-off and closes it as idle. w0's pass starts at 0 and runs 5 ms inline; w1 leaves at
+     * 3 ms with one hand-off queued. Time barriers order everything: one execution, by design.
+     */
+    static void b25Slow(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        List<Conn> cs = s.clients(2);
+        queued(s, 1, cs.get(0));
+        s.loop(w0, () -> {
+            w0.slowPass = 5 * Sim.MS;
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> {
+            s.sleep(3 * Sim.MS);
+            w1.leaveAndDrain();
+        });
     }
 
     static void b25Idle(Sim s) {

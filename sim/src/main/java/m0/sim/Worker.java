@@ -96,8 +96,6 @@ public final class Worker {
         sim.serve(this, c);
     }
 
-    private final Consumer<Conn> admitter = this::admit;
-
     /** Serves until virtual time {@code until}: a pass whenever the listener or channel has work. */
     public void serveUntil(long until) {
         while (sim.now() < until && !terminate) {
@@ -108,12 +106,23 @@ public final class Worker {
         }
     }
 
+    /**
+     * What a leaver admits from its drain has not sent its first byte, and a leaving m0serve
+     * closes idle connections: the seed's B25-idle. So the model closes it, and the B25-idle
+     * oracle judges whether a sibling was live to take it instead.
+     */
+    private final Consumer<Conn> leaverAdmitter = this::closeAsIdle;
+
+    private void closeAsIdle(Conn c) {
+        sim.closeIdle(c);
+    }
+
     /** SIGTERM: the core's leave, then its bounded drain, forwarding what arrives. */
     public void leaveAndDrain() {
         ops.leave();
         left = true;
         leftAt = sim.now();
-        while (ops.leaveStep(admitter)) {
+        while (ops.leaveStep(leaverAdmitter)) {
             sim.sleep(sim.tick);
         }
     }

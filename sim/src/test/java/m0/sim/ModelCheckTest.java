@@ -32,6 +32,7 @@ class ModelCheckTest {
         {Scenarios.RP_RESPAWN, Mutants.RP, "RP"},
         {Scenarios.RP_RESPAWN, Mutants.NS, "NS"},
         {Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"},
+        {Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"},
         {Scenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
         {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
     };

@@ -334,4 +334,52 @@ final class Mutants {
     /** A pick that always keeps (the bare race under a share page): a burst stays where it lands. */
     static final Protocol KEEPS_EVERYTHING = worker("mutant-keeps-all",
             (p, self) -> Protocol.Core.worker(p, self, AcceptPolicy.race()));
+
+    /**
+     * The leaver's forward skips a sibling inside a slow pass, as pick does: with the only live
+     * sibling slow, the leaver admits a fresh hand-off and closes it as idle (B25-idle).
+     */
+    static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> new WorkerMutant(p, self) {
+        private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
+        private final m0.core.HandOff<Conn> handOff = new m0.core.HandOff<>(p.page, p.channel, siblings);
+        private long deadline;
+
+        @Override
+        public void leave() {
+            real.leave();
+            deadline = p.clock.nanoTime() + m0.core.AcceptShare.LEAVE_DRAIN_NANOS;
+        }
+
+        @Override
+        public boolean leaveStep(Consumer<? super Conn> admit) {
+            int taken = PageLayout.takenWord(self);
+            int pending = PageLayout.pendingWord(self);
+            long n = 0;
+            Conn c;
+            while ((c = p.channel.receive(self)) != null) {
+                p.page.getAndAdd(taken, 1);
+                n++;
+                int target = fastLiveSibling();
+                if (target < 0 || !handOff.sendWith(target, c)) {
+                    admit.accept(c);
+                }
+            }
+            if (n > 0) {
+                p.page.getAndAdd(taken, -n);
+                p.page.getAndAdd(pending, -n);
+            }
+            long inFlight = p.page.getVolatile(pending) - p.page.getVolatile(taken);
+            return inFlight > 0 && p.clock.nanoTime() - deadline < 0;
+        }
+
+        private int fastLiveSibling() {
+            for (int i = 0; i < p.workers; i++) {
+                long state = siblings.state(i);
+                if (i != self && Siblings.live(state) && !(state > 0 && Siblings.slowPass(state, siblings.now()))) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    });
 }
