@@ -22,7 +22,8 @@ public final class HandOff<C> {
 
     /**
      * Passes {@code connection} to {@code target}. Nothing is ever dropped: on false the caller
-     * still owns the connection and serves it itself.
+     * still owns the connection and serves it itself. If the channel throws, the raise is taken
+     * back before the exception leaves, and the caller still owns the connection.
      *
      * @return true when the target's channel now holds it
      */
@@ -38,11 +39,17 @@ public final class HandOff<C> {
             page.getAndAdd(pendingWord, -1);
             return false;
         }
-        if (!channel.send(target, connection)) {
-            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection
-            return false;
+        boolean sent = false;
+        try {
+            sent = channel.send(target, connection);
+        } finally {
+            if (!sent) {
+                // Refused (full, gone) or the port threw: take the raise back whatever happened,
+                // or pending stays one high for good. The caller keeps the connection.
+                page.getAndAdd(pendingWord, -1);
+            }
         }
-        return true;
+        return sent;
     }
 
     /**
