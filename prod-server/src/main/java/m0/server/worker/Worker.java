@@ -422,8 +422,14 @@ public final class Worker {
 
     private void drainChannel() {
         Accepted c;
-        while ((c = share.receive()) != null) {
-            admit(c.fd(), c.peer(), true);
+        try {
+            while ((c = share.receive()) != null) {
+                admit(c.fd(), c.peer(), true);
+            }
+        } catch (RuntimeException e) {
+            // recvmsg failed (ENOMEM...) before anything was taken: the counts are as they were,
+            // the channel stays readable and the next pass tries again.
+            acceptFailures.log("receiving a hand-off: " + e + "; retrying");
         }
     }
 
