@@ -3,6 +3,8 @@
 # `prlimit --nofile=LIMIT:LIMIT`, while a hostile client holds HOLD idle connections (and opens a
 # new one whenever the server closes one). Per server, two windows of SECS seconds:
 #   held   : worker CPU (mean per worker, utime+stime from /proc) and log bytes/s
+# m0serve runs twice: as shipped (--max-connections derived from the limit) and with the cap
+# out of the way (m0-nocap: accept4 reaches EMFILE, as nginx's does).
 #   + wrk  : the same with `wrk -t2 -c64` keep-alive on / running beside; wrk req/s and errors
 #
 #   prod-server/bench/fd-limit.sh [seconds=10] [hold=1000] [limit=256]
@@ -88,6 +90,7 @@ measure() {
   wrk -t2 -c64 -d"${SECS}s" --timeout 2s "http://127.0.0.1:$port/" >"$wout" 2>&1 || true
   t1=$(workers_ticks "$pid"); l1=$(log_bytes "${logs[@]}")
   row "$name" "+wrk -c64" "$nw" $((t1 - t0)) $((l1 - l0)) "$(wrk_rps "$wout")" "$(wrk_errors "$wout")"
+  grep -E "requests in|Socket errors|Non-2xx" "$wout" | sed 's/^ */  wrk: /' || true
   wait "$HOLDER" || true
   HOLDER=""
 }
@@ -101,13 +104,20 @@ row() { # name window workers ticks logbytes rps errors
 echo "fd limit $LIMIT, $HOLD idle connections held (re-opened when closed), windows of ${SECS}s; load $(loadavg)"
 printf "%-8s %-10s %8s %14s %10s %10s %10s\n" server window workers "cpu%/worker" "log B/s" "wrk req/s" "wrk errors"
 
+# m0serve as shipped (its cap derived from the limit), then with the cap out of the way, so that
+# accept4 itself reaches EMFILE as nginx's does (worker_connections 4096 is above the limit).
 M0PORT=$(free_port)
 m0serve_start m0 "$M0PORT" --workers 2
 measure m0serve "$M0PORT" "$BENCH_PID_m0" "$WORK/m0.err" "$WORK/m0.out"
-grep -m3 -E "EMFILE|max-connections" "$WORK/m0.err" | sed 's/^/  m0serve log: /' || true
+grep -m2 -E "EMFILE|max-connections" "$WORK/m0.err" | sed 's/^/  m0serve log: /' || true
+
+M1PORT=$(free_port)
+m0serve_start m1 "$M1PORT" --workers 2 --max-connections 100000
+measure m0-nocap "$M1PORT" "$BENCH_PID_m1" "$WORK/m1.err" "$WORK/m1.out"
+grep -m2 -E "EMFILE|max-connections" "$WORK/m1.err" | sed 's/^/  m0-nocap log: /' || true
 
 NGPORT=$(free_port)
 nginx_start ng "$NGPORT" 2
 measure nginx "$NGPORT" "$BENCH_PID_ng" "$WORK/ng/error.log"
-grep -m3 -E "Too many|not enough" "$WORK/ng/error.log" | sed 's/^/  nginx log: /' || true
+grep -m2 -E "Too many|not enough" "$WORK/ng/error.log" | sed 's/^/  nginx log: /' || true
 echo "load after: $(loadavg)"
