@@ -12,8 +12,9 @@ CORE = pathlib.Path("core/src/main/java/m0/core")
 MUTANTS = {
     "R5 (pending raised after a successful send)": ("HandOff.java", [
         ("        page.getAndAdd(pendingWord, 1);\n        // B25", "        // B25"),
-        ("        boolean sent = false;\n        try {\n            sent = channel.send(target, connection);\n        } finally {\n            if (!sent) {\n                // Refused (full, gone) or the port threw: take the raise back whatever happened,\n                // or pending stays one high for good. The caller keeps the connection.\n                page.getAndAdd(pendingWord, -1);\n            }\n        }\n        return sent;",
-         "        if (!channel.send(target, connection)) {\n            return false;\n        }\n        page.getAndAdd(pendingWord, 1);\n        return true;"),
+        ("        if (!sent) {\n            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection\n            return false;\n        }\n        return true;",
+         "        if (!sent) {\n            return false;\n        }\n        page.getAndAdd(pendingWord, 1);\n        return true;"),
+        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
         ("        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {\n            page.getAndAdd(pendingWord, -1);",
          "        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {"),
     ]),
@@ -45,8 +46,7 @@ MUTANTS = {
          "        while (inFlight() < 0) {\n            C connection = channel.receive(index);"),
     ]),
     "take-back (a send that throws leaves its raise behind)": ("HandOff.java", [
-        ("        boolean sent = false;\n        try {\n            sent = channel.send(target, connection);\n        } finally {\n            if (!sent) {\n                // Refused (full, gone) or the port threw: take the raise back whatever happened,\n                // or pending stays one high for good. The caller keeps the connection.\n                page.getAndAdd(pendingWord, -1);\n            }\n        }\n        return sent;",
-         "        boolean sent = channel.send(target, connection);\n        if (!sent) {\n            page.getAndAdd(pendingWord, -1);\n        }\n        return sent;"),
+        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
     ]),
     "lost (a receipt with no connection skipped, never taken)": ("AcceptShare.java", [
         ("            C connection = channel.receive(self);\n            if (connection == null) {\n                return null;\n            }\n",

@@ -19,6 +19,9 @@ public interface Channel<C> {
      *
      * @return true: sent, the channel now holds the connection and the caller must forget it;
      *         false: refused (the channel is full, or gone), the caller still owns it
+     * @throws RuntimeException a failed send: as a refusal, the caller still owns the connection
+     *         (the core takes its raise back). An {@link Error} means the process is going away:
+     *         the core writes nothing more (the checkers kill an actor this way).
      */
     boolean send(int target, C connection);
 

@@ -22,8 +22,8 @@ public final class HandOff<C> {
 
     /**
      * Passes {@code connection} to {@code target}. Nothing is ever dropped: on false the caller
-     * still owns the connection and serves it itself. If the channel throws, the raise is taken
-     * back before the exception leaves, and the caller still owns the connection.
+     * still owns the connection and serves it itself. If the channel throws an exception, the
+     * raise is taken back before it leaves, and the caller still owns the connection.
      *
      * @return true when the target's channel now holds it
      */
@@ -39,17 +39,22 @@ public final class HandOff<C> {
             page.getAndAdd(pendingWord, -1);
             return false;
         }
-        boolean sent = false;
+        boolean sent;
         try {
             sent = channel.send(target, connection);
-        } finally {
-            if (!sent) {
-                // Refused (full, gone) or the port threw: take the raise back whatever happened,
-                // or pending stays one high for good. The caller keeps the connection.
-                page.getAndAdd(pendingWord, -1);
-            }
+        } catch (RuntimeException e) {
+            // The port failed (an errno it did not turn into a refusal): take the raise back, or
+            // pending stays one high for good; the caller keeps the connection. Exceptions only:
+            // an Error is the process going away (the checkers' kill), and a dead process writes
+            // nothing more: its raise is orphaned and errs high, as a death between two words does.
+            page.getAndAdd(pendingWord, -1);
+            throw e;
         }
-        return sent;
+        if (!sent) {
+            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection
+            return false;
+        }
+        return true;
     }
 
     /**

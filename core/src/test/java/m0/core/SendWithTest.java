@@ -77,6 +77,16 @@ class SendWithTest {
     }
 
     @Test
+    void anErrorFromTheChannelIsADeathAndNothingMoreIsWritten() {
+        // The checkers kill an actor with an Error at a port access; a dead process runs no
+        // take-back: its raise is orphaned and errs high, as a death between two words does.
+        when(channel.send(1, "c")).thenThrow(new OutOfMemoryError("dying"));
+        assertThrows(OutOfMemoryError.class, () -> w0.sendWith(1, "c"));
+        verify(page, never()).getAndAdd(PENDING_1, -1);
+        assertEquals(1, page.getVolatile(PENDING_1));
+    }
+
+    @Test
     void aTargetReadAsLeftAfterTheRaiseIsNotSentTo() {
         page.setVolatile(STATE_1, PageLayout.LEFT);
         assertFalse(w0.sendWith(1, "c"));
