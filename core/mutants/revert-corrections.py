@@ -12,8 +12,9 @@ CORE = pathlib.Path("core/src/main/java/m0/core")
 MUTANTS = {
     "R5 (pending raised after a successful send)": ("HandOff.java", [
         ("        page.getAndAdd(pendingWord, 1);\n        // B25", "        // B25"),
-        ("        if (!channel.send(target, connection)) {\n            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection\n            return false;\n        }\n        return true;",
-         "        if (!channel.send(target, connection)) {\n            return false;\n        }\n        page.getAndAdd(pendingWord, 1);\n        return true;"),
+        ("        if (!sent) {\n            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection\n            return false;\n        }\n        return true;",
+         "        if (!sent) {\n            return false;\n        }\n        page.getAndAdd(pendingWord, 1);\n        return true;"),
+        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
         ("        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {\n            page.getAndAdd(pendingWord, -1);",
          "        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {"),
     ]),
@@ -43,6 +44,13 @@ MUTANTS = {
     "RB (give-up does not drain the dead worker's channel)": ("GiveUp.java", [
         ("        while (inFlight() > 0) {\n            C connection = channel.receive(index);",
          "        while (inFlight() < 0) {\n            C connection = channel.receive(index);"),
+    ]),
+    "take-back (a send that throws leaves its raise behind)": ("HandOff.java", [
+        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
+    ]),
+    "lost (a receipt with no connection skipped, never taken)": ("AcceptShare.java", [
+        ("            C connection = channel.receive(self);\n            if (connection == null) {\n                return null;\n            }\n",
+         "            C connection = channel.receive(self);\n            if (connection == null) {\n                return null;\n            }\n            if (channel.lost(connection)) {\n                continue;\n            }\n"),
     ]),
     "retire order (pending lowered before taken)": ("AcceptShare.java", [
         ("        page.getAndAdd(takenWord, -n);\n        page.getAndAdd(pendingWord, -n);",

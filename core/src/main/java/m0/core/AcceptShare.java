@@ -48,6 +48,7 @@ public final class AcceptShare<C> {
     private long sent;
     private long receivedTotal;
     private long forwarded;
+    private long lost;
 
     public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
                        int workers, int self) {
@@ -207,6 +208,13 @@ public final class AcceptShare<C> {
             page.getAndAdd(takenWord, 1);
             received++;
             receivedTotal++;
+            // A receipt with no connection in it (the kernel could not install the descriptor):
+            // taken above and retired with the rest at the pass end, like any receipt; only
+            // counted, nothing to admit or forward.
+            if (channel.lost(connection)) {
+                lost++;
+                continue;
+            }
             if (!left) {
                 return connection;
             }
@@ -308,5 +316,10 @@ public final class AcceptShare<C> {
     /** Connections this worker, leaving, forwarded or handed over to a sibling. */
     public long forwardedCount() {
         return forwarded;
+    }
+
+    /** Receipts that carried no connection (see {@link Channel#lost}): taken and retired, counted. */
+    public long lostCount() {
+        return lost;
     }
 }

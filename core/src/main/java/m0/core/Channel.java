@@ -19,6 +19,9 @@ public interface Channel<C> {
      *
      * @return true: sent, the channel now holds the connection and the caller must forget it;
      *         false: refused (the channel is full, or gone), the caller still owns it
+     * @throws RuntimeException a failed send: as a refusal, the caller still owns the connection
+     *         (the core takes its raise back). An {@link Error} means the process is going away:
+     *         the core writes nothing more (the checkers kill an actor this way).
      */
     boolean send(int target, C connection);
 
@@ -29,4 +32,16 @@ public interface Channel<C> {
      * @return the connection, or null when nothing is queued (EAGAIN)
      */
     C receive(int index);
+
+    /**
+     * True when {@code received}, which {@link #receive} just returned, is a receipt with no
+     * connection in it: a datagram whose descriptor the kernel could not install (control data
+     * truncated: the receiver was out of descriptors; the kernel closed the connection) or that
+     * carried none. It was raised against the receiver all the same, so the core takes and
+     * retires it like any receipt and counts it as lost: {@code pending - taken} never drifts.
+     * A channel that never loses one keeps the default.
+     */
+    default boolean lost(C received) {
+        return false;
+    }
 }

@@ -24,6 +24,7 @@ public final class GiveUp<C> {
     private long drained;
     private long rehomed;
     private long closed;
+    private long lost;
     private boolean done;
 
     GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, Clock clock, long deadline) {
@@ -57,6 +58,10 @@ public final class GiveUp<C> {
                 break;
             }
             drained++;
+            if (channel.lost(connection)) {
+                lost++; // drained like any receipt (it was raised against the index); nothing to re-home
+                continue;
+            }
             if (handOff.forward(index, connection) >= 0) {
                 rehomed++;
             } else {
@@ -107,5 +112,10 @@ public final class GiveUp<C> {
     /** Of those, closed because no live worker would take them. */
     public long closed() {
         return closed;
+    }
+
+    /** Of those, receipts that carried no connection (see {@link Channel#lost}). */
+    public long lost() {
+        return lost;
     }
 }

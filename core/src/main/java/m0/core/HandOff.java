@@ -22,7 +22,8 @@ public final class HandOff<C> {
 
     /**
      * Passes {@code connection} to {@code target}. Nothing is ever dropped: on false the caller
-     * still owns the connection and serves it itself.
+     * still owns the connection and serves it itself. If the channel throws an exception, the
+     * raise is taken back before it leaves, and the caller still owns the connection.
      *
      * @return true when the target's channel now holds it
      */
@@ -38,7 +39,18 @@ public final class HandOff<C> {
             page.getAndAdd(pendingWord, -1);
             return false;
         }
-        if (!channel.send(target, connection)) {
+        boolean sent;
+        try {
+            sent = channel.send(target, connection);
+        } catch (RuntimeException e) {
+            // The port failed (an errno it did not turn into a refusal): take the raise back, or
+            // pending stays one high for good; the caller keeps the connection. Exceptions only:
+            // an Error is the process going away (the checkers' kill), and a dead process writes
+            // nothing more: its raise is orphaned and errs high, as a death between two words does.
+            page.getAndAdd(pendingWord, -1);
+            throw e;
+        }
+        if (!sent) {
             page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection
             return false;
         }

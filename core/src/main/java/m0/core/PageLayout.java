@@ -9,7 +9,8 @@ package m0.core;
  *        | EVENT_ID   reserved: a supervisor -> worker bus  |
  *     1  | ROTATION   pick's rotating start (rotation++)    |
  *     2  | REHOMED    stat: re-homed by give-up drains      |
- *   3..7 | reserved                                         |
+ *     3  | LOST       stat: receipts with no connection     |
+ *   4..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
@@ -29,7 +30,7 @@ package m0.core;
  * <ul>
  *   <li>STATE: worker i (bind, start, pass start and end, leave); the supervisor on reap.
  *   <li>ACTIVE, BUSY: worker i only.
- *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED (header): statistics for observers
+ *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED, LOST (header): statistics for observers
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>PENDING: raised and taken back by any sender; retired by worker i, its replacement's
  *       start, or the supervisor's give-up.
@@ -48,6 +49,13 @@ public final class PageLayout {
     public static final int ROTATION_WORD = 1;
     /** Word 2: statistic, connections the supervisor's give-up drains re-homed (all indices). */
     public static final int REHOMED_WORD = 2;
+    /**
+     * Word 3: statistic, receipts that carried no connection (all indices): a hand-off whose
+     * descriptor the receiver's kernel could not install (out of descriptors) or a datagram
+     * without one. Each was taken and retired like any receipt; added to by the receiving
+     * worker's loop and by give-up drains.
+     */
+    public static final int LOST_WORD = 3;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */

@@ -2,6 +2,7 @@ package m0.core;
 
 import static m0.core.PageLayout.PARKED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -67,6 +68,41 @@ class LifecycleTest {
         assertEquals(List.of("add taken[1] 1", "set active[1] 1", "set state[1] -2",
                         "add taken[1] -1", "add pending[1] -1"),
                 f.page.writesTo("state[1]", "active[1]", "pending[1]", "taken[1]"));
+    }
+
+    @Test
+    void aReceiptWithNoConnectionIsTakenRetiredAndCountedAsLost() {
+        Fixture f = new Fixture(2).started();
+        assertTrue(f.w(0).sendWith(1, "a"));
+        assertTrue(f.w(0).sendWith(1, QueueChannel.LOST)); // its descriptor did not survive the trip
+        assertTrue(f.w(0).sendWith(1, "b"));
+        AcceptShare<String> w1 = f.w(1);
+        w1.passStart();
+        f.log.clear();
+        assertEquals("a", w1.receive());
+        assertEquals("b", w1.receive(), "the lost receipt is not handed to the loop");
+        assertNull(w1.receive());
+        assertEquals(3, f.taken(1), "the lost one was taken like any receipt");
+        assertEquals(1, w1.lostCount());
+        assertEquals(3, w1.receivedCount());
+        w1.passEnd(2);
+        assertEquals(0, f.pending(1), "retired with the rest: pending - taken does not drift");
+        assertEquals(0, f.taken(1));
+    }
+
+    @Test
+    void aLeaverTakesALostReceiptAndItsDrainEnds() {
+        Fixture f = new Fixture(3).started();
+        assertTrue(f.w(0).sendWith(1, QueueChannel.LOST));
+        AcceptShare<String> w1 = f.w(1);
+        w1.leave();
+        List<String> admitted = new java.util.ArrayList<>();
+        assertFalse(w1.leaveStep(admitted::add), "nothing left in flight once the lost one is taken");
+        assertEquals(List.of(), admitted);
+        assertEquals(1, w1.lostCount());
+        assertEquals(0, w1.forwardedCount(), "nothing to forward");
+        assertEquals(0, f.pending(1));
+        assertEquals(0, f.taken(1));
     }
 
     @Test

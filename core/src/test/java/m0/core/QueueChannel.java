@@ -4,8 +4,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
-/** In-memory hand-off channels, one bounded FIFO per worker; a full one refuses. */
+/**
+ * In-memory hand-off channels, one bounded FIFO per worker; a full one refuses. A connection
+ * named {@link #LOST} stands for a datagram that arrived without its descriptor.
+ */
 final class QueueChannel<C> implements Channel<C> {
+
+    /** Received as a receipt with no connection in it (see {@link Channel#lost}). */
+    static final String LOST = "LOST";
 
     private final List<ArrayDeque<C>> queues = new ArrayList<>();
     private final int capacity;
@@ -40,6 +46,11 @@ final class QueueChannel<C> implements Channel<C> {
         C c = queues.get(index).poll();
         log.add("receive " + index + (c == null ? " EAGAIN" : " " + c));
         return c;
+    }
+
+    @Override
+    public boolean lost(C received) {
+        return LOST.equals(received);
     }
 
     int queued(int index) {

@@ -2,6 +2,8 @@ package m0.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -58,6 +60,30 @@ class SendWithTest {
         order.verify(channel).send(1, "c");
         order.verify(page).getAndAdd(PENDING_1, -1);
         assertEquals(0, page.getVolatile(PENDING_1));
+    }
+
+    @Test
+    void aChannelThatThrowsStillHasTheRaiseTakenBack() {
+        IllegalStateException ebadf = new IllegalStateException("sendmsg: EBADF");
+        when(channel.send(1, "c")).thenThrow(ebadf);
+        assertSame(ebadf, assertThrows(IllegalStateException.class, () -> w0.sendWith(1, "c")),
+                "the port's failure reaches the caller, who still owns the connection");
+        InOrder order = inOrder(page, channel);
+        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(channel).send(1, "c");
+        order.verify(page).getAndAdd(PENDING_1, -1);
+        assertEquals(0, page.getVolatile(PENDING_1), "no raise is left behind by a throwing send");
+        assertEquals(0, w0.sentCount());
+    }
+
+    @Test
+    void anErrorFromTheChannelIsADeathAndNothingMoreIsWritten() {
+        // The checkers kill an actor with an Error at a port access; a dead process runs no
+        // take-back: its raise is orphaned and errs high, as a death between two words does.
+        when(channel.send(1, "c")).thenThrow(new OutOfMemoryError("dying"));
+        assertThrows(OutOfMemoryError.class, () -> w0.sendWith(1, "c"));
+        verify(page, never()).getAndAdd(PENDING_1, -1);
+        assertEquals(1, page.getVolatile(PENDING_1));
     }
 
     @Test

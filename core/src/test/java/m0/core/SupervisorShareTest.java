@@ -53,6 +53,24 @@ class SupervisorShareTest {
     }
 
     @Test
+    void giveUpDrainsALostReceiptWithoutWaitingOutItsBound() {
+        Fixture f = new Fixture(3).started();
+        f.w(0).sendWith(1, "a");
+        f.w(0).sendWith(1, QueueChannel.LOST);
+        f.supervisor.markReaped(1);
+        GiveUp<String> drain = f.supervisor.giveUp(1);
+        List<String> closed = new ArrayList<>();
+        assertFalse(drain.step(closed::add), "both drained in the first step: nothing left in flight");
+        assertEquals(2, drain.drained());
+        assertEquals(1, drain.rehomed());
+        assertEquals(1, drain.lost());
+        assertEquals(List.of(), closed);
+        assertEquals(0, f.pending(1));
+        assertEquals(0, f.taken(1));
+        assertEquals(1, f.pending(0) + f.pending(2), "only the real connection raised a new home");
+    }
+
+    @Test
     void giveUpWaitsForARaiseInFlightAndStopsAtItsBound() {
         Fixture f = new Fixture(2).started();
         f.w(0).sendWith(1, "a");

@@ -563,8 +563,12 @@ final class World {
         }
     }
 
-    /** Thrown at a killed actor's next port access: it stops there. */
-    static final class Killed extends RuntimeException {
+    /**
+     * Thrown at a killed actor's next port access: it stops there. An Error, as the core's
+     * Channel contract says a death is: the core takes a raise back after a send that throws an
+     * exception, and a dead actor must not write.
+     */
+    static final class Killed extends Error {
         Killed() {
             super("killed", null, false, false);
         }

@@ -61,6 +61,11 @@ public final class M0serve implements Callable<Integer> {
             description = "On SIGTERM, how long workers finish in-flight requests (default: ${DEFAULT-VALUE}).")
     long graceMillis;
 
+    @Option(names = "--max-connections", defaultValue = "0", paramLabel = "N",
+            description = "Open connections per worker past which it stops accepting (it still takes "
+                    + "hand-offs); 0: RLIMIT_NOFILE less what the worker holds and a reserve (default).")
+    long maxConnections;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -127,8 +132,11 @@ public final class M0serve implements Callable<Integer> {
         if (maxHeaderBytes < 256 || idleTimeoutMillis < 1 || headerTimeoutMillis < 1 || graceMillis < 0) {
             throw usage("limits and timeouts must be positive");
         }
+        if (maxConnections < 0) {
+            throw usage("--max-connections must be 0 (from the descriptor limit) or more, got " + maxConnections);
+        }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
-                idleTimeoutMillis, headerTimeoutMillis, graceMillis);
+                idleTimeoutMillis, headerTimeoutMillis, graceMillis, maxConnections);
     }
 
     /** The class must exist and be an App; it is constructed only in the workers. */

@@ -43,6 +43,7 @@ public final class FdPassing {
     private final Memory send = new Memory(PAYLOAD + MAX_PAYLOAD);
     private final Memory receive = new Memory(PAYLOAD + MAX_PAYLOAD);
     private long truncated;
+    private int lastErrno;
 
     public FdPassing() {
         link(send);
@@ -62,9 +63,10 @@ public final class FdPassing {
      * Queues {@code fd} and {@code payload} on {@code socket} without blocking
      * (MSG_DONTWAIT | MSG_NOSIGNAL). The caller keeps its own copy of {@code fd} either way.
      *
-     * @return true when queued; false when refused: the queue is full (EAGAIN, ENOBUFS) or
-     *         every receiving end is closed (ECONNREFUSED)
-     * @throws NativeException on any other error
+     * @return true when queued; false when refused: the queue is full (EAGAIN, ENOBUFS), every
+     *         receiving end is closed (ECONNREFUSED), or any other errno ({@link #lastErrno()}
+     *         says which). Never throws for an errno: a failed send is a refused send, and the
+     *         caller keeps the connection (issue 9: an escape here used to kill the process).
      */
     public boolean send(int socket, int fd, byte[] payload) {
         ByteBuffer b = send.buffer();
@@ -86,19 +88,19 @@ public final class FdPassing {
             if (errno == Native.EINTR) {
                 continue;
             }
-            if (errno == Native.EAGAIN || errno == Native.ENOBUFS || errno == Native.ECONNREFUSED) {
-                return false;
-            }
-            throw new NativeException("sendmsg(" + socket + ", SCM_RIGHTS)", errno);
+            lastErrno = errno;
+            return false;
         }
     }
 
     /**
      * Takes the next descriptor off {@code socket} without blocking (MSG_DONTWAIT |
-     * MSG_CMSG_CLOEXEC). A datagram whose control data was truncated (MSG_CTRUNC) or that
-     * carries no descriptor is skipped, its descriptors closed; extra descriptors are closed.
+     * MSG_CMSG_CLOEXEC). A datagram whose control data was truncated (MSG_CTRUNC: we were out of
+     * descriptors, and the kernel closed what it could not install) or that carries no
+     * descriptor is returned with fd -1, so the caller can report the receipt; extra
+     * descriptors are closed.
      *
-     * @return the descriptor and payload, or null when nothing is queued (EAGAIN)
+     * @return the descriptor (-1: none arrived) and payload, or null when nothing is queued (EAGAIN)
      */
     public Received receive(int socket) {
         ByteBuffer b = receive.buffer();
@@ -121,10 +123,10 @@ public final class FdPassing {
             if ((b.getInt(HDR + MSG_FLAGS) & Native.MSG_CTRUNC) != 0) {
                 truncated++;
                 Fds.close(fd);
-                continue;
+                return new Received(-1, new byte[0]);
             }
             if (fd < 0) {
-                continue; // a datagram without a descriptor: nothing to serve
+                return new Received(-1, new byte[0]); // a datagram without a descriptor: nothing to serve
             }
             byte[] payload = new byte[(int) Math.min(n, MAX_PAYLOAD)];
             b.get(PAYLOAD, payload);
@@ -158,7 +160,12 @@ public final class FdPassing {
         return first;
     }
 
-    /** Datagrams skipped because their control data was truncated. */
+    /** The errno of the last refused send (EAGAIN, ENOBUFS, ECONNREFUSED, or anything else). */
+    public int lastErrno() {
+        return lastErrno;
+    }
+
+    /** Datagrams received with their control data truncated (their descriptor lost). */
     public long truncated() {
         return truncated;
     }

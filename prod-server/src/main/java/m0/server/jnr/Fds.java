@@ -13,6 +13,25 @@ public final class Fds {
         }
     }
 
+    private static final int RLIMIT_NOFILE = 7;
+
+    /**
+     * The soft RLIMIT_NOFILE: one more than the highest descriptor number this process may
+     * open. {@code Long.MAX_VALUE} when unlimited.
+     */
+    public static long openFileLimit() {
+        Memory rlimit = new Memory(16); // struct rlimit { rlim_t cur, max; }; once per life
+        Native.check("getrlimit(RLIMIT_NOFILE)", Native.libc().getrlimit(RLIMIT_NOFILE, rlimit.address()));
+        long cur = rlimit.buffer().getLong(0);
+        return cur < 0 ? Long.MAX_VALUE : cur; // RLIM_INFINITY is all ones
+    }
+
+    /** Descriptors this process holds now (counted in /proc/self/fd). */
+    public static int openCount() {
+        java.io.File[] fds = new java.io.File("/proc/self/fd").listFiles();
+        return fds == null ? 0 : fds.length;
+    }
+
     /** Sets FD_CLOEXEC: for descriptors inherited across exec, which dup2 made inheritable. */
     public static void setCloseOnExec(int fd) {
         Native.check("fcntl(" + fd + ", F_SETFD, FD_CLOEXEC)", Native.libc().fcntl(fd, Native.F_SETFD, Native.FD_CLOEXEC));

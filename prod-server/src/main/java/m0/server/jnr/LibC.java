@@ -41,6 +41,8 @@ public interface LibC {
 
     long recvmsg(int fd, long msghdr, int flags);
 
+    int getrlimit(int resource, long rlimit);
+
     int close(int fd);
 
     /** Variadic in C: without fixedCount the third argument is passed wrongly. */

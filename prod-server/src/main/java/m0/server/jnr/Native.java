@@ -19,6 +19,10 @@ public final class Native {
     public static final int ENOBUFS = 105;
     public static final int ECONNREFUSED = 111;
     public static final int EADDRINUSE = 98;
+    /** The process is out of descriptors (RLIMIT_NOFILE). */
+    public static final int EMFILE = 24;
+    /** The system is out of open files. */
+    public static final int ENFILE = 23;
 
     static final int AF_UNIX = 1;
     static final int AF_INET = 2;
@@ -90,7 +94,7 @@ public final class Native {
         return result;
     }
 
-    static String errnoName(int errno) {
+    public static String errnoName(int errno) {
         Errno e = Errno.valueOf(errno);
         return e == null || e == Errno.__UNKNOWN_CONSTANT__ ? "errno " + errno : e.name();
     }

@@ -6,4 +6,10 @@ package m0.server.share;
  * payload so the receiver need not ask the kernel.
  */
 public record Accepted(int fd, byte[] peer) {
+
+    /**
+     * What a channel returns for a hand-off that arrived without its descriptor (the receiver
+     * was out of descriptors, or none was sent): the core's {@code Channel.lost} receipt.
+     */
+    public static final Accepted LOST = new Accepted(-1, new byte[0]);
 }

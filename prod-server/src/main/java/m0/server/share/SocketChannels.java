@@ -3,6 +3,8 @@ package m0.server.share;
 import m0.core.Channel;
 import m0.server.jnr.Fds;
 import m0.server.jnr.FdPassing;
+import m0.server.jnr.Native;
+import m0.server.log.RateLimitedLog;
 
 /**
  * The core's {@link Channel} over one AF_UNIX datagram socketpair per worker: worker i's
@@ -22,9 +24,16 @@ public final class SocketChannels implements Channel<Accepted> {
     private final int[] sendFds;
     private final int[] receiveFds;
     private final FdPassing passing = new FdPassing();
+    private final RateLimitedLog failures;
 
     /** {@code -1} marks an end this process does not hold. */
     public SocketChannels(int[] sendFds, int[] receiveFds) {
+        this(sendFds, receiveFds, "m0serve: ");
+    }
+
+    /** {@code logPrefix} names the process in the (rate-limited) failure lines. */
+    public SocketChannels(int[] sendFds, int[] receiveFds, String logPrefix) {
+        this.failures = new RateLimitedLog(System.err, logPrefix);
         if (sendFds.length != receiveFds.length) {
             throw new IllegalArgumentException("one send and one receive end per worker");
         }
@@ -35,7 +44,16 @@ public final class SocketChannels implements Channel<Accepted> {
     @Override
     public boolean send(int target, Accepted connection) {
         int socket = sendFds[target];
-        if (socket < 0 || !passing.send(socket, connection.fd(), connection.peer())) {
+        if (socket < 0) {
+            return false;
+        }
+        if (!passing.send(socket, connection.fd(), connection.peer())) {
+            int errno = passing.lastErrno();
+            if (errno != Native.EAGAIN && errno != Native.ENOBUFS && errno != Native.ECONNREFUSED) {
+                // Not a full or closed channel: something unexpected, worth a line (once a second).
+                failures.log("sendmsg to channel " + target + ": " + Native.errnoName(errno)
+                        + "; refused, the sender keeps the connection");
+            }
             return false;
         }
         Fds.close(connection.fd());
@@ -49,7 +67,21 @@ public final class SocketChannels implements Channel<Accepted> {
             return null;
         }
         FdPassing.Received r = passing.receive(socket);
-        return r == null ? null : new Accepted(r.fd(), r.payload());
+        if (r == null) {
+            return null;
+        }
+        if (r.fd() < 0) {
+            failures.log("a hand-off on channel " + index + " arrived without its descriptor"
+                    + " (out of descriptors?); counted as lost");
+            return Accepted.LOST;
+        }
+        return new Accepted(r.fd(), r.payload());
+    }
+
+    /** The core takes and retires a lost receipt like any other, and counts it. */
+    @Override
+    public boolean lost(Accepted received) {
+        return received == Accepted.LOST;
     }
 
     public int receiveFd(int index) {

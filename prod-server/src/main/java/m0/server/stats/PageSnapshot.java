@@ -3,11 +3,11 @@ package m0.server.stats;
 import java.util.List;
 
 /**
- * The shared page as an observer read it: every worker's line and the header's re-homed count.
+ * The shared page as an observer read it: every worker's line and the header's re-homed and lost counts.
  *
  * @param readAtNanos System.nanoTime when the read began (IN_PASS ages are measured from it)
  */
-public record PageSnapshot(long pid, long readAtNanos, long rehomed, List<WorkerLine> workers) {
+public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, List<WorkerLine> workers) {
 
     public PageSnapshot {
         workers = List.copyOf(workers);
@@ -42,7 +42,8 @@ public record PageSnapshot(long pid, long readAtNanos, long rehomed, List<Worker
     /** The table {@code m0serve stats} prints. */
     public String format() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("m0serve stats: pid %d, %d workers, re-homed %d%n", pid, workers.size(), rehomed));
+        out.append(String.format("m0serve stats: pid %d, %d workers, re-homed %d, lost %d%n", pid, workers.size(),
+                rehomed, lost));
         out.append(String.format("%-6s %-16s %8s %8s %8s %10s %10s %10s%n",
                 "worker", "state", "active", "pending", "taken", "sent", "received", "forwarded"));
         for (WorkerLine w : workers) {

@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = "Print a running server's page per worker: state, active, pending, taken, "
-                + "sent, received, forwarded, and re-homed.")
+                + "sent, received, forwarded, re-homed and lost.")
 public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")

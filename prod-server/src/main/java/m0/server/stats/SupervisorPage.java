@@ -147,6 +147,7 @@ public final class SupervisorPage {
                     page.getVolatile(PageLayout.receivedWord(i)),
                     page.getVolatile(PageLayout.forwardedWord(i))));
         }
-        return new PageSnapshot(pid, now, page.getVolatile(PageLayout.REHOMED_WORD), out);
+        return new PageSnapshot(pid, now, page.getVolatile(PageLayout.REHOMED_WORD),
+                page.getVolatile(PageLayout.LOST_WORD), out);
     }
 }

@@ -21,6 +21,7 @@ import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
 import m0.server.jnr.Spawn;
+import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
@@ -52,6 +53,8 @@ public final class Supervisor {
     private static final long WAKE = -1L;
     /** How often the page is read while a worker's start or a reload step is awaited. */
     private static final int WATCH_MILLIS = 20;
+    /** A spawn that failed (EAGAIN, ENOMEM, EMFILE...) is tried again this much later. */
+    private static final long RESPAWN_RETRY_NANOS = 100_000_000L;
 
     private final ServerConfig config;
     private final PrintStream out;
@@ -68,6 +71,8 @@ public final class Supervisor {
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
     private final RespawnBudget budget;
+    /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
+    private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
     private volatile boolean stopRequested;
     private volatile boolean reloadRequested;
@@ -102,6 +107,8 @@ public final class Supervisor {
         boolean retiring;
         /** A give-up drain is reading this index's channel: the index is not free yet. */
         boolean draining;
+        /** A respawn whose spawn failed is due again at this time (System.nanoTime); 0: none. */
+        long respawnAt;
     }
 
     /** A give-up drain in progress and when its worker was reaped (for the log). */
@@ -198,11 +205,18 @@ public final class Supervisor {
                 if (data == WAKE) {
                     wake.drain();
                 } else {
-                    reap((int) data);
+                    try {
+                        reap((int) data);
+                    } catch (RuntimeException e) {
+                        // The pidfd stays readable (level-triggered): the reap is tried again
+                        // at the next wait.
+                        failures.log("reaping worker " + data + ": " + e + "; retrying");
+                    }
                 }
             }
             stepGiveUps();
             long now = System.nanoTime();
+            retryRespawns(now);
             observeStarts(now);
             if (stopRequested && !stopping) {
                 beginStop(now);
@@ -220,7 +234,7 @@ public final class Supervisor {
                 }
                 killDeadline = now + TimeUnit.SECONDS.toNanos(5);
             }
-            if (running() == 0 && giveUps.isEmpty()) {
+            if (running() == 0 && giveUps.isEmpty() && !respawnDue()) {
                 if (stopping) {
                     return 0;
                 }
@@ -233,6 +247,9 @@ public final class Supervisor {
     private int timeoutMillis() {
         if (stopping || !giveUps.isEmpty()) {
             return 10; // the give-up drains and the grace deadline are polled
+        }
+        if (respawnDue()) {
+            return WATCH_MILLIS; // a failed spawn is retried
         }
         if (step != null || !reloadQueue.isEmpty()) {
             return WATCH_MILLIS;
@@ -250,9 +267,12 @@ public final class Supervisor {
         killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
         reloadQueue.clear();
         step = null;
-        for (Slot s : slots) {
+        for (int i = 0; i < lines; i++) {
+            Slot s = slots[i];
             if (s.pid > 0) {
                 Processes.kill(s.pid, Processes.SIGTERM);
+            } else if (s.respawnAt != 0) {
+                giveUp(i, now); // a respawn that never came: nobody will read its channel
             }
         }
     }
@@ -261,11 +281,20 @@ public final class Supervisor {
     private void stepGiveUps() {
         giveUps.removeIf(d -> {
             GiveUp<Accepted> g = d.giveUp();
-            if (g.step(c -> Fds.close(c.fd()))) {
+            try {
+                if (g.step(c -> Fds.close(c.fd()))) {
+                    return false;
+                }
+            } catch (RuntimeException e) {
+                // The drain keeps its counts (a send that failed took its raise back): step again.
+                failures.log("give-up drain of index " + g.index() + ": " + e + "; retrying");
                 return false;
             }
             if (g.rehomed() > 0) {
                 page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed());
+            }
+            if (g.lost() > 0) {
+                page.getAndAdd(PageLayout.LOST_WORD, g.lost());
             }
             if (g.drained() > 0) {
                 System.err.println("m0serve: index " + g.index() + " given up: " + g.rehomed() + " queued connection(s) "
@@ -360,29 +389,79 @@ public final class Supervisor {
             quiet = st.exited() && st.exitCode() == 0;
         } else if (step != null && step.old == index) {
             why = "a reload is replacing it";
-        } else if (st.exited() && (st.exitCode() == 0 || st.exitCode() == Worker.EXIT_CONFIG)) {
-            why = "it exited " + st.exitCode();
+        } else if (st.exited() && st.exitCode() == Worker.EXIT_CONFIG) {
+            why = "it exited " + st.exitCode(); // it cannot serve with this configuration
         } else {
+            // Not asked to leave, so replaced whatever its status, exit 0 included (a stray
+            // SIGTERM makes a worker leave gracefully and exit 0): docs/adr/0010.
             why = budget.onDeath(index, now, s.started ? s.startedAt : 0, target); // null: respawn
         }
         s.retiring = false;
         if (why == null) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
-            try {
-                spawn(index); // its bind writes NOT_STARTED over our LEFT; its start retires taken
-                return;
-            } catch (NativeException e) {
-                why = e.getMessage();
-            }
+            respawn(index, now);
+            return;
         }
         if (!quiet) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: " + why);
         }
+        giveUp(index, now);
+    }
+
+    /**
+     * The index will not be replaced. RB: what was queued to it goes to a live worker (or is
+     * closed) within 250 ms, and pending/taken are settled, so the index is clean for whoever
+     * takes it next.
+     */
+    private void giveUp(int index, long now) {
+        Slot s = slots[index];
         s.member = false;
+        s.respawnAt = 0;
         s.draining = true;
-        // RB: what was queued to the index goes to a live worker (or is closed) within 250 ms,
-        // and pending/taken are settled, so the index is clean for whoever takes it next.
         giveUps.add(new Drain(share.giveUp(index), now));
+    }
+
+    /**
+     * Spawns into {@code index} (its bind writes NOT_STARTED over our LEFT; its start retires
+     * taken). A failed spawn is no reason to stop: it is retried shortly, counted by the budget
+     * as a death before start, so a spawn that always fails gives the index up.
+     */
+    private void respawn(int index, long now) {
+        Slot s = slots[index];
+        try {
+            spawn(index);
+            s.respawnAt = 0;
+        } catch (RuntimeException e) {
+            failures.log("cannot spawn worker " + index + ": " + e.getMessage() + "; retrying");
+            s.respawnAt = now + RESPAWN_RETRY_NANOS;
+        }
+    }
+
+    private boolean respawnDue() {
+        for (Slot s : slots) {
+            if (s.respawnAt != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void retryRespawns(long now) {
+        if (stopping) {
+            return;
+        }
+        for (int i = 0; i < lines; i++) {
+            Slot s = slots[i];
+            if (s.respawnAt != 0 && s.pid < 0 && now - s.respawnAt >= 0) {
+                String why = budget.onDeath(i, now, 0, target); // the failed spawn: a death before start
+                if (why != null) {
+                    System.err.println("m0serve: worker " + i + " could not be spawned; not replaced: " + why);
+                    giveUp(i, now);
+                } else {
+                    respawn(i, now);
+                }
+            }
+        }
     }
 
     /** SIGTTIN / SIGTTOU, one worker at a time, within the lines made at start. */
@@ -490,8 +569,8 @@ public final class Supervisor {
         s.member = true;
         try {
             spawn(index);
-        } catch (NativeException e) {
-            System.err.println("m0serve: " + why + ": cannot start a worker at index " + index + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            failures.log(why + ": cannot start a worker at index " + index + ": " + e.getMessage());
             s.member = false;
             return false;
         }
@@ -512,7 +591,8 @@ public final class Supervisor {
         WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
                 WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
-                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis());
+                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
+                config.maxConnections());
         int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
         inherit[0] = listener;
         inherit[1] = shared.fd();
@@ -526,12 +606,40 @@ public final class Supervisor {
             env.add(e.getKey() + "=" + e.getValue());
         }
         Slot s = slots[index];
-        s.pid = Spawn.spawn(argv, env, inherit);
-        s.pidfd = Processes.pidfdOpen(s.pid);
+        int pid = Spawn.spawn(argv, env, inherit);
+        int pidfd = -1;
+        try {
+            pidfd = Processes.pidfdOpen(pid);
+            epoll.add(pidfd, Epoll.IN, index);
+        } catch (RuntimeException e) {
+            // Unwatched, it would be a second process at this index once the spawn is retried
+            // (two starts subtracting one taken): stop it before saying the spawn failed.
+            Fds.close(pidfd);
+            Processes.kill(pid, Processes.SIGKILL);
+            awaitKilled(pid);
+            throw e;
+        }
+        s.pid = pid;
+        s.pidfd = pidfd;
         s.started = false;
         s.startedAt = 0;
         s.retiring = false;
-        epoll.add(s.pidfd, Epoll.IN, index);
+    }
+
+    /** Reaps a child just SIGKILLed, waiting at most a second (it has not started a JVM yet). */
+    private static void awaitKilled(int pid) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        try {
+            while (System.nanoTime() - until < 0) {
+                WaitStatus st = Processes.poll(pid);
+                if (st != null && st.dead()) {
+                    return;
+                }
+                Thread.sleep(5);
+            }
+        } catch (RuntimeException | InterruptedException e) {
+            // a zombie at worst; the failure that brought us here is what gets reported
+        }
     }
 
     private int[] sendFdNumbers() {

@@ -25,6 +25,7 @@ import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
+import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
@@ -64,6 +65,14 @@ public final class Worker {
     private static final int READS_PER_EVENT = 4;
     private static final int WRITES_PER_FLUSH = 64;
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
+    /** After EMFILE/ENFILE on accept, the listener stays out of our epoll set this long. */
+    static final long ACCEPT_BACKOFF_NANOS = 100_000_000L;
+    /**
+     * Descriptors kept free below RLIMIT_NOFILE beside those held at start (JVM, page, channels,
+     * epoll): for hand-offs received at the cap, the pool's work and a lingering close. Past
+     * the reserve a hand-off arrives truncated and is counted as lost by the core.
+     */
+    static final int DESCRIPTOR_RESERVE = 64;
 
     private final WorkerSpec spec;
     private final Page page;
@@ -99,6 +108,21 @@ public final class Worker {
     private long shownSent;
     private long shownReceived;
     private long shownForwarded;
+    private long shownLost;
+
+    /**
+     * Fresh accepts stop at this many open connections, before the process runs out of
+     * descriptors. Hand-offs are still received and admitted past it (the reserve is for them):
+     * a sibling's pick only chooses us while we are the least loaded, and the core never drops
+     * what it was sent.
+     */
+    private final long maxConnections;
+    /** The listener is in our epoll set; out at the cap, during an EMFILE back-off, and leaving. */
+    private boolean listenerArmed;
+    /** End of an EMFILE/ENFILE back-off (System.nanoTime), while {@code acceptPaused}. */
+    private long acceptResumeAt;
+    private boolean acceptPaused;
+    private final RateLimitedLog acceptFailures;
 
     Worker(WorkerSpec spec, App app) {
         this.spec = spec;
@@ -107,13 +131,16 @@ public final class Worker {
         int[] receiveFds = new int[spec.lines()];
         java.util.Arrays.fill(receiveFds, -1);
         receiveFds[spec.index()] = spec.receiveFd();
-        SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds);
+        SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds, "m0serve worker " + spec.index() + ": ");
         this.share = new AcceptShare<>(page, channels, System::nanoTime,
                 AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index());
         this.sentBase = page.getVolatile(PageLayout.sentWord(spec.index()));
         this.receivedBase = page.getVolatile(PageLayout.receivedWord(spec.index()));
         this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
         this.acceptor = new Acceptor(spec.listenFd());
+        this.acceptFailures = new RateLimitedLog(System.err, "m0serve worker " + spec.index() + ": ");
+        this.maxConnections = spec.maxConnections() > 0 ? spec.maxConnections()
+                : defaultMaxConnections(Fds.openFileLimit(), Fds.openCount(), spec.blockingThreads());
         this.inView = in.buffer().duplicate();
         this.http = new HttpConfig(spec.maxHeaderBytes(), HttpConfig.defaults().maxBodyBytes(),
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
@@ -124,6 +151,15 @@ public final class Worker {
                     t.setDaemon(true);
                     return t;
                 });
+    }
+
+    /**
+     * {@code --max-connections 0}: RLIMIT_NOFILE less what the process holds at start and a
+     * reserve ({@link #DESCRIPTOR_RESERVE} plus one per pool thread), at least 1.
+     */
+    static long defaultMaxConnections(long openFileLimit, int openAtStart, int blockingThreads) {
+        long reserve = (long) openAtStart + DESCRIPTOR_RESERVE + Math.max(0, blockingThreads);
+        return Math.max(1, openFileLimit - reserve);
     }
 
     public static void main(String[] args) {
@@ -171,6 +207,7 @@ public final class Worker {
         }
         parentFd = Processes.pidfdOpen(spec.supervisorPid());
         epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
+        listenerArmed = true;
         epoll.add(spec.receiveFd(), Epoll.IN, CHANNEL);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         epoll.add(parentFd, Epoll.IN, PARENT);
@@ -195,6 +232,9 @@ public final class Worker {
             }
             if (stopping) {
                 stepStop(now);
+            }
+            if (!listenerArmed) {
+                armListenerIfDue(now);
             }
             share.passEnd(open);
             publishStats();
@@ -248,6 +288,11 @@ public final class Worker {
         long sent = share.sentCount();
         long received = share.receivedCount();
         long forwarded = share.forwardedCount();
+        long lost = share.lostCount();
+        if (lost != shownLost) {
+            page.getAndAdd(PageLayout.LOST_WORD, lost - shownLost); // one header word for every index
+            shownLost = lost;
+        }
         if (sent != shownSent) {
             shownSent = sent;
             page.setVolatile(PageLayout.sentWord(spec.index()), sentBase + sent);
@@ -265,6 +310,11 @@ public final class Worker {
     private int timeoutMillis() {
         if (stopping) {
             return 5; // the leave drain and the grace deadline are polled
+        }
+        if (acceptPaused) {
+            // The back-off's end is a timer of the loop: wake for it, whatever else is due.
+            long ms = (Math.min(acceptResumeAt, nextSweep) - System.nanoTime()) / 1_000_000L + 1;
+            return (int) Math.max(0, Math.min(ms, 60_000));
         }
         if (nextSweep == Long.MAX_VALUE) {
             return -1;
@@ -300,11 +350,32 @@ public final class Worker {
 
     private void acceptBatch() {
         for (int k = 0; k < ACCEPT_BATCH && !stopping; k++) {
+            if (open >= maxConnections) {
+                // At the cap: stop accepting before the descriptors run out (nginx's "worker
+                // connections are not enough", said once a second at most).
+                if (listenerArmed) {
+                    acceptFailures.log("at --max-connections " + maxConnections
+                            + ": not accepting until a connection closes");
+                }
+                disarmListener();
+                return;
+            }
             int fd;
             try {
                 fd = acceptor.accept();
             } catch (NativeException e) {
-                System.err.println("m0serve worker " + spec.index() + ": " + e.getMessage());
+                if (e.errno() == Native.EMFILE || e.errno() == Native.ENFILE) {
+                    // Out of descriptors is a state, not a loop: the listener stays readable, so
+                    // a level-triggered epoll would wake us for it at once, forever. Take it out
+                    // for a back-off and serve what we hold meanwhile.
+                    acceptPaused = true;
+                    acceptResumeAt = System.nanoTime() + ACCEPT_BACKOFF_NANOS;
+                    disarmListener();
+                    acceptFailures.log(e.getMessage() + "; not accepting for "
+                            + ACCEPT_BACKOFF_NANOS / 1_000_000 + " ms (" + open + " open)");
+                } else {
+                    acceptFailures.log(e.getMessage()); // ECONNABORTED and the like: per connection
+                }
                 return;
             }
             if (fd < 0) {
@@ -316,17 +387,49 @@ public final class Worker {
                 continue;
             }
             Accepted a = new Accepted(fd, acceptor.lastPeer());
-            if (share.passOn(a, open)) {
+            boolean passed;
+            try {
+                passed = share.passOn(a, open);
+            } catch (RuntimeException e) {
+                // The core took its raise back before this left sendWith: the connection is ours.
+                acceptFailures.log("passing a connection on: " + e + "; serving it here");
+                passed = false;
+            }
+            if (passed) {
                 continue; // a sibling's channel holds it now; our copy is closed
             }
             admit(fd, a.peer(), false);
         }
     }
 
+    /** Takes the listener out of our epoll set (the cap, a back-off, leaving). */
+    private void disarmListener() {
+        if (listenerArmed) {
+            listenerArmed = false;
+            epoll.delete(spec.listenFd());
+        }
+    }
+
+    /** Once per pass while disarmed: back in when below the cap and the back-off is over. */
+    private void armListenerIfDue(long now) {
+        if (stopping || open >= maxConnections || (acceptPaused && now - acceptResumeAt < 0)) {
+            return;
+        }
+        acceptPaused = false;
+        epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
+        listenerArmed = true;
+    }
+
     private void drainChannel() {
         Accepted c;
-        while ((c = share.receive()) != null) {
-            admit(c.fd(), c.peer(), true);
+        try {
+            while ((c = share.receive()) != null) {
+                admit(c.fd(), c.peer(), true);
+            }
+        } catch (RuntimeException e) {
+            // recvmsg failed (ENOMEM...) before anything was taken: the counts are as they were,
+            // the channel stays readable and the next pass tries again.
+            acceptFailures.log("receiving a hand-off: " + e + "; retrying");
         }
     }
 
@@ -522,7 +625,7 @@ public final class Worker {
         stopping = true;
         stopDeadline = now + TimeUnit.MILLISECONDS.toNanos(spec.graceMillis());
         share.leave(); // LEFT first: no sibling hands us anything from here on
-        epoll.delete(spec.listenFd());
+        disarmListener();
         Fds.close(spec.listenFd()); // the supervisor and the siblings keep the listener open
         draining = true;
         for (int fd = 0; fd <= maxFd; fd++) {

@@ -59,13 +59,24 @@ final class ServerProcess implements AutoCloseable {
 
     /** The same with extra environment variables for the supervisor (and so its workers). */
     static ServerProcess start(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return start(List.of(), env, args);
+    }
+
+    /**
+     * The same run through {@code wrapper} (e.g. {@code prlimit --nofile=256:256}), which must
+     * exec the command so that the supervisor keeps the child's pid.
+     */
+    static ServerProcess start(List<String> wrapper, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
         List<String> all = new ArrayList<>(List.of(args));
         if (!all.contains("--bind")) {
             all.add(0, "127.0.0.1:0");
             all.add(0, "--bind");
         }
         Path err = Files.createTempFile("m0serve-", ".err");
-        ProcessBuilder pb = new ProcessBuilder(command(all.toArray(String[]::new)))
+        List<String> cmd = new ArrayList<>(wrapper);
+        cmd.addAll(command(all.toArray(String[]::new)));
+        ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectError(err.toFile());
         // Workers start lean in tests: two cores are shared by everything.
         pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
@@ -130,6 +141,11 @@ final class ServerProcess implements AutoCloseable {
 
     String stderr() throws IOException {
         return Files.readString(stderr);
+    }
+
+    /** The size of what the server has written to stderr so far (its log). */
+    long stderrBytes() throws IOException {
+        return Files.size(stderr);
     }
 
     /** Every process below the supervisor (its workers). */

@@ -114,6 +114,7 @@ class StatsIntegrationTest {
             }
             PageSnapshot after = page.awaitQuiescent(PUBLISH_MS);
             assertEquals(0, after.rehomed(), after.format());
+            assertEquals(0, after.lost(), after.format());
             // Every hand-off of the burst was received: accepted + received - sent = served, summed.
             assertEquals(burstSent, burstReceived, "sent vs received this burst:\n" + after.format());
             assertEquals(after.totalSent(), after.totalReceived(), "every hand-off received:\n" + after.format());

@@ -170,6 +170,32 @@ class JnrLayerTest {
     }
 
     @Test
+    void anUnexpectedSendErrnoIsARefusalNotAnEscape() {
+        try (EventFd notASocket = new EventFd(); EventFd subject = new EventFd()) {
+            FdPassing passing = new FdPassing();
+            assertFalse(passing.send(notASocket.fd(), subject.fd(), new byte[4]), "ENOTSOCK: refused, not thrown");
+            assertEquals(88, passing.lastErrno(), "ENOTSOCK");
+            Fds.setNonBlocking(subject.fd()); // still ours
+        }
+    }
+
+    @Test
+    void aDatagramWithoutADescriptorIsAReceiptTheCoreCountsAsLost() {
+        int[] pair = Sockets.datagramPair(SocketChannels.BUFFER_BYTES);
+        try {
+            Memory m = new Memory(8);
+            assertEquals(4, Fds.write(pair[0], m.address(), 4)); // a datagram, no SCM_RIGHTS
+            SocketChannels channels = new SocketChannels(new int[] {pair[0]}, new int[] {pair[1]});
+            m0.server.share.Accepted got = channels.receive(0);
+            assertTrue(got != null && channels.lost(got), "reported, not skipped: " + got);
+            assertNull(channels.receive(0), "then EAGAIN");
+        } finally {
+            Fds.close(pair[0]);
+            Fds.close(pair[1]);
+        }
+    }
+
+    @Test
     void theSharedPageIsOneMemoryThroughTwoMappings() {
         SharedPage a = SharedPage.create(4);
         SharedPage b = SharedPage.adopt(a.fd(), 4);
