@@ -301,7 +301,8 @@ public final class Supervisor {
             // "listening" is printed once the port is bound; a connection made before a worker has
             // started is served, but not shared with that worker (NS). Say when all are in.
             announcedReady = true;
-            out.printf("m0serve: ready: %d worker(s) started, %d ms after launch%n", running(), startup.ready());
+            out.printf("m0serve: ready: %d worker(s) started%n", running());
+            System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
             out.flush();
         }
     }
