@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a worker costs (issue 15, docs/adr/0011): m0serve with its default options and class-data
-# archives ("new", through the launcher) against the same jar with the options it had before
-# ("old": no archives, a default-sized worker heap), uvicorn and nginx, in one run:
+# archive ("new", through the launcher) against the same jar with the options it had before
+# ("old": no archive, a default-sized worker heap), uvicorn and nginx, in one run:
 #   1. PSS (/proc/PID/smaps_rollup) of the supervisor/master and of each worker, 2 workers each,
 #      right after 5 s of wrk -t2 -c32 keep-alive hello on that server, then after IDLE s idle
 #      (all four running side by side, loaded one after another).
@@ -17,7 +17,7 @@
 #   prod-server/bench/footprint.sh [rounds=3] [idle-seconds=60]
 #
 # Needs: wrk, nginx, python3-uvicorn (Debian: apt-get install -y wrk nginx-light python3-uvicorn),
-# and the build (mvn -q -pl prod-server -am package -DskipTests: target/m0serve, the jar, the archives).
+# and the build (mvn -q -pl prod-server -am package -DskipTests: target/m0serve, the jar, the archive).
 set -euo pipefail
 ROUNDS=${1:-3}
 IDLE=${2:-60}
@@ -52,7 +52,10 @@ m0_start() {
   BENCH_PIDS+=("$pid")
   printf -v "BENCH_PID_$name" '%s' "$pid"
   for _ in $(seq 12000); do # 60 s in 5 ms steps
-    grep -q "m0serve: ready:" "$WORK/$name.out" 2>/dev/null && return 0
+    if grep -q "m0serve: ready:" "$WORK/$name.out" 2>/dev/null; then
+      READY_CPU_MS=$(( $(tree_ticks "$pid") * 1000 / TICK )) # start-up CPU of supervisor + workers
+      return 0
+    fi
     kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; return 1; }
     sleep 0.005
   done
@@ -112,29 +115,31 @@ bench_cleanup; BENCH_PIDS=()
 
 # ---- 2. launch to ready ---------------------------------------------------------------------------
 echo
-echo "launch to ready, ms (median of $ROUNDS; the supervisor's own figure in brackets)"
+echo "launch to ready, ms (median of $ROUNDS; the supervisor's own figures in brackets), and the CPU"
+echo "time supervisor + workers spent until then (median): less sensitive to the machine's load"
 for n in 2 4; do
-  declare -A OUTSIDE=() INSIDE=()
+  declare -A OUTSIDE=() INSIDE=() CPU=()
   for r in $(seq "$ROUNDS"); do
     for kind in new old; do
       port=$(free_port); t0=$(now_ms)
       m0_start "l$kind" "$port" "$kind" --workers "$n"
       t1=$(now_ms)
       OUTSIDE[$kind]+="$((t1 - t0)) "
+      CPU[$kind]+="$READY_CPU_MS "
       INSIDE[$kind]+="$(sed -n 's/.*m0serve: ready \([0-9]*\) ms after launch.*/\1/p' "$WORK/l$kind.err" | head -1) "
       pid_var="BENCH_PID_l$kind"; m0_stop "${!pid_var}"
     done
   done
   for kind in new old; do
-    printf "  %d workers %-4s %6s ms  [%s]   load %s\n" "$n" "$kind" \
+    printf "  %d workers %-4s %6s ms  [%s]   CPU %5s ms   load %s\n" "$n" "$kind" \
       "$(echo "${OUTSIDE[$kind]}" | tr ' ' '\n' | grep . | median)" \
-      "$(echo "${INSIDE[$kind]}" | xargs)" "$(loadavg)"
+      "$(echo "${INSIDE[$kind]}" | xargs)" "$(echo "${CPU[$kind]}" | tr ' ' '\n' | grep . | median)" "$(loadavg)"
   done
 done
 
 # ---- 3. SIGKILL of a worker to its replacement started ----------------------------------------------
 echo
-echo "SIGKILL of worker 1 to its replacement PARKED, ms (median of $ROUNDS; spawn to PARKED in brackets)"
+echo "SIGKILL of the highest-pid worker to its replacement PARKED, ms (median of $ROUNDS; spawn to PARKED in brackets)"
 declare -A KILLED=() SPAWNED=()
 for r in $(seq "$ROUNDS"); do
   for kind in new old; do
@@ -146,7 +151,7 @@ for r in $(seq "$ROUNDS"); do
     t0=$(now_ms); kill -KILL "$victim"
     line=""
     for _ in $(seq 12000); do
-      line=$(grep "started .* ms after its spawn" "$WORK/k$kind.err" | sed -n "$((before + 1))p")
+      line=$(grep "started .* ms after its spawn" "$WORK/k$kind.err" | sed -n "$((before + 1))p" || true)
       [ -n "$line" ] && break
       sleep 0.005
     done

@@ -22,19 +22,19 @@ import java.util.regex.Pattern;
  * The build's class-data-sharing training run (docs/adr/0011): starts the launcher with
  * {@code M0_CDS_TRAIN=1} on 127.0.0.1, an ephemeral port and one worker, sends the requests
  * whose classes a worker loads (keep-alive, pipelining, the blocking pool, errors), then stops
- * it with SIGTERM; the supervisor and the worker each write their archive at exit, beside the jar.
+ * it with SIGTERM; the worker writes the archive at its exit, beside the jar ({@value #ARCHIVE}),
+ * for the supervisor and all workers alike.
  *
  * <pre>java -cp m0serve.jar m0.server.cds.CdsTraining path/to/m0serve [timeout-seconds]</pre>
  *
  * <p>Never fails a build: whatever goes wrong is one line on stderr, the process tree is killed
- * by pid, and the archives are removed (the launcher then starts without them, saying so).
- * Exit 0 with archives, 1 without.
+ * by pid, and the archive is removed (the launcher then starts without it, saying so).
+ * Exit 0 with the archive, 1 without.
  */
 public final class CdsTraining {
 
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/");
-    static final String SUPERVISOR_ARCHIVE = "m0serve-supervisor.jsa";
-    static final String WORKER_ARCHIVE = "m0serve-worker.jsa";
+    static final String ARCHIVE = "m0serve.jsa";
 
     /** Each batch on a connection of its own; the last request of each closes it. */
     private static final List<String> BATCHES = List.of(
@@ -59,11 +59,10 @@ public final class CdsTraining {
         System.exit(train(launcher, timeout) ? 0 : 1);
     }
 
-    /** Runs the training; true when both archives were written. */
+    /** Runs the training; true when the archive was written. */
     static boolean train(Path launcher, long timeoutSeconds) throws InterruptedException {
         Path dir = launcher.getParent();
-        Path sup = dir.resolve(SUPERVISOR_ARCHIVE);
-        Path worker = dir.resolve(WORKER_ARCHIVE);
+        Path archive = dir.resolve(ARCHIVE);
         long start = System.nanoTime();
         long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
         Process p;
@@ -76,7 +75,7 @@ public final class CdsTraining {
             pb.environment().remove("M0_WORKER_JAVA_OPTS");
             p = pb.start();
         } catch (IOException e) {
-            return failed("cannot start " + launcher + ": " + e.getMessage(), null, sup, worker);
+            return failed("cannot start " + launcher + ": " + e.getMessage(), null, archive);
         }
         try {
             BlockingQueue<String> lines = new ArrayBlockingQueue<>(1024);
@@ -88,7 +87,7 @@ public final class CdsTraining {
             while (!ready) {
                 String line = lines.poll(remainingMillis(deadline), TimeUnit.MILLISECONDS);
                 if (line == null) {
-                    return failed("no 'ready' line from the server within " + timeoutSeconds + " s", p, sup, worker);
+                    return failed("no 'ready' line from the server within " + timeoutSeconds + " s", p, archive);
                 }
                 Matcher m = LISTENING.matcher(line);
                 if (m.find()) {
@@ -97,24 +96,23 @@ public final class CdsTraining {
                 ready = line.contains("m0serve: ready:");
             }
             if (port < 0) {
-                return failed("the server printed no port", p, sup, worker);
+                return failed("the server printed no port", p, archive);
             }
             for (String batch : BATCHES) {
                 exchange(port, batch);
             }
-            p.destroy(); // SIGTERM: the supervisor stops its worker, then exits 0; both dump at exit
+            p.destroy(); // SIGTERM: the supervisor stops its worker, which dumps at its exit
             if (!p.waitFor(remainingMillis(deadline), TimeUnit.MILLISECONDS)) {
-                return failed("the server did not exit within " + timeoutSeconds + " s of the start", p, sup, worker);
+                return failed("the server did not exit within " + timeoutSeconds + " s of the start", p, archive);
             }
-            if (p.exitValue() != 0 || !Files.isRegularFile(sup) || !Files.isRegularFile(worker)) {
-                return failed("the server exited " + p.exitValue() + " without writing both archives", p, sup, worker);
+            if (p.exitValue() != 0 || !Files.isRegularFile(archive)) {
+                return failed("the server exited " + p.exitValue() + " without writing " + archive, p, archive);
             }
-            System.err.printf("m0serve: class-data archives written in %d ms: %s (%d KiB), %s (%d KiB)%n",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), sup.getFileName(), Files.size(sup) / 1024,
-                    worker.getFileName(), Files.size(worker) / 1024);
+            System.err.printf("m0serve: class-data archive written in %d ms: %s (%d KiB)%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), archive, Files.size(archive) / 1024);
             return true;
         } catch (IOException e) {
-            return failed(e.toString(), p, sup, worker);
+            return failed(e.toString(), p, archive);
         } finally {
             killTree(p); // nothing outlives the training, whatever happened
         }
@@ -154,15 +152,14 @@ public final class CdsTraining {
         return Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
     }
 
-    private static boolean failed(String why, Process p, Path sup, Path worker) {
+    private static boolean failed(String why, Process p, Path archive) {
         killTree(p);
         try {
-            Files.deleteIfExists(sup); // half-written or unmatched: the launcher must not use them
-            Files.deleteIfExists(worker);
+            Files.deleteIfExists(archive); // half-written or unmatched: the launcher must not use it
         } catch (IOException ignored) {
             // the launcher skips what is missing or stale
         }
-        System.err.println("m0serve: class-data training failed, no archives (the server starts without): " + why);
+        System.err.println("m0serve: class-data training failed, no archive (the server starts without): " + why);
         return false;
     }
 

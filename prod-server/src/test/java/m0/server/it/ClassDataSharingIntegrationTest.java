@@ -61,8 +61,7 @@ class ClassDataSharingIntegrationTest {
         } finally {
             ServerProcess.kill(p);
         }
-        assertTrue(Files.isRegularFile(trained.resolve("m0serve-supervisor.jsa")), "supervisor archive written");
-        assertTrue(Files.isRegularFile(trained.resolve("m0serve-worker.jsa")), "worker archive written");
+        assertTrue(Files.isRegularFile(trained.resolve("m0serve.jsa")), "the archive written");
     }
 
     @AfterEach
@@ -73,13 +72,12 @@ class ClassDataSharingIntegrationTest {
     }
 
     @Test
-    void theSupervisorAndAWorkerMapTheirArchivesByDefault() throws Exception {
+    void theSupervisorAndAWorkerMapTheArchiveByDefault() throws Exception {
         Launched s = launch(trained, Map.of(), "--workers", "1");
         ProcessHandle worker = onlyWorker(s);
-        assertTrue(maps(s.process.pid()).contains(trained.resolve("m0serve-supervisor.jsa").toString()),
-                "the supervisor maps its archive");
-        assertTrue(maps(worker.pid()).contains(trained.resolve("m0serve-worker.jsa").toString()),
-                "the worker maps its archive");
+        String archive = trained.resolve("m0serve.jsa").toString();
+        assertTrue(maps(s.process.pid()).contains(archive), "the supervisor maps the archive");
+        assertTrue(maps(worker.pid()).contains(archive), "the worker maps the archive");
         assertHello(s.port);
         String err = s.stderr();
         assertFalse(err.contains("class-data archive missing"), err);
@@ -105,7 +103,7 @@ class ClassDataSharingIntegrationTest {
         layout(bare);
         Launched s = launch(bare, Map.of(), "--workers", "1");
         ProcessHandle worker = onlyWorker(s);
-        assertFalse(maps(worker.pid()).contains("m0serve-worker.jsa"), "no worker archive to map");
+        assertFalse(maps(worker.pid()).contains("m0serve.jsa"), "no archive to map");
         assertHello(s.port);
         String err = s.stderr();
         assertEquals(1, err.lines().filter(l -> l.contains("class-data archive missing")).count(), err);
