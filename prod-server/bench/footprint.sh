@@ -29,6 +29,7 @@ command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; e
 WORK=$(mktemp -d /tmp/m0-footprint.XXXXXX)
 . "$BENCH_DIR/lib.sh"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
+trap 'echo "footprint.sh: a command failed at line $LINENO" >&2' ERR
 TICK=$(getconf CLK_TCK)
 
 # The options m0serve had before issue 15 (bin/m0serve and JavaCommand at 43e7569).
@@ -146,7 +147,10 @@ for r in $(seq "$ROUNDS"); do
     port=$(free_port)
     m0_start "k$kind" "$port" "$kind" --workers 2
     pid_var="BENCH_PID_k$kind"; sup=${!pid_var}
-    victim=$(pgrep -P "$sup" | sort -n | tail -1)
+    victim=$(pgrep -P "$sup" | sort -n | tail -1 || true)
+    if [ -z "$victim" ]; then
+      echo "  $kind: no worker under pid $sup to kill" >&2; m0_stop "$sup"; continue
+    fi
     before=$(grep -c "started" "$WORK/k$kind.err" || true)
     t0=$(now_ms); kill -KILL "$victim"
     line=""
