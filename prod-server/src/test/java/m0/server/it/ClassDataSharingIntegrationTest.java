@@ -23,6 +23,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Stream;
+import m0.server.supervisor.StartupTimes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,14 @@ class ClassDataSharingIntegrationTest {
         assertHello(s.port);
         String err = s.stderr();
         assertFalse(err.contains("class-data archive missing"), err);
+        // Start-up measured: in the log, and in the memfd m0serve stats reads.
+        assertTrue(err.contains("m0serve: worker 0 (pid " + worker.pid() + ") started "), err);
+        assertTrue(err.matches("(?s).*m0serve: ready \\d+ ms after launch.*"), err);
+        StartupTimes times = StartupTimes.attach(s.process.pid()).orElseThrow();
+        assertEquals(1, times.starts(0), "one start at index 0");
+        assertTrue(times.startedMillis(0) > 0 && times.readyMillis() >= times.startedMillis(0),
+                "spawn to PARKED " + times.startedMillis(0) + " ms within launch to ready " + times.readyMillis() + " ms");
+        assertTrue(times.format(1).contains("w0="), times.format(1));
         assertFalse(String.join("\n", s.stdout).contains("Unable to use shared archive"), String.join("\n", s.stdout));
     }
 
