@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import m0.server.supervisor.StartupTimes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,7 +17,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = "Print a running server's page per worker: state, active, pending, taken, "
-                + "sent, received, forwarded, re-homed and lost.")
+                + "sent, received, forwarded, re-homed and lost; then start-up times (spawn to PARKED per worker, "
+                + "launch to ready).")
 public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")
@@ -78,7 +80,10 @@ public final class StatsCommand implements Callable<Integer> {
             if (k > 0) {
                 Thread.sleep(intervalMillis);
             }
-            out.print(page.read().format());
+            PageSnapshot snapshot = page.read();
+            out.print(snapshot.format());
+            // Held by a supervisor only; a worker's pid shows the page alone.
+            StartupTimes.attach(pid).ifPresent(t -> out.print(t.format(snapshot.workers().size())));
             out.flush();
             if (intervalMillis <= 0) {
                 break;

@@ -1,16 +1,42 @@
 package m0.server.supervisor;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * How a worker JVM is started: this JVM's own java binary and class path, the worker's JVM
  * options ({@code M0_WORKER_JAVA_OPTS} replaces the defaults), and its main class after.
+ *
+ * <p>Class-data sharing (docs/adr/0011): the launcher names the workers' archive in the system
+ * property {@value #CDS_PROPERTY} when it exists and is newer than the jar; its options go
+ * before the JVM options, so an {@code M0_WORKER_JAVA_OPTS} with {@code -Xshare:off} or another
+ * archive wins. {@value #CDS_DUMP_PROPERTY} is the build's training run: the worker writes the
+ * archive at its exit instead.
  */
 final class JavaCommand {
 
-    /** Serial GC: a worker is one loop thread and a small pool; no perf-data file in /tmp. */
-    static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xss512k -XX:-UsePerfData -Xmx512m";
+    /**
+     * Sized from measurement (docs/adr/0011): a hello worker allocates ~170 bytes a request and
+     * keeps ~2 MB live, so an 8 MB initial heap (its young generation ~2.7 MB) is plenty and
+     * grows on demand up to 512 MB for an app that needs it. The trimmer hands back what C2's
+     * warm-up freed to malloc (~30 MB a worker, else kept by glibc). Serial GC: one loop thread.
+     */
+    static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
+            + " -XX:TrimNativeHeapInterval=1000";
+
+    /** The workers' class-data archive (set by the launcher when the file is there and fresh). */
+    static final String CDS_PROPERTY = "m0.cds.worker";
+    /** The training run: the worker dumps its loaded classes here at exit. */
+    static final String CDS_DUMP_PROPERTY = "m0.cds.worker.dump";
+
+    /**
+     * Map the archive where it was dumped: JDK 17.0.15 relocates it by default
+     * (ArchiveRelocationMode=1), which writes every page and so copies ~14 MB of archive into
+     * each JVM's private memory; mapped in place the pages stay clean and shared by all JVMs.
+     */
+    static final List<String> CDS_MAPPING = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:ArchiveRelocationMode=0");
 
     private JavaCommand() {
     }
@@ -19,6 +45,7 @@ final class JavaCommand {
         List<String> argv = new ArrayList<>();
         argv.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java"));
+        argv.addAll(cdsOptions(System.getProperty(CDS_PROPERTY), System.getProperty(CDS_DUMP_PROPERTY)));
         String opts = System.getenv().getOrDefault("M0_WORKER_JAVA_OPTS", DEFAULT_OPTS);
         for (String o : opts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
@@ -32,5 +59,25 @@ final class JavaCommand {
         argv.add("-cp");
         argv.add(System.getProperty("java.class.path"));
         return argv;
+    }
+
+    /**
+     * The archive's options: dump when training, else use the archive if it is still there. A
+     * missing file is skipped here: JDK 17 given a missing -XX:SharedArchiveFile silently turns
+     * off sharing altogether, the JDK's own base archive included.
+     */
+    static List<String> cdsOptions(String archive, String dump) {
+        List<String> o = new ArrayList<>();
+        if (dump != null && !dump.isBlank()) {
+            o.add("-XX:ArchiveClassesAtExit=" + dump);
+            o.add("-Xlog:cds=off"); // the dump lists every class it skips (picocli, asm: version 49)
+            o.add("-Xlog:cds+dynamic=off");
+            return o;
+        }
+        if (archive != null && !archive.isBlank() && Files.isReadable(Path.of(archive))) {
+            o.add("-XX:SharedArchiveFile=" + archive);
+            o.addAll(CDS_MAPPING);
+        }
+        return o;
     }
 }

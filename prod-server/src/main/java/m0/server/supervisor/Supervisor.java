@@ -86,6 +86,8 @@ public final class Supervisor {
     private int[] receiveFds;
     private SupervisorShare<Accepted> share;
     private int port;
+    /** Spawn to start per index, launch to ready: for the log and m0serve stats (docs/adr/0011). */
+    private StartupTimes startup;
 
     /** Old indices a running reload has still to replace, one at a time. */
     private final Deque<Integer> reloadQueue = new ArrayDeque<>();
@@ -157,6 +159,7 @@ public final class Supervisor {
         port = Sockets.localPort(listener);
         shared = SharedPage.create(lines);
         page = shared.page();
+        startup = StartupTimes.create(lines);
         sendFds = new int[lines];
         receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -256,7 +259,7 @@ public final class Supervisor {
         }
         for (Slot s : slots) {
             if (s.pid > 0 && !s.started) {
-                return WATCH_MILLIS;
+                return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
             }
         }
         return 1000;
@@ -316,6 +319,8 @@ public final class Supervisor {
                 if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
                     s.started = true;
                     s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
+                    System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
+                            i, s.pid, startup.started(i, now));
                 } else {
                     allStarted = false;
                 }
@@ -326,6 +331,7 @@ public final class Supervisor {
             // started is served, but not shared with that worker (NS). Say when all are in.
             announcedReady = true;
             out.printf("m0serve: ready: %d worker(s) started%n", running());
+            System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
             out.flush();
         }
     }
@@ -606,6 +612,7 @@ public final class Supervisor {
             env.add(e.getKey() + "=" + e.getValue());
         }
         Slot s = slots[index];
+        startup.spawned(index, System.nanoTime());
         int pid = Spawn.spawn(argv, env, inherit);
         int pidfd = -1;
         try {

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# What a worker costs (issue 15, docs/adr/0011): m0serve with its default options and class-data
+# archive ("new", through the launcher) against the same jar with the options it had before
+# ("old": no archive, a default-sized worker heap), uvicorn and nginx, in one run:
+#   1. PSS (/proc/PID/smaps_rollup) of the supervisor/master and of each worker, 2 workers each,
+#      right after 5 s of wrk -t2 -c32 keep-alive hello on that server, then after IDLE s idle
+#      (all four running side by side, loaded one after another).
+#   2. Launch to ready (the "ready:" line on stdout, timed outside) with 2 and 4 workers,
+#      ROUNDS rounds alternating new/old; the supervisor's own figure beside it.
+#   3. SIGKILL of a worker to its replacement's start (the supervisor's "started" line for the
+#      new pid, timed outside; its spawn-to-PARKED figure beside it), ROUNDS rounds alternating.
+#   4. Keep-alive hello, 2 workers, new and old running side by side, ROUNDS x 10 s alternating:
+#      server CPU per request (utime+stime of supervisor and workers) and requests per second.
+# The machine's 2 cores are shared with wrk and with whatever else runs: every absolute time is
+# printed with the load average; compare the ratios.
+#
+#   prod-server/bench/footprint.sh [rounds=3] [idle-seconds=60]
+#
+# Needs: wrk, nginx, python3-uvicorn (Debian: apt-get install -y wrk nginx-light python3-uvicorn),
+# and the build (mvn -q -pl prod-server -am package -DskipTests: target/m0serve, the jar, the archive).
+set -euo pipefail
+ROUNDS=${1:-3}
+IDLE=${2:-60}
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+LAUNCHER="${M0SERVE:-$BENCH_DIR/../target/m0serve}"
+JAR="$(dirname "$LAUNCHER")/m0serve.jar"
+[ -x "$LAUNCHER" ] && [ -f "$JAR" ] || { echo "$LAUNCHER missing: mvn -q -pl prod-server -am package -DskipTests" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; exit 1; }
+WORK=$(mktemp -d /tmp/m0-footprint.XXXXXX)
+. "$BENCH_DIR/lib.sh"
+trap 'bench_cleanup; rm -rf "$WORK"' EXIT
+trap 'echo "footprint.sh: a command failed at line $LINENO" >&2' ERR
+TICK=$(getconf CLK_TCK)
+
+# The options m0serve had before issue 15 (bin/m0serve and JavaCommand at 43e7569).
+OLD_SUP="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx64m -XX:-UsePerfData"
+OLD_WORKER="-XX:+UseSerialGC -Xss512k -XX:-UsePerfData -Xmx512m"
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+pss_mib() { awk '/^Pss:/ {printf "%.1f", $2 / 1024}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "-"; }
+
+# m0 NAME PORT new|old ARGS... : starts through the launcher; pid in BENCH_PID_<NAME>; waits for "ready:"
+m0_start() {
+  local name=$1 port=$2 kind=$3; shift 3
+  if [ "$kind" = old ]; then
+    M0_CDS=0 M0_JAVA_OPTS="$OLD_SUP" M0_WORKER_JAVA_OPTS="$OLD_WORKER" \
+      "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  else
+    env -u M0_CDS -u M0_JAVA_OPTS -u M0_WORKER_JAVA_OPTS \
+      "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  fi
+  local pid=$!
+  BENCH_PIDS+=("$pid")
+  printf -v "BENCH_PID_$name" '%s' "$pid"
+  for _ in $(seq 12000); do # 60 s in 5 ms steps
+    if grep -q "m0serve: ready:" "$WORK/$name.out" 2>/dev/null; then
+      READY_CPU_MS=$(( $(tree_ticks "$pid") * 1000 / TICK )) # start-up CPU of supervisor + workers
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; return 1; }
+    sleep 0.005
+  done
+  echo "$name: no ready line within 60 s" >&2; return 1
+}
+
+# SIGTERM to a supervisor (it stops its workers), bounded wait, then SIGKILL what is left
+m0_stop() {
+  local pid=$1 c
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  for c in $(pgrep -P "$pid" || true); do kill -KILL "$c" 2>/dev/null || true; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  # Forget it: bench_cleanup must never signal a pid that may since have been reused.
+  local keep=() p
+  for p in "${BENCH_PIDS[@]}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
+  BENCH_PIDS=("${keep[@]}")
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else printf "%.0f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "footprint: rounds $ROUNDS, idle $IDLE s, $(nproc) cores, load $(loadavg) at start ($(date -u +%H:%M:%SZ))"
+
+# ---- 1. PSS after load, after idle --------------------------------------------------------------
+declare -A PORT
+for s in new old uvicorn nginx; do PORT[$s]=$(free_port); done
+m0_start new "${PORT[new]}" new --workers 2
+m0_start old "${PORT[old]}" old --workers 2
+uvicorn_start uvicorn "${PORT[uvicorn]}" 2
+nginx_start nginx "${PORT[nginx]}" 2
+
+# name -> "master w1 w2 total" in MiB
+pss_row() {
+  local pid=$1 total c line
+  total=$(pss_mib "$pid"); line="$total"
+  for c in $(pgrep -P "$pid" | sort -n); do
+    line="$line $(pss_mib "$c")"; total=$(awk -v a="$total" -v b="$(pss_mib "$c")" 'BEGIN{print a+b}')
+  done
+  echo "$line | total $total"
+}
+declare -A AFTER_LOAD
+for s in new old uvicorn nginx; do
+  wrk -t2 -c32 -d5s "http://127.0.0.1:${PORT[$s]}/" >"$WORK/wrk-$s.txt"
+  pid_var="BENCH_PID_$s"; AFTER_LOAD[$s]=$(pss_row "${!pid_var}")
+done
+echo
+echo "PSS MiB, 2 workers: supervisor/master, each worker | total   (load $(loadavg))"
+printf "%-8s %-46s %s\n" server "after 5 s of wrk -t2 -c32" "after $IDLE s idle"
+sleep "$IDLE"
+for s in new old uvicorn nginx; do
+  pid_var="BENCH_PID_$s"
+  printf "%-8s %-46s %s\n" "$s" "${AFTER_LOAD[$s]}" "$(pss_row "${!pid_var}")"
+done
+for s in new old; do pid_var="BENCH_PID_$s"; m0_stop "${!pid_var}"; done
+bench_cleanup; BENCH_PIDS=()
+
+# ---- 2. launch to ready ---------------------------------------------------------------------------
+echo
+echo "launch to ready, ms (median of $ROUNDS; the supervisor's own figures in brackets), and the CPU"
+echo "time supervisor + workers spent until then (median): less sensitive to the machine's load"
+for n in 2 4; do
+  declare -A OUTSIDE=() INSIDE=() CPU=()
+  for r in $(seq "$ROUNDS"); do
+    for kind in new old; do
+      port=$(free_port); t0=$(now_ms)
+      m0_start "l$kind" "$port" "$kind" --workers "$n"
+      t1=$(now_ms)
+      OUTSIDE[$kind]+="$((t1 - t0)) "
+      CPU[$kind]+="$READY_CPU_MS "
+      INSIDE[$kind]+="$(sed -n 's/.*m0serve: ready \([0-9]*\) ms after launch.*/\1/p' "$WORK/l$kind.err" | head -1) "
+      pid_var="BENCH_PID_l$kind"; m0_stop "${!pid_var}"
+    done
+  done
+  for kind in new old; do
+    printf "  %d workers %-4s %6s ms  [%s]   CPU %5s ms   load %s\n" "$n" "$kind" \
+      "$(echo "${OUTSIDE[$kind]}" | tr ' ' '\n' | grep . | median)" \
+      "$(echo "${INSIDE[$kind]}" | xargs)" "$(echo "${CPU[$kind]}" | tr ' ' '\n' | grep . | median)" "$(loadavg)"
+  done
+done
+
+# ---- 3. SIGKILL of a worker to its replacement started ----------------------------------------------
+echo
+echo "SIGKILL of the highest-pid worker to its replacement PARKED, ms (median of $ROUNDS; spawn to PARKED in brackets)"
+declare -A KILLED=() SPAWNED=()
+for r in $(seq "$ROUNDS"); do
+  for kind in new old; do
+    port=$(free_port)
+    m0_start "k$kind" "$port" "$kind" --workers 2
+    pid_var="BENCH_PID_k$kind"; sup=${!pid_var}
+    victim=$(pgrep -P "$sup" | sort -n | tail -1 || true)
+    if [ -z "$victim" ]; then
+      echo "  $kind: no worker under pid $sup to kill" >&2; m0_stop "$sup"; continue
+    fi
+    before=$(grep -c "started" "$WORK/k$kind.err" || true)
+    t0=$(now_ms); kill -KILL "$victim"
+    line=""
+    for _ in $(seq 12000); do
+      line=$(grep "started .* ms after its spawn" "$WORK/k$kind.err" | sed -n "$((before + 1))p" || true)
+      [ -n "$line" ] && break
+      sleep 0.005
+    done
+    t1=$(now_ms)
+    KILLED[$kind]+="$((t1 - t0)) "
+    SPAWNED[$kind]+="$(echo "$line" | sed -n 's/.*started \([0-9]*\) ms after its spawn.*/\1/p') "
+    m0_stop "$sup"
+  done
+done
+for kind in new old; do
+  printf "  %-4s %6s ms  [%s]   load %s\n" "$kind" "$(echo "${KILLED[$kind]}" | tr ' ' '\n' | grep . | median)" \
+    "$(echo "${SPAWNED[$kind]}" | xargs)" "$(loadavg)"
+done
+
+# ---- 4. CPU per request, requests per second --------------------------------------------------------
+echo
+PN=$(free_port); PO=$(free_port)
+m0_start cnew "$PN" new --workers 2
+m0_start cold "$PO" old --workers 2
+wrk -t2 -c32 -d5s "http://127.0.0.1:$PN/" >/dev/null # warm-up (JIT)
+wrk -t2 -c32 -d5s "http://127.0.0.1:$PO/" >/dev/null
+echo "keep-alive hello, 2 workers, wrk -t2 -c32, $ROUNDS x 10 s alternating (load $(loadavg))"
+printf "  %-6s %-5s %12s %10s %12s\n" round kind requests "us CPU/req" "req/s"
+declare -A REQS=([new]=0 [old]=0) TICKS=([new]=0 [old]=0)
+for r in $(seq "$ROUNDS"); do
+  for kind in new old; do
+    if [ "$kind" = new ]; then port=$PN; pid=$BENCH_PID_cnew; else port=$PO; pid=$BENCH_PID_cold; fi
+    before=$(tree_ticks "$pid")
+    wrk -t2 -c32 -d10s "http://127.0.0.1:$port/" >"$WORK/wrk.txt"
+    after=$(tree_ticks "$pid")
+    reqs=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
+    REQS[$kind]=$(( ${REQS[$kind]} + reqs )); TICKS[$kind]=$(( ${TICKS[$kind]} + after - before ))
+    printf "  %-6s %-5s %12s %10s %12s\n" "$r" "$kind" "$reqs" \
+      "$(awk -v t=$((after - before)) -v n="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/n}')" "$(wrk_rps "$WORK/wrk.txt")"
+  done
+done
+awk -v rn="${REQS[new]}" -v tn="${TICKS[new]}" -v ro="${REQS[old]}" -v to="${TICKS[old]}" -v hz="$TICK" 'BEGIN{
+  cn = tn/hz*1e6/rn; co = to/hz*1e6/ro;
+  printf "  total: new %.2f, old %.2f us CPU/req: ratio new/old %.3f; req/s ratio new/old %.3f\n", cn, co, cn/co, rn/ro }'
+echo "load $(loadavg) at the end ($(date -u +%H:%M:%SZ))"
