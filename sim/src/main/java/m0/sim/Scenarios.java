@@ -78,13 +78,17 @@ public final class Scenarios {
             "w1 leaves with a hand-off queued while w0, the only live sibling, is 3 ms into a slow pass",
             Scenarios::b25Slow);
 
+    public static final Scenario LIFECYCLE = new Scenario("LIFECYCLE",
+            "three workers: w0 accepts two and passes them on while w1 leaves and is given up, and w2 is"
+            + " killed at any point, reaped and respawned", 3, Scenarios::lifecycle);
+
     public static final Scenario BALANCE = new Scenario("BALANCE",
             "a burst of 5 into two idle, fast workers; w0 accepts, w1 serves what it is passed", Scenarios::balance);
     public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
             "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
 
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, BALANCE, BALANCE_RACE);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE);
 
     private Scenarios() {
     }
@@ -185,6 +189,46 @@ public final class Scenarios {
         s.loop(w1, () -> {
             s.sleep(3 * Sim.MS);
             w1.leaveAndDrain();
+        });
+    }
+
+    /**
+     * The composed world: every act of the lifecycle in one run. w0 (carrying a load, so its
+     * picks prefer its siblings) accepts two connections a tick apart and passes them on; w1 is
+     * told to leave at once (its drain forwards what reaches it) and, once it has exited, is
+     * reaped and given up (a leave is not replaced); w2 is killed by the supervisor at any point
+     * of everyone else's steps, reaped, and respawned (bind, then start). The bound: two
+     * clients, one leave, one kill, one respawn, one give-up.
+     */
+    static void lifecycle(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).accepts(false);
+        started(s, w0, w1, w2);
+        s.clients(2);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            s.sleep(s.tick);
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, w1::leaveAndDrain);
+        s.loop(w2, () -> w2.serveUntil(END));
+        s.actor("sup", () -> {
+            s.kill(w2);
+            s.reap(2, sup);
+            s.respawn(2, r -> {
+                r.accepts(false);
+                r.bind();
+                r.start();
+                r.serveUntil(END);
+            });
+            while (!w1.exited) {
+                s.sleep(s.tick);
+            }
+            s.reap(1, sup);
+            s.giveUp(sup, 1);
         });
     }
 
