@@ -5,5 +5,6 @@ import java.net.InetAddress;
 /** The server's settings, as the command line gave them (validated). */
 public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
                            String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
-                           long headerTimeoutMillis, long graceMillis) {
+                           long headerTimeoutMillis, long graceMillis,
+                           long bodyTimeoutMillis, long maxBodyBytes) {
 }

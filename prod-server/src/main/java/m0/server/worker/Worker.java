@@ -64,6 +64,14 @@ public final class Worker {
     private static final int READS_PER_EVENT = 4;
     private static final int WRITES_PER_FLUSH = 64;
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
+    /**
+     * Lingering close after an error answer (nginx: lingering_time 30 s, lingering_timeout 5 s):
+     * at most this long in all, this long without a byte, and this many bytes discarded. A
+     * client writing a 10 MB body it has no answer for yet gets to read our 413.
+     */
+    static final long LINGER_NANOS = 10_000_000_000L;
+    static final long LINGER_IDLE_NANOS = 2_000_000_000L;
+    static final long LINGER_MAX_BYTES = 32L * 1024 * 1024;
 
     private final WorkerSpec spec;
     private final Page page;
@@ -80,6 +88,7 @@ public final class Worker {
     private final HttpConfig http;
     private final App app;
     private final ExecutorService pool;
+    private final FailureLog failures;
 
     private volatile boolean stopRequested;
     /** The supervisor's pidfd: readable when it dies, and then we leave. */
@@ -115,9 +124,11 @@ public final class Worker {
         this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
         this.acceptor = new Acceptor(spec.listenFd());
         this.inView = in.buffer().duplicate();
-        this.http = new HttpConfig(spec.maxHeaderBytes(), HttpConfig.defaults().maxBodyBytes(),
+        this.failures = new FailureLog("m0serve worker " + spec.index() + ": ");
+        this.http = new HttpConfig(spec.maxHeaderBytes(), spec.maxBodyBytes(),
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
-                TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()));
+                TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
+                TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         this.pool = spec.blockingThreads() <= 0 ? null : new ThreadPoolExecutor(spec.blockingThreads(),
                 spec.blockingThreads(), 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
                     Thread t = new Thread(r, "m0-blocking-" + spec.index());
@@ -279,10 +290,14 @@ public final class Worker {
             if (c == null || c.closed) {
                 return;
             }
-            if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
-                onReadable(c, now);
-            } else if ((events & Epoll.OUT) != 0) {
-                flush(c, now);
+            try {
+                if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
+                    onReadable(c, now, events);
+                } else if ((events & Epoll.OUT) != 0) {
+                    flush(c, now);
+                }
+            } catch (RuntimeException e) {
+                fail(c, e); // one connection's failure is that connection's, never the worker's
             }
             return;
         }
@@ -353,8 +368,9 @@ public final class Worker {
         }
         byFd[fd] = c;
         maxFd = Math.max(maxFd, fd);
+        c.interest = Epoll.IN;
         open++;
-        onReadable(c, now);
+        onReadable(c, now, Epoll.IN);
     }
 
     /** From a pool thread: a response is ready. One eventfd write per batch of completions. */
@@ -373,18 +389,30 @@ public final class Worker {
             if (!c.closed) {
                 try {
                     c.session.pollCompletions(now);
+                    flush(c, now);
                 } catch (RuntimeException e) {
                     fail(c, e);
-                    continue;
                 }
-                flush(c, now);
             }
         }
     }
 
-    private void onReadable(Connection c, long now) {
+    private void onReadable(Connection c, long now, int events) {
+        if (c.lingering) {
+            discard(c, now);
+            return;
+        }
+        if (!c.session.wantsInput()) {
+            // EPOLLIN is off (or was, a moment ago): only an error or hang-up brings us here.
+            if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
+                close(c);
+            } else {
+                flush(c, now);
+            }
+            return;
+        }
         try {
-            for (int k = 0; k < READS_PER_EVENT; k++) {
+            for (int k = 0; k < READS_PER_EVENT && c.session.wantsInput(); k++) {
                 int n = Fds.read(c.fd, in.address(), IO_BYTES);
                 if (n < 0) {
                     break;
@@ -433,12 +461,12 @@ public final class Worker {
                 out.buffer().put(0, o, o.position(), len);
                 int n = Fds.write(c.fd, out.address(), len);
                 if (n < 0) {
-                    watchWrites(c, true);
+                    watch(c);
                     return;
                 }
                 c.session.written(n);
                 if (n < len) {
-                    watchWrites(c, true);
+                    watch(c);
                     return;
                 }
             }
@@ -447,14 +475,18 @@ public final class Worker {
             return;
         }
         if (c.session.output() != null) {
-            watchWrites(c, true); // this pass's share is spent; more next pass
+            watch(c); // this pass's share is spent; more next pass
             return;
         }
-        watchWrites(c, false);
-        if (c.session.output() == null && c.session.closeAfterFlush()) {
-            close(c);
+        if (c.session.closeAfterFlush()) {
+            if (c.session.lingerOnClose()) {
+                linger(c, now);
+            } else {
+                close(c);
+            }
             return;
         }
+        watch(c);
         if (stopping && c.session.idle()) {
             handOverOrClose(c);
             return;
@@ -465,10 +497,58 @@ public final class Worker {
         }
     }
 
-    private void watchWrites(Connection c, boolean on) {
-        if (c.writing != on) {
-            c.writing = on;
-            epoll.modify(c.fd, on ? Epoll.IN | Epoll.OUT : Epoll.IN, c.fd);
+    /**
+     * EPOLLOUT while output waits; EPOLLIN only while the session will take input: a client that
+     * sends without reading is not read either, so it fills its own buffers, not our heap.
+     */
+    private void watch(Connection c) {
+        int want = (c.session.wantsInput() ? Epoll.IN : 0) | (c.session.output() != null ? Epoll.OUT : 0);
+        if (c.interest != want) {
+            c.interest = want;
+            epoll.modify(c.fd, want, c.fd);
+        }
+    }
+
+    /**
+     * After an error answer is flushed: FIN, then read and drop what the client still sends, so
+     * its unread request bytes do not turn our close into a reset that destroys the answer.
+     */
+    private void linger(Connection c, long now) {
+        try {
+            Sockets.shutdownWrite(c.fd);
+        } catch (NativeException e) {
+            close(c); // already reset
+            return;
+        }
+        c.lingering = true;
+        c.lingerEnd = now + LINGER_NANOS;
+        c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+        if (c.interest != Epoll.IN) {
+            c.interest = Epoll.IN;
+            epoll.modify(c.fd, Epoll.IN, c.fd);
+        }
+        if (c.lingerIdleEnd - nextSweep < 0) {
+            nextSweep = c.lingerIdleEnd;
+        }
+        discard(c, now);
+    }
+
+    private void discard(Connection c, long now) {
+        try {
+            for (int k = 0; k < READS_PER_EVENT; k++) {
+                int n = Fds.read(c.fd, in.address(), IO_BYTES);
+                if (n < 0) {
+                    return;
+                }
+                c.lingerBytes += n;
+                if (n == 0 || c.lingerBytes > LINGER_MAX_BYTES) {
+                    close(c);
+                    return;
+                }
+                c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+            }
+        } catch (NativeException e) {
+            close(c);
         }
     }
 
@@ -483,7 +563,7 @@ public final class Worker {
     }
 
     private void fail(Connection c, RuntimeException e) {
-        System.err.println("m0serve worker " + spec.index() + ": closing a connection: " + e);
+        failures.failed(e, System.nanoTime());
         close(c);
     }
 
@@ -495,7 +575,11 @@ public final class Worker {
             if (c == null) {
                 continue;
             }
-            if (now - c.session.deadline() >= 0) {
+            if (c.lingering && now - lingerDeadline(c) >= 0) {
+                close(c);
+                continue;
+            }
+            if (!c.lingering && now - c.session.deadline() >= 0) {
                 try {
                     c.session.onTimeout(now);
                 } catch (RuntimeException e) {
@@ -507,7 +591,7 @@ public final class Worker {
                     continue;
                 }
             }
-            long d = c.session.deadline();
+            long d = c.lingering ? lingerDeadline(c) : c.session.deadline();
             if (d - now <= 0) {
                 d = now + MIN_SWEEP_NANOS; // a deadline that did not move must not spin the loop
             }
@@ -516,6 +600,10 @@ public final class Worker {
             }
         }
         nextSweep = next;
+    }
+
+    private static long lingerDeadline(Connection c) {
+        return c.lingerEnd - c.lingerIdleEnd < 0 ? c.lingerEnd : c.lingerIdleEnd;
     }
 
     private void beginStop(long now) {
