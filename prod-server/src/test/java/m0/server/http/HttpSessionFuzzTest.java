@@ -181,6 +181,7 @@ class HttpSessionFuzzTest {
         int seedAt = 0;
         StringBuilder wire = new StringBuilder();
         int steps = 0;
+        boolean cut = false;
         while (data.remainingBytes() > 0 && steps++ < 200) {
             switch (data.consumeInt(0, 7)) {
                 case 0, 1, 2, 3 -> {
@@ -215,11 +216,14 @@ class HttpSessionFuzzTest {
                 case 6 -> {
                     w.now += data.consumeLong(0, 12_000_000_000L);
                     if (w.now - w.session.deadline() >= 0) w.session.onTimeout(w.now);
+                    // A stalled flush given up on: the unwritten rest of a response is dropped.
+                    cut = w.session.closeAfterFlush() && w.session.output() == null;
                 }
                 default -> {
                     if (w.pool != null) w.pool.reject = data.consumeBoolean();
                 }
             }
+            if (w.session.closeAfterFlush() && w.session.output() == null) break; // the loop closes it now
         }
         if (w.pool != null) {
             w.pool.reject = false;
@@ -240,7 +244,10 @@ class HttpSessionFuzzTest {
             wire.append(w.drain());
         }
         assertTrue(w.session.closeAfterFlush(), "EOF ends every session");
-        List<Wire.Resp> rs = Wire.parse(wire.toString());
+        String all = wire.toString();
+        if (cut && all.lastIndexOf("HTTP/1.1 ") > 0) all = all.substring(0, all.lastIndexOf("HTTP/1.1 ")); // cut mid-response
+        else if (cut) all = "";
+        List<Wire.Resp> rs = Wire.parse(all);
         for (int i = 0; i < rs.size(); i++) {
             Wire.Resp r = rs.get(i);
             assertTrue(STATUSES.contains(r.status()), "status " + r.status());
