@@ -332,7 +332,8 @@ final class HttpParser {
             p++;
         } else {
             while (p < to && b[p] != ':') {
-                if (!HOST[b[p] & 0xff]) return false;
+                // No "..", no leading dot (nginx refuses both: a path-like host is a trap for apps).
+                if (!HOST[b[p] & 0xff] || (b[p] == '.' && (p == from || b[p - 1] == '.'))) return false;
                 p++;
             }
             if (p == from) return false;
@@ -366,6 +367,13 @@ final class HttpParser {
             if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
         }
         return true;
+    }
+
+    private static int indexOf(byte[] b, int from, int to, byte c) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == c) return i;
+        }
+        return -1;
     }
 
     /** The next LF at or after from; the caller knows there is one. */
@@ -426,15 +434,18 @@ final class HttpParser {
             switch (colon - p) {
                 case 14 -> {
                     if (nameIs(p, "content-length")) {
+                        // One, even when equal (RFC 9112 6.3 would allow "5, 5"; nginx refuses it too).
                         long n = digits(v, ve);
-                        if (n < 0 || (cl >= 0 && cl != n)) return fail(400);
+                        if (n < 0 || cl >= 0) return fail(400);
                         cl = n;
                     }
                 }
                 case 17 -> {
                     if (nameIs(p, "transfer-encoding")) {
                         // RFC 9112 6.1, 6.3: chunked once and last, or the framing is unknown: 400.
-                        // Another coding before it is one we do not implement: 501.
+                        // Another coding before it is one we do not implement: 501. No HTAB in it:
+                        // legal OWS, but a front end that disagrees would frame the body otherwise.
+                        if (indexOf(b, colon + 1, end, (byte) '\t') >= 0) return fail(400);
                         int t = v;
                         while (t < ve) {
                             int comma = t;

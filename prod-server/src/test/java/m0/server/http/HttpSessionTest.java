@@ -317,6 +317,10 @@ class HttpSessionTest {
         "GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",              // not a host
         "GET / HTTP/1.1\r\nHost: a@b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: ..\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: .a\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\na",  // even equal
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \tchunked\r\n\r\n0\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: \r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
