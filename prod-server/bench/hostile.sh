@@ -2,9 +2,12 @@
 # Hostile clients, m0serve (1 worker) beside nginx (1 worker), with wrk -c64 keep-alive on / running
 # beside each: worker RSS growth during a non-reading pipelined flood, LF-trickling connections
 # closed by the header timeout (how many, and when), wrk errors. Then keep-alive hello CPU per
-# request, this jar vs M0SERVE_BASE_JAR (if given) vs nginx, alternating in one run.
+# request, this jar vs M0SERVE_BASE_JAR (if given) vs nginx, alternating in one run (cpu_rounds=0
+# skips it). Workers run with M0_WORKER_JAVA_OPTS (default below: a 64 MiB heap, serial GC), and
+# RSS0 is read after a 10 s wrk warm-up, so that the growth is the flood's, not the JIT's.
 #
 #   prod-server/bench/hostile.sh [flood_seconds=30] [trickles=200] [cpu_rounds=3] [cpu_seconds=10]
+#   (flood_seconds=0: only the CPU comparison)
 #
 # Needs wrk, nginx, python3 and the jar (mvn -q -pl prod-server -am package -DskipTests).
 set -euo pipefail
@@ -24,6 +27,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 TICK=$(getconf CLK_TCK)
 WORK=$(mktemp -d /tmp/m0-hostile.XXXXXX)
 source "$BENCH_DIR/lib.sh"
+export M0_WORKER_JAVA_OPTS="${M0_WORKER_JAVA_OPTS:--XX:+UseSerialGC -Xmx64m -XX:-UsePerfData}"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
@@ -32,6 +36,7 @@ worker_of() { pgrep -P "$1" | head -1; }
 # NAME PORT WORKER_PID : the hostile run against one server; one table row
 hostile() {
   local name=$1 port=$2 worker=$3 before max=0 r mib closed open first last
+  wrk -t1 -c64 -d10s "http://127.0.0.1:$port/" >/dev/null # warm-up: JIT, heap, buffers
   before=$(rss_kib "$worker")
   wrk -t1 -c64 -d"$((FLOOD_SECS + 2))s" "http://127.0.0.1:$port/" >"$WORK/$name.wrk" 2>&1 &
   local wrk_pid=$!
@@ -77,11 +82,13 @@ CONF
 BENCH_PIDS+=("$!"); NGPID=$!
 wait_children "$NGPID" 1 && wait_http "$NGPORT"
 
+if [ "$FLOOD_SECS" -gt 0 ]; then
 echo "hostile: ${FLOOD_SECS}s flood + $TRICKLES LF trickles (header timeout ${HEADER_S}s) beside wrk -t1 -c64; load $(loadavg)"
 printf "| %-8s | %9s | %12s | %10s | %8s | %16s | %6s | %10s |\n" server "RSS0 MiB" "RSS grow MiB" "flood MiB" closed "closed after" "open" "wrk err/req"
 printf "|%s|\n" "----------|-----------|--------------|------------|----------|------------------|--------|------------"
 hostile m0serve "$M0PORT" "$(worker_of "$BENCH_PID_m0")"
 hostile nginx "$NGPORT" "$(worker_of "$NGPID")"
+fi
 
 # ---- keep-alive hello CPU per request, side by side in one run ----
 SIDES=(m0serve:"$M0PORT":"$BENCH_PID_m0")
@@ -91,6 +98,7 @@ if [ -n "$BASE_JAR" ]; then
   SIDES+=(base:"$BASEPORT":"$BENCH_PID_base")
 fi
 SIDES+=(nginx:"$NGPORT":"$NGPID")
+[ "$ROUNDS" -gt 0 ] || exit 0
 for s in "${SIDES[@]}"; do IFS=: read -r n p _ <<<"$s"; wrk -t2 -c32 -d5s "http://127.0.0.1:$p/" >/dev/null; done
 declare -A REQ TCK
 echo

@@ -40,8 +40,10 @@ final class HttpParser {
     private static final int INITIAL = 1024;
     private static final int SHRINK_ABOVE = 64 * 1024;
     private static final boolean[] TCHAR = new boolean[256];
-    /** reg-name: unreserved, sub-delims and "%" (pct-encoded). */
-    private static final boolean[] HOST = new boolean[256];
+    /** reg-name bytes: unreserved, sub-delims and "%" (pct-encoded) are HOST_NAME but ".": HOST_DOT. */
+    private static final byte[] HOST_CLASS = new byte[256];
+    private static final int HOST_NAME = 1;
+    private static final int HOST_DOT = 2;
     private static final byte[] EMPTY = new byte[0];
     private static final byte[] OPTIONS = "OPTIONS".getBytes(StandardCharsets.ISO_8859_1);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -54,10 +56,11 @@ final class HttpParser {
         for (int c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
         for (int c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
         for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
-        for (int c = '0'; c <= '9'; c++) HOST[c] = true;
-        for (int c = 'a'; c <= 'z'; c++) HOST[c] = true;
-        for (int c = 'A'; c <= 'Z'; c++) HOST[c] = true;
-        for (char c : "-._~!$&'()*+,;=%".toCharArray()) HOST[c] = true;
+        for (int c = '0'; c <= '9'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (int c = 'a'; c <= 'z'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (int c = 'A'; c <= 'Z'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (char c : "-_~!$&'()*+,;=%".toCharArray()) HOST_CLASS[c] = HOST_NAME;
+        HOST_CLASS['.'] = HOST_DOT;
     }
 
     private final int maxHead;
@@ -331,17 +334,23 @@ final class HttpParser {
             if (p >= to) return false;
             p++;
         } else {
-            while (p < to && b[p] != ':') {
-                // No "..", no leading dot (nginx refuses both: a path-like host is a trap for apps).
-                if (!HOST[b[p] & 0xff] || (b[p] == '.' && (p == from || b[p - 1] == '.'))) return false;
-                p++;
+            // One table lookup a byte (it runs on every request): no "..", no leading dot (nginx
+            // refuses both: a path-like host is a trap for apps).
+            int prev = HOST_DOT;
+            for (; p < to; p++) {
+                int k = HOST_CLASS[b[p] & 0xff];
+                if (k == HOST_NAME || (k == HOST_DOT && prev != HOST_DOT)) {
+                    prev = k;
+                } else {
+                    break;
+                }
             }
             if (p == from) return false;
         }
         if (p == to) return true;
         if (b[p++] != ':') return false;
         for (; p < to; p++) {
-            if (b[p] < '0' || b[p] > '9') return false;
+            if ((b[p] - '0' & 0xff) > 9) return false;
         }
         return true;
     }
