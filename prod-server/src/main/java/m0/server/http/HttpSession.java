@@ -132,6 +132,15 @@ public final class HttpSession {
 
     /** n bytes of output() were written (partial writes are normal). */
     public void written(int n) {
+        written(n, lastNow);
+    }
+
+    /**
+     * The same, at nowNanos: when the output empties, a head that arrived (pipelined) while we were
+     * still writing gets its full header time from now; our slow writing is not the client's.
+     */
+    public void written(int n, long nowNanos) {
+        lastNow = nowNanos;
         int pending = outWr - outRd;
         if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
         if (n == 0) return;
@@ -141,6 +150,7 @@ public final class HttpSession {
             return;
         }
         outRd = outWr = 0;
+        if (timing) headStart = nowNanos;
         if (out.length > OUT_SHRINK_ABOVE) setOut(new byte[OUT_INITIAL]);
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
@@ -222,8 +232,9 @@ public final class HttpSession {
 
     // ---- internals ----
 
+    /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && !parser.inBody();
+        return timing && !closing && slots.isEmpty() && outRd == outWr && !parser.inBody();
     }
 
     private static long plus(long t, long d) {

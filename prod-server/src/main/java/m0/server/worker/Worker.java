@@ -398,17 +398,8 @@ public final class Worker {
     }
 
     private void onReadable(Connection c, long now, int events) {
-        if (c.lingering) {
-            discard(c, now);
-            return;
-        }
-        if (!c.session.wantsInput()) {
-            // EPOLLIN is off (or was, a moment ago): only an error or hang-up brings us here.
-            if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
-                close(c);
-            } else {
-                flush(c, now);
-            }
+        if (c.lingering || !c.session.wantsInput()) {
+            notReading(c, now, events); // kept out of line: this method is the hot path
             return;
         }
         try {
@@ -444,6 +435,17 @@ public final class Worker {
         flush(c, now);
     }
 
+    /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
+    private void notReading(Connection c, long now, int events) {
+        if (c.lingering) {
+            discard(c, now);
+        } else if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
+            close(c); // only an error or hang-up is reported with EPOLLIN off
+        } else {
+            flush(c, now);
+        }
+    }
+
     /**
      * Writes what the session has, in order. EPOLLOUT stays registered while output is left:
      * after a short write (the socket is full) and after this pass's share of writes (the
@@ -464,7 +466,7 @@ public final class Worker {
                     watch(c);
                     return;
                 }
-                c.session.written(n);
+                c.session.written(n, now);
                 if (n < len) {
                     watch(c);
                     return;

@@ -731,9 +731,9 @@ class HttpSessionTest {
         w.now += 12_000_000_000L; // longer than the header timeout
         w.pool.run(0);
         w.session.pollCompletions(w.now);
+        assertEquals(1, w.responses().size());
         assertEquals(w.now + HEADER, w.session.deadline(), "our slowness is not the client's");
         w.session.onTimeout(w.now);
-        assertEquals(1, w.responses().size());
         assertFalse(w.session.closeAfterFlush());
     }
 
@@ -769,6 +769,23 @@ class HttpSessionTest {
         w.session.onTimeout(first + HEADER);
         assertEquals(408, w.responses().get(0).status());
         assertTrue(w.session.closeAfterFlush());
+    }
+
+    @Test
+    void pipelinedHeadsWaitingBehindOurUnwrittenOutputAreNotTimedOut() {
+        byte[] big = new byte[HttpSession.OUT_HIGH_WATER + 1];
+        App app = r -> Response.bytes(200, null, big);
+        HttpConfig c = new HttpConfig(16 * 1024, 1024, IDLE, 1_000_000_000L);
+        Wire w = new Wire(c, app, false).feed(GET + GET + GET);
+        assertFalse(w.session.wantsInput(), "paused at the high-water mark");
+        w.now += 2_000_000_000L; // past the header timeout: we are slow to write, not the client to send
+        w.session.onTimeout(w.now);
+        assertFalse(w.session.closeAfterFlush(), "no 408 while our output waits");
+        ByteBuffer o = w.session.output();
+        w.session.written(o.remaining(), w.now);
+        List<Wire.Resp> rest = w.responses();
+        assertEquals(2, rest.size(), "the other two are served, not 408");
+        assertTrue(rest.stream().allMatch(r -> r.status() == 200));
     }
 
     @Test
