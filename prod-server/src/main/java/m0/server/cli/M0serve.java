@@ -57,6 +57,14 @@ public final class M0serve implements Callable<Integer> {
             description = "A started request head must complete within this; else 408 (default: ${DEFAULT-VALUE}).")
     long headerTimeoutMillis;
 
+    @Option(names = "--body-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+            description = "A request body that receives nothing for this long gets 408 (default: ${DEFAULT-VALUE}).")
+    long bodyTimeoutMillis;
+
+    @Option(names = "--max-body-bytes", defaultValue = "1048576", paramLabel = "BYTES",
+            description = "Request body limit (decoded); past it: 413 (default: ${DEFAULT-VALUE}).")
+    long maxBodyBytes;
+
     @Option(names = "--grace-ms", defaultValue = "10000", paramLabel = "MS",
             description = "On SIGTERM, how long workers finish in-flight requests (default: ${DEFAULT-VALUE}).")
     long graceMillis;
@@ -129,14 +137,16 @@ public final class M0serve implements Callable<Integer> {
         if ("0".equals(System.getenv("M0_ACCEPT_SHARE"))) {
             policy = "race"; // the A/B knob: the bare race under --workers N
         }
-        if (maxHeaderBytes < 256 || idleTimeoutMillis < 1 || headerTimeoutMillis < 1 || graceMillis < 0) {
+        if (maxHeaderBytes < 256 || idleTimeoutMillis < 1 || headerTimeoutMillis < 1 || graceMillis < 0
+                || bodyTimeoutMillis < 1 || maxBodyBytes < 0 || maxBodyBytes > Integer.MAX_VALUE - 64) {
             throw usage("limits and timeouts must be positive");
         }
         if (maxConnections < 0) {
             throw usage("--max-connections must be 0 (from the descriptor limit) or more, got " + maxConnections);
         }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
-                idleTimeoutMillis, headerTimeoutMillis, graceMillis, maxConnections);
+                idleTimeoutMillis, headerTimeoutMillis, graceMillis,
+                bodyTimeoutMillis, maxBodyBytes, maxConnections);
     }
 
     /** The class must exist and be an App; it is constructed only in the workers. */

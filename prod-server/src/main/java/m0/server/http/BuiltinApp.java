@@ -5,7 +5,7 @@ package m0.server.http;
  * {@code /} → 200 "hello\n"; {@code /pid} → 200 "&lt;pid&gt; &lt;workerIndex&gt;\n" (the spread probe's
  * endpoint); {@code /sleep?ms=N} → blocking (runs on the pool), sleeps N ms, 200;
  * {@code /work?us=N} → inline, burns N µs of CPU, 200; anything else → 404. A missing or bad
- * number → 400.
+ * number → 400. A method outside RFC 9110's and PATCH → 501 (RFC 9110 15.6.2: not recognised).
  */
 public final class BuiltinApp implements App {
     /** Upper bounds, so one request cannot hold a pool thread or the loop for long. */
@@ -14,6 +14,7 @@ public final class BuiltinApp implements App {
 
     private static final Response HELLO = Response.text(200, "hello\n");
     private static final Response NOT_FOUND = Response.status(404);
+    private static final Response NOT_IMPLEMENTED = Response.status(501);
 
     private volatile Response pid = pidResponse(ProcessHandle.current().pid(), 0);
 
@@ -33,6 +34,7 @@ public final class BuiltinApp implements App {
 
     @Override
     public Response handle(Request request) throws InterruptedException {
+        if (!known(request.method())) return NOT_IMPLEMENTED;
         String path = request.path();
         switch (path) {
             case "/":
@@ -54,6 +56,13 @@ public final class BuiltinApp implements App {
             default:
                 return NOT_FOUND;
         }
+    }
+
+    private static boolean known(String method) {
+        return switch (method) {
+            case "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PATCH" -> true;
+            default -> false;
+        };
     }
 
     /** The parameter as 0..max, or -1 when missing, malformed or out of range. */

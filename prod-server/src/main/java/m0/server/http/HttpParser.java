@@ -32,10 +32,20 @@ final class HttpParser {
     private static final int TRAILER = 8;
     private static final int DEAD = 9;
 
+    /** Empty lines tolerated before a request line (RFC 9112 2.2 says "at least one"); more: 400. */
+    static final int MAX_LEADING_EMPTY_LINES = 4;
+    /** A transfer coding other than chunked (RFC 9112 6.1: SHOULD be 501). */
+    static final int NOT_IMPLEMENTED = 501;
+
     private static final int INITIAL = 1024;
     private static final int SHRINK_ABOVE = 64 * 1024;
     private static final boolean[] TCHAR = new boolean[256];
+    /** reg-name bytes: unreserved, sub-delims and "%" (pct-encoded) are HOST_NAME but ".": HOST_DOT. */
+    private static final byte[] HOST_CLASS = new byte[256];
+    private static final int HOST_NAME = 1;
+    private static final int HOST_DOT = 2;
     private static final byte[] EMPTY = new byte[0];
+    private static final byte[] OPTIONS = "OPTIONS".getBytes(StandardCharsets.ISO_8859_1);
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L;
     private static final long HIGHS = 0x8080808080808080L;
@@ -46,6 +56,11 @@ final class HttpParser {
         for (int c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
         for (int c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
         for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
+        for (int c = '0'; c <= '9'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (int c = 'a'; c <= 'z'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (int c = 'A'; c <= 'Z'; c++) HOST_CLASS[c] = HOST_NAME;
+        for (char c : "-_~!$&'()*+,;=%".toCharArray()) HOST_CLASS[c] = HOST_NAME;
+        HOST_CLASS['.'] = HOST_DOT;
     }
 
     private final int maxHead;
@@ -58,6 +73,13 @@ final class HttpParser {
     // Head scan progress, relative to rd so compaction does not move them.
     private int scanRel;
     private int lineStartRel;
+    /** Complete head lines before this (relative to rd) were checked while the head was partial. */
+    private int checkedRel;
+    private int emptyLines;
+    // The request line's shape, set by requestLine().
+    private int rlSp1;
+    private int rlSp2;
+    private boolean rlHttp11;
 
     // The request being read.
     private String method;
@@ -199,8 +221,10 @@ final class HttpParser {
     private int head() {
         byte[] b = buf;
         if (scanRel == 0) {
-            // RFC 9112 2.2: ignore empty lines before a request line.
-            while (rd < wr && (b[rd] == '\r' || b[rd] == '\n')) rd++;
+            // RFC 9112 2.2: ignore empty lines before a request line, a few of them.
+            while (rd < wr && (b[rd] == '\r' || b[rd] == '\n')) {
+                if (b[rd++] == '\n' && ++emptyLines > MAX_LEADING_EMPTY_LINES) return fail(400);
+            }
         }
         int i = rd + scanRel;
         int ls = rd + lineStartRel;
@@ -216,6 +240,7 @@ final class HttpParser {
                 int headEnd = lf + 1;
                 scanRel = 0;
                 lineStartRel = 0;
+                checkedRel = 0;
                 if (headEnd - rd > maxHead) return fail(431);
                 return parseHead(headEnd);
             }
@@ -224,8 +249,110 @@ final class HttpParser {
         }
         scanRel = i - rd;
         lineStartRel = ls - rd;
+        // The head is not complete: answer a bad line now, not when (if ever) the head ends.
+        if (ls - rd > checkedRel && !checkLines(rd + checkedRel, ls)) return fail(400);
+        checkedRel = ls - rd;
         if (wr - rd > maxHead) return fail(431);
         return NEED_MORE;
+    }
+
+    /** The complete lines in [from, to) of a partial head: the request line (at rd) and header lines. */
+    private boolean checkLines(int from, int to) {
+        int p = from;
+        while (p < to) {
+            int eol = lineEnd(p);
+            int end = eol > p && buf[eol - 1] == '\r' ? eol - 1 : eol;
+            if (p == rd ? requestLine(p, end) != 0 : !headerLine(p, end)) return false;
+            p = eol + 1;
+        }
+        return true;
+    }
+
+    /** name ":" value with a token name (so no obs-fold) and no control byte but HTAB in the value. */
+    private boolean headerLine(int p, int end) {
+        byte[] b = buf;
+        int colon = p;
+        while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
+        return colon != p && colon < end && b[colon] == ':' && validValue(b, colon + 1, end);
+    }
+
+    /**
+     * method SP request-target SP HTTP-version in b[p, end): 0 (and rlSp1, rlSp2, rlHttp11 set) or
+     * 400. HTTP/1.2 and up are read as 1.1 (RFC 9110 2.5). The target must be origin-form, "*"
+     * for OPTIONS, or absolute-form http(s) (RFC 9112 3.2); authority-form (CONNECT) is refused.
+     */
+    private int requestLine(int p, int end) {
+        byte[] b = buf;
+        int sp1 = p;
+        while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
+        if (sp1 == p || sp1 >= end || b[sp1] != ' ') return 400;
+        int t0 = sp1 + 1;
+        int sp2 = t0;
+        while (sp2 < end && b[sp2] > 0x20 && b[sp2] < 0x7f) sp2++; // visible ASCII only
+        if (sp2 == t0 || sp2 >= end || b[sp2] != ' ') return 400;
+        int v0 = sp2 + 1;
+        if (end - v0 != 8 || b[v0] != 'H' || b[v0 + 1] != 'T' || b[v0 + 2] != 'T' || b[v0 + 3] != 'P'
+                || b[v0 + 4] != '/' || b[v0 + 5] != '1' || b[v0 + 6] != '.' || b[v0 + 7] < '0' || b[v0 + 7] > '9') {
+            return 400;
+        }
+        if (b[t0] != '/') {
+            boolean star = sp2 - t0 == 1 && b[t0] == '*';
+            boolean options = sp1 - p == 7 && Arrays.equals(b, p, sp1, OPTIONS, 0, 7);
+            if (star ? !options : !absoluteForm(t0, sp2)) return 400;
+        }
+        rlSp1 = sp1;
+        rlSp2 = sp2;
+        rlHttp11 = b[v0 + 7] != '0';
+        return 0;
+    }
+
+    /** "http://" or "https://" (any case), a valid authority without userinfo, then "/", "?" or the end. */
+    private boolean absoluteForm(int from, int to) {
+        int a;
+        if (to - from > 7 && nameIs(from, "http://")) a = from + 7;
+        else if (to - from > 8 && nameIs(from, "https://")) a = from + 8;
+        else return false;
+        int z = a;
+        while (z < to && buf[z] != '/' && buf[z] != '?') z++;
+        return validHost(buf, a, z);
+    }
+
+    /**
+     * A Host value (RFC 9110 7.2, RFC 3986 3.2.2): reg-name or IPv4 characters, or an IP-literal
+     * in brackets, then an optional ":" port of digits. Never empty: an origin server always has
+     * an authority to name, and nginx refuses an empty one too.
+     */
+    static boolean validHost(byte[] b, int from, int to) {
+        if (from >= to) return false;
+        int p = from;
+        if (b[p] == '[') {
+            while (p < to && b[p] != ']') {
+                int c = b[p];
+                if (p > from && hex((byte) c) < 0 && c != ':' && c != '.' && c != 'v' && c != 'V') return false;
+                p++;
+            }
+            if (p >= to) return false;
+            p++;
+        } else {
+            // One table lookup a byte (it runs on every request): no "..", no leading dot (nginx
+            // refuses both: a path-like host is a trap for apps).
+            int prev = HOST_DOT;
+            for (; p < to; p++) {
+                int k = HOST_CLASS[b[p] & 0xff];
+                if (k == HOST_NAME || (k == HOST_DOT && prev != HOST_DOT)) {
+                    prev = k;
+                } else {
+                    break;
+                }
+            }
+            if (p == from) return false;
+        }
+        if (p == to) return true;
+        if (b[p++] != ':') return false;
+        for (; p < to; p++) {
+            if ((b[p] - '0' & 0xff) > 9) return false;
+        }
+        return true;
     }
 
     /** No control byte but HTAB in b[from, to): bytes 0x20-0x7E and obs-text 0x80-0xFF. */
@@ -249,6 +376,13 @@ final class HttpParser {
             if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
         }
         return true;
+    }
+
+    private static int indexOf(byte[] b, int from, int to, byte c) {
+        for (int i = from; i < to; i++) {
+            if (b[i] == c) return i;
+        }
+        return -1;
     }
 
     /** The next LF at or after from; the caller knows there is one. */
@@ -278,26 +412,16 @@ final class HttpParser {
         int p = rd;
         int eol = lineEnd(p);
         int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
-        // method SP request-target SP HTTP-version
-        int sp1 = p;
-        while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
-        if (sp1 == p || sp1 >= end || b[sp1] != ' ') return fail(400);
+        if (requestLine(p, end) != 0) return fail(400);
+        int sp1 = rlSp1;
+        int sp2 = rlSp2;
         int t0 = sp1 + 1;
-        int sp2 = t0;
-        while (sp2 < end && b[sp2] > 0x20 && b[sp2] < 0x7f) sp2++; // visible ASCII only
-        if (sp2 == t0 || sp2 >= end || b[sp2] != ' ') return fail(400);
-        int v0 = sp2 + 1;
-        if (end - v0 != 8 || b[v0] != 'H' || b[v0 + 1] != 'T' || b[v0 + 2] != 'T' || b[v0 + 3] != 'P'
-                || b[v0 + 4] != '/' || b[v0 + 5] != '1' || b[v0 + 6] != '.') {
-            return fail(400);
-        }
-        boolean http11;
-        if (b[v0 + 7] == '1') http11 = true;
-        else if (b[v0 + 7] == '0') http11 = false;
-        else return fail(400);
+        boolean http11 = rlHttp11;
 
         long cl = -1;
         boolean te = false;
+        boolean teUnknown = false;
+        int hosts = 0;
         boolean close = false;
         boolean ka = false;
         boolean expect = false;
@@ -319,16 +443,37 @@ final class HttpParser {
             switch (colon - p) {
                 case 14 -> {
                     if (nameIs(p, "content-length")) {
+                        // One, even when equal (RFC 9112 6.3 would allow "5, 5"; nginx refuses it too).
                         long n = digits(v, ve);
-                        if (n < 0 || (cl >= 0 && cl != n)) return fail(400);
+                        if (n < 0 || cl >= 0) return fail(400);
                         cl = n;
                     }
                 }
                 case 17 -> {
                     if (nameIs(p, "transfer-encoding")) {
-                        // Only "chunked", once: anything else leaves the framing unknown.
-                        if (te || !valueIs(v, ve, "chunked")) return fail(400);
-                        te = true;
+                        // RFC 9112 6.1, 6.3: chunked once and last, or the framing is unknown: 400.
+                        // Another coding before it is one we do not implement: 501. No HTAB in it:
+                        // legal OWS, but a front end that disagrees would frame the body otherwise.
+                        if (indexOf(b, colon + 1, end, (byte) '\t') >= 0) return fail(400);
+                        int t = v;
+                        while (t < ve) {
+                            int comma = t;
+                            while (comma < ve && b[comma] != ',') comma++;
+                            int ts = t;
+                            int tz = comma;
+                            while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
+                            while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
+                            if (te) return fail(400); // anything after chunked, or chunked twice
+                            if (valueIs(ts, tz, "chunked")) te = true;
+                            else if (tz > ts) teUnknown = true;
+                            t = comma + 1;
+                        }
+                        if (!te) return fail(400); // this field does not end in chunked
+                    }
+                }
+                case 4 -> {
+                    if (nameIs(p, "host")) {
+                        if (++hosts > 1 || !validHost(b, v, ve)) return fail(400);
                     }
                 }
                 case 10 -> {
@@ -354,7 +499,10 @@ final class HttpParser {
             }
             p = eol + 1;
         }
+        // RFC 9112 3.2: exactly one valid Host in HTTP/1.1 (at most one in 1.0), else 400.
+        if (http11 && hosts != 1) return fail(400);
         if (te && cl >= 0) return fail(400); // RFC 9112 6.3: a smuggling vector; refuse
+        if (teUnknown) return fail(NOT_IMPLEMENTED);
         if (cl > maxBody) return fail(413);
         // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
         if (te && !http11) close = true;
@@ -540,6 +688,7 @@ final class HttpParser {
         if (bd != null && bd.length != bodyLen) bd = Arrays.copyOf(bd, bodyLen);
         request = new Request(method, target, version, head, headersFrom, headersTo, bd);
         requestKeepAlive = keepAlive;
+        emptyLines = 0;
         state = HEAD;
         body = null;
         head = null;

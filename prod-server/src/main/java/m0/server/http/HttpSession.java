@@ -36,6 +36,7 @@ public final class HttpSession {
     private static final Response TOO_LARGE = Response.status(413);
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
     private static final Response SERVER_ERROR = Response.status(500);
+    private static final Response NOT_IMPLEMENTED = Response.status(501);
     private static final Response UNAVAILABLE = Response.status(503);
 
     private final HttpConfig config;
@@ -63,6 +64,8 @@ public final class HttpSession {
     private long headStart;
     /** A partial write happened since the last timeout check: the peer is reading, slowly. */
     private boolean writeProgress;
+    /** The session answered an error, or dropped received bytes: the peer may still be sending. */
+    private boolean lingerWanted;
 
     /** pool null: everything inline. wakeLoop: called from a pool thread when a response is ready. */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos) {
@@ -81,8 +84,15 @@ public final class HttpSession {
         lastNow = nowNanos;
         lastActive = nowNanos;
         if (closing) {
+            if (in.hasRemaining()) lingerWanted = true;
             in.position(in.limit()); // past a close or an error nothing more is read
             return;
+        }
+        // The head clock starts at the first byte after the last response, an empty line's too:
+        // a trickle of CR/LF cannot hold the connection (parse() stops it at a complete request).
+        if (!timing && slots.isEmpty() && !parser.inBody() && in.hasRemaining()) {
+            timing = true;
+            headStart = nowNanos;
         }
         parser.append(in);
         parse(nowNanos);
@@ -122,6 +132,15 @@ public final class HttpSession {
 
     /** n bytes of output() were written (partial writes are normal). */
     public void written(int n) {
+        written(n, lastNow);
+    }
+
+    /**
+     * The same, at nowNanos: when the output empties, a head that arrived (pipelined) while we were
+     * still writing gets its full header time from now; our slow writing is not the client's.
+     */
+    public void written(int n, long nowNanos) {
+        lastNow = nowNanos;
         int pending = outWr - outRd;
         if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
         if (n == 0) return;
@@ -131,6 +150,7 @@ public final class HttpSession {
             return;
         }
         outRd = outWr = 0;
+        if (timing) headStart = nowNanos;
         if (out.length > OUT_SHRINK_ABOVE) setOut(new byte[OUT_INITIAL]);
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
@@ -153,6 +173,7 @@ public final class HttpSession {
         if (quiet) return lastActive;
         if (!slots.isEmpty()) return Long.MAX_VALUE;
         if (headPhase()) return plus(headStart, config.headerTimeoutNanos());
+        if (!closing && parser.inBody()) return plus(lastActive, config.bodyTimeoutNanos());
         return plus(lastActive, config.idleTimeoutNanos());
     }
 
@@ -179,6 +200,31 @@ public final class HttpSession {
         outRd = outWr = 0;
     }
 
+    /**
+     * The loop should read this connection now. False while parsing is paused (responses queued
+     * behind a running request, or output past the high-water mark) and once closing: the loop
+     * then drops EPOLLIN, so what one client sends waits in its own socket buffers, not in our
+     * heap. Together with the header limit this bounds buffered input to the header limit plus
+     * one read.
+     */
+    public boolean wantsInput() {
+        return !closing && !paused();
+    }
+
+    /**
+     * At close: the peer may still be sending (an error was answered, or received bytes were
+     * dropped), so the loop should shut down its write side and drain for a while before the
+     * close, or the kernel resets the connection and the peer may never read our answer.
+     */
+    public boolean lingerOnClose() {
+        return lingerWanted && !eof && !quiet;
+    }
+
+    /** Received bytes held and not yet parsed (tests: the bound on buffered input). */
+    int bufferedInput() {
+        return parser.buffered();
+    }
+
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
         return slots.isEmpty() && outRd == outWr && !parser.partial();
@@ -186,8 +232,9 @@ public final class HttpSession {
 
     // ---- internals ----
 
+    /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && !parser.inBody();
+        return timing && !closing && slots.isEmpty() && outRd == outWr && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -215,6 +262,7 @@ public final class HttpSession {
         if (closing) return;
         if (eof && !paused()) {
             // Nothing more will come: whatever is buffered is a truncated request; drop it.
+            timing = false;
             closing = true;
             parser.kill();
             return;
@@ -230,6 +278,7 @@ public final class HttpSession {
         boolean head = request.method().equals("HEAD");
         if (!keepAlive) {
             closing = true; // this response is the last: drop anything pipelined after it
+            if (parser.buffered() > 0) lingerWanted = true;
             parser.kill();
         }
         if (pool != null) {
@@ -275,11 +324,13 @@ public final class HttpSession {
 
     private void fail(int status) {
         closing = true;
+        lingerWanted = true;
         parser.kill();
         Response r = switch (status) {
             case 408 -> TIMEOUT;
             case 413 -> TOO_LARGE;
             case 431 -> HEADERS_TOO_LARGE;
+            case HttpParser.NOT_IMPLEMENTED -> NOT_IMPLEMENTED;
             default -> BAD_REQUEST;
         };
         respond(r, CONN_CLOSE, false);

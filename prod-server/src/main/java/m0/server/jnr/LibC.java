@@ -31,6 +31,8 @@ public interface LibC {
 
     int socketpair(int domain, int type, int protocol, long fds);
 
+    int shutdown(int fd, int how);
+
     long read(int fd, long buf, long count);
 
     long write(int fd, long buf, long count);

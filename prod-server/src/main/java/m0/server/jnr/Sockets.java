@@ -70,6 +70,11 @@ public final class Sockets {
                 Native.libc().setsockopt(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, ONE.address(), 4));
     }
 
+    /** shutdown(2)'s SHUT_WR: a FIN after what is queued; reading goes on (a lingering close). */
+    public static void shutdownWrite(int fd) {
+        Native.check("shutdown(" + fd + ", SHUT_WR)", Native.libc().shutdown(fd, 1));
+    }
+
     /**
      * A non-blocking, close-on-exec AF_UNIX SOCK_DGRAM socketpair whose ends have
      * {@code bufferBytes} send and receive buffers (the kernel doubles what it is asked).

@@ -6,5 +6,5 @@ import java.net.InetAddress;
 public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
                            String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
                            long headerTimeoutMillis, long graceMillis,
-                           long maxConnections) {
+                           long bodyTimeoutMillis, long maxBodyBytes, long maxConnections) {
 }

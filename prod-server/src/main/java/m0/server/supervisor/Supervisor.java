@@ -598,7 +598,7 @@ public final class Supervisor {
                 WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
                 config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
-                config.maxConnections());
+                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections());
         int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
         inherit[0] = listener;
         inherit[1] = shared.fd();

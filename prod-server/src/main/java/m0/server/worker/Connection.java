@@ -9,9 +9,14 @@ final class Connection {
     /** The peer sockaddr, for a hand-over while leaving; null without sharing. */
     final byte[] peer;
     HttpSession session;
-    /** EPOLLOUT is registered: a write would block and output is waiting. */
-    boolean writing;
+    /** The epoll events registered for it now (EPOLLIN, EPOLLOUT, both or neither). */
+    int interest;
     boolean closed;
+    /** Write side shut down after an error answer; reads are discarded until these bounds. */
+    boolean lingering;
+    long lingerEnd;
+    long lingerIdleEnd;
+    long lingerBytes;
 
     Connection(int fd, byte[] peer) {
         this.fd = fd;

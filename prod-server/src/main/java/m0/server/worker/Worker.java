@@ -73,6 +73,14 @@ public final class Worker {
      * the reserve a hand-off arrives truncated and is counted as lost by the core.
      */
     static final int DESCRIPTOR_RESERVE = 64;
+    /**
+     * Lingering close after an error answer (nginx: lingering_time 30 s, lingering_timeout 5 s):
+     * at most this long in all, this long without a byte, and this many bytes discarded. A
+     * client writing a 10 MB body it has no answer for yet gets to read our 413.
+     */
+    static final long LINGER_NANOS = 10_000_000_000L;
+    static final long LINGER_IDLE_NANOS = 2_000_000_000L;
+    static final long LINGER_MAX_BYTES = 32L * 1024 * 1024;
 
     private final WorkerSpec spec;
     private final Page page;
@@ -89,6 +97,8 @@ public final class Worker {
     private final HttpConfig http;
     private final App app;
     private final ExecutorService pool;
+    /** A connection that fails in our code is closed; the failure is said once a second. */
+    private final RateLimitedLog failures;
 
     private volatile boolean stopRequested;
     /** The supervisor's pidfd: readable when it dies, and then we leave. */
@@ -142,9 +152,11 @@ public final class Worker {
         this.maxConnections = spec.maxConnections() > 0 ? spec.maxConnections()
                 : defaultMaxConnections(Fds.openFileLimit(), Fds.openCount(), spec.blockingThreads());
         this.inView = in.buffer().duplicate();
-        this.http = new HttpConfig(spec.maxHeaderBytes(), HttpConfig.defaults().maxBodyBytes(),
+        this.failures = new RateLimitedLog(System.err, "m0serve worker " + spec.index() + ": ");
+        this.http = new HttpConfig(spec.maxHeaderBytes(), spec.maxBodyBytes(),
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
-                TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()));
+                TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
+                TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         this.pool = spec.blockingThreads() <= 0 ? null : new ThreadPoolExecutor(spec.blockingThreads(),
                 spec.blockingThreads(), 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
                     Thread t = new Thread(r, "m0-blocking-" + spec.index());
@@ -329,10 +341,14 @@ public final class Worker {
             if (c == null || c.closed) {
                 return;
             }
-            if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
-                onReadable(c, now);
-            } else if ((events & Epoll.OUT) != 0) {
-                flush(c, now);
+            try {
+                if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
+                    onReadable(c, now, events);
+                } else if ((events & Epoll.OUT) != 0) {
+                    flush(c, now);
+                }
+            } catch (RuntimeException e) {
+                fail(c, e); // one connection's failure is that connection's, never the worker's
             }
             return;
         }
@@ -456,8 +472,9 @@ public final class Worker {
         }
         byFd[fd] = c;
         maxFd = Math.max(maxFd, fd);
+        c.interest = Epoll.IN;
         open++;
-        onReadable(c, now);
+        onReadable(c, now, Epoll.IN);
     }
 
     /** From a pool thread: a response is ready. One eventfd write per batch of completions. */
@@ -476,18 +493,21 @@ public final class Worker {
             if (!c.closed) {
                 try {
                     c.session.pollCompletions(now);
+                    flush(c, now);
                 } catch (RuntimeException e) {
                     fail(c, e);
-                    continue;
                 }
-                flush(c, now);
             }
         }
     }
 
-    private void onReadable(Connection c, long now) {
+    private void onReadable(Connection c, long now, int events) {
+        if (c.lingering || !c.session.wantsInput()) {
+            notReading(c, now, events); // kept out of line: this method is the hot path
+            return;
+        }
         try {
-            for (int k = 0; k < READS_PER_EVENT; k++) {
+            for (int k = 0; k < READS_PER_EVENT && c.session.wantsInput(); k++) {
                 int n = Fds.read(c.fd, in.address(), IO_BYTES);
                 if (n < 0) {
                     break;
@@ -519,6 +539,17 @@ public final class Worker {
         flush(c, now);
     }
 
+    /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
+    private void notReading(Connection c, long now, int events) {
+        if (c.lingering) {
+            discard(c, now);
+        } else if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
+            close(c); // only an error or hang-up is reported with EPOLLIN off
+        } else {
+            flush(c, now);
+        }
+    }
+
     /**
      * Writes what the session has, in order. EPOLLOUT stays registered while output is left:
      * after a short write (the socket is full) and after this pass's share of writes (the
@@ -536,12 +567,12 @@ public final class Worker {
                 out.buffer().put(0, o, o.position(), len);
                 int n = Fds.write(c.fd, out.address(), len);
                 if (n < 0) {
-                    watchWrites(c, true);
+                    watch(c);
                     return;
                 }
-                c.session.written(n);
+                c.session.written(n, now);
                 if (n < len) {
-                    watchWrites(c, true);
+                    watch(c);
                     return;
                 }
             }
@@ -550,14 +581,18 @@ public final class Worker {
             return;
         }
         if (c.session.output() != null) {
-            watchWrites(c, true); // this pass's share is spent; more next pass
+            watch(c); // this pass's share is spent; more next pass
             return;
         }
-        watchWrites(c, false);
-        if (c.session.output() == null && c.session.closeAfterFlush()) {
-            close(c);
+        if (c.session.closeAfterFlush()) {
+            if (c.session.lingerOnClose()) {
+                linger(c, now);
+            } else {
+                close(c);
+            }
             return;
         }
+        watch(c);
         if (stopping && c.session.idle()) {
             handOverOrClose(c);
             return;
@@ -568,10 +603,58 @@ public final class Worker {
         }
     }
 
-    private void watchWrites(Connection c, boolean on) {
-        if (c.writing != on) {
-            c.writing = on;
-            epoll.modify(c.fd, on ? Epoll.IN | Epoll.OUT : Epoll.IN, c.fd);
+    /**
+     * EPOLLOUT while output waits; EPOLLIN only while the session will take input: a client that
+     * sends without reading is not read either, so it fills its own buffers, not our heap.
+     */
+    private void watch(Connection c) {
+        int want = (c.session.wantsInput() ? Epoll.IN : 0) | (c.session.output() != null ? Epoll.OUT : 0);
+        if (c.interest != want) {
+            c.interest = want;
+            epoll.modify(c.fd, want, c.fd);
+        }
+    }
+
+    /**
+     * After an error answer is flushed: FIN, then read and drop what the client still sends, so
+     * its unread request bytes do not turn our close into a reset that destroys the answer.
+     */
+    private void linger(Connection c, long now) {
+        try {
+            Sockets.shutdownWrite(c.fd);
+        } catch (NativeException e) {
+            close(c); // already reset
+            return;
+        }
+        c.lingering = true;
+        c.lingerEnd = now + LINGER_NANOS;
+        c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+        if (c.interest != Epoll.IN) {
+            c.interest = Epoll.IN;
+            epoll.modify(c.fd, Epoll.IN, c.fd);
+        }
+        if (c.lingerIdleEnd - nextSweep < 0) {
+            nextSweep = c.lingerIdleEnd;
+        }
+        discard(c, now);
+    }
+
+    private void discard(Connection c, long now) {
+        try {
+            for (int k = 0; k < READS_PER_EVENT; k++) {
+                int n = Fds.read(c.fd, in.address(), IO_BYTES);
+                if (n < 0) {
+                    return;
+                }
+                c.lingerBytes += n;
+                if (n == 0 || c.lingerBytes > LINGER_MAX_BYTES) {
+                    close(c);
+                    return;
+                }
+                c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+            }
+        } catch (NativeException e) {
+            close(c);
         }
     }
 
@@ -586,7 +669,8 @@ public final class Worker {
     }
 
     private void fail(Connection c, RuntimeException e) {
-        System.err.println("m0serve worker " + spec.index() + ": closing a connection: " + e);
+        StackTraceElement[] at = e.getStackTrace();
+        failures.log("closing a connection: " + e + (at.length > 0 ? " at " + at[0] : ""));
         close(c);
     }
 
@@ -598,7 +682,11 @@ public final class Worker {
             if (c == null) {
                 continue;
             }
-            if (now - c.session.deadline() >= 0) {
+            if (c.lingering && now - lingerDeadline(c) >= 0) {
+                close(c);
+                continue;
+            }
+            if (!c.lingering && now - c.session.deadline() >= 0) {
                 try {
                     c.session.onTimeout(now);
                 } catch (RuntimeException e) {
@@ -610,7 +698,7 @@ public final class Worker {
                     continue;
                 }
             }
-            long d = c.session.deadline();
+            long d = c.lingering ? lingerDeadline(c) : c.session.deadline();
             if (d - now <= 0) {
                 d = now + MIN_SWEEP_NANOS; // a deadline that did not move must not spin the loop
             }
@@ -619,6 +707,10 @@ public final class Worker {
             }
         }
         nextSweep = next;
+    }
+
+    private static long lingerDeadline(Connection c) {
+        return c.lingerEnd - c.lingerIdleEnd < 0 ? c.lingerEnd : c.lingerIdleEnd;
     }
 
     private void beginStop(long now) {

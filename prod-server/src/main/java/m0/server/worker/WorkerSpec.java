@@ -18,7 +18,7 @@ import java.util.Map;
 public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
-                         long maxConnections) {
+                         long bodyTimeoutMillis, long maxBodyBytes, long maxConnections) {
 
     public static final int LISTEN_FD = 3;
     public static final int PAGE_FD = 4;
@@ -50,6 +50,8 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
         m.put("idle-timeout-ms", Long.toString(idleTimeoutMillis));
         m.put("header-timeout-ms", Long.toString(headerTimeoutMillis));
         m.put("grace-ms", Long.toString(graceMillis));
+        m.put("body-timeout-ms", Long.toString(bodyTimeoutMillis));
+        m.put("max-body-bytes", Long.toString(maxBodyBytes));
         m.put("max-connections", Long.toString(maxConnections));
         List<String> args = new ArrayList<>();
         m.forEach((k, v) -> args.add(k + "=" + v));
@@ -70,6 +72,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
                 num(m, "page-fd"), num(m, "receive-fd"), sends, get(m, "app"), num(m, "blocking-threads"),
                 get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
                 Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")),
+                Long.parseLong(get(m, "body-timeout-ms")), Long.parseLong(get(m, "max-body-bytes")),
                 Long.parseLong(get(m, "max-connections")));
     }
 

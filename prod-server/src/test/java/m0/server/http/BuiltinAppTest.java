@@ -30,6 +30,15 @@ class BuiltinAppTest {
     }
 
     @Test
+    void unknownMethodsAre501AndKnownOnesAreServed() throws Exception {
+        BuiltinApp app = new BuiltinApp();
+        assertEquals(501, app.handle(Request.of("BREW", "/", null)).status());
+        assertEquals(501, app.handle(Request.of("get", "/", null)).status(), "methods are case-sensitive");
+        assertEquals(200, app.handle(Request.of("DELETE", "/", null)).status());
+        assertEquals(200, app.handle(Request.of("PATCH", "/", null)).status());
+    }
+
+    @Test
     void pidAnswersPidAndWorkerIndex() throws Exception {
         BuiltinApp app = new BuiltinApp();
         app.init(new AppContext(4242, 3));
@@ -87,7 +96,7 @@ class BuiltinAppTest {
     @Test
     void throughASessionSleepRunsOnThePoolAndWorkInline() {
         Wire w = new Wire(HttpConfig.defaults(), new BuiltinApp(), true);
-        w.feed("GET /sleep?ms=0 HTTP/1.1\r\n\r\nGET /work?us=1 HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n");
+        w.feed("GET /sleep?ms=0 HTTP/1.1\r\nHost: h\r\n\r\nGET /work?us=1 HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals(1, w.pool.submitted());
         w.pool.run(0);
         w.session.pollCompletions(w.now);

@@ -31,7 +31,7 @@ class EncodingTest {
     @Test
     void exactWireBytesOfAResponse() {
         App app = r -> new Response(201, "application/json", "{}".getBytes(StandardCharsets.UTF_8), "X-A", "1");
-        Wire w = Wire.of(app).feed("GET / HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(app).feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         String raw = w.drain().replaceAll("Date: [^\r]*", "Date: D");
         assertEquals("HTTP/1.1 201 Created\r\nDate: D\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
                 + "X-A: 1\r\n\r\n{}", raw);
@@ -40,7 +40,7 @@ class EncodingTest {
     @Test
     void noContentHasNoLengthAndNoBody() {
         App app = r -> new Response(204, null, "ignored".getBytes(StandardCharsets.UTF_8));
-        String raw = Wire.of(app).feed("GET / HTTP/1.1\r\n\r\n").drain();
+        String raw = Wire.of(app).feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n").drain();
         assertTrue(raw.endsWith("\r\n\r\n") && !raw.contains("Content-Length") && !raw.contains("ignored"), raw);
     }
 

@@ -45,7 +45,7 @@ class HttpSessionTest {
     void keepAliveServesManyRequestsOnOneSession() {
         Wire w = Wire.of(new TestApp());
         for (int i = 0; i < 100; i++) {
-            w.feed("GET /n" + i + " HTTP/1.1\r\n\r\n");
+            w.feed("GET /n" + i + " HTTP/1.1\r\nHost: h\r\n\r\n");
             List<Wire.Resp> rs = w.responses();
             assertEquals(1, rs.size());
             assertEquals("GET /n" + i, rs.get(0).body());
@@ -102,7 +102,7 @@ class HttpSessionTest {
 
     @Test
     void everySplitPointOfTwoPipelinedRequestsGivesTheSameResponses() {
-        String stream = POST_BODY + "GET /second HTTP/1.1\r\n\r\n";
+        String stream = POST_BODY + "GET /second HTTP/1.1\r\nHost: h\r\n\r\n";
         byte[] b = stream.getBytes(StandardCharsets.ISO_8859_1);
         for (int cut = 0; cut <= b.length; cut++) {
             Wire w = Wire.of(new TestApp());
@@ -122,7 +122,7 @@ class HttpSessionTest {
 
     @Test
     void threePipelinedRequestsInOneBufferAreAnsweredInOrder() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\nGET /c HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n");
         ByteBuffer out = w.session.output();
         assertNotNull(out);
         List<Wire.Resp> rs = w.responses();
@@ -134,7 +134,7 @@ class HttpSessionTest {
 
     @Test
     void pipelinedResponsesComeOutInOneBuffer() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\nGET /c HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\nGET /c HTTP/1.1\r\nHost: h\r\n\r\n");
         ByteBuffer out = w.session.output();
         byte[] all = new byte[out.remaining()];
         out.get(all);
@@ -144,7 +144,7 @@ class HttpSessionTest {
     @Test
     void aBlockingRequestHoldsBackLaterInlineResponsesUntilItCompletes() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
-        w.feed("GET /block1 HTTP/1.1\r\n\r\nGET /fast1 HTTP/1.1\r\n\r\nGET /block2 HTTP/1.1\r\n\r\nGET /fast2 HTTP/1.1\r\n\r\n");
+        w.feed("GET /block1 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast1 HTTP/1.1\r\nHost: h\r\n\r\nGET /block2 HTTP/1.1\r\nHost: h\r\n\r\nGET /fast2 HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals(2, w.pool.submitted());
         assertNull(w.session.output(), "nothing may pass the first, unfinished response");
         assertEquals(Long.MAX_VALUE, w.session.deadline());
@@ -169,7 +169,7 @@ class HttpSessionTest {
     @Test
     void anInlineResponseBeforeABlockingOneIsWrittenAtOnce() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
-        w.feed("GET /fast HTTP/1.1\r\n\r\nGET /block HTTP/1.1\r\n\r\n");
+        w.feed("GET /fast HTTP/1.1\r\nHost: h\r\n\r\nGET /block HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals(List.of("GET /fast"), w.responses().stream().map(Wire.Resp::body).toList());
         w.pool.run(0);
         w.session.pollCompletions(w.now);
@@ -178,7 +178,7 @@ class HttpSessionTest {
 
     @Test
     void withoutAPoolBlockingRequestsRunInline() {
-        Wire w = Wire.of(new TestApp()).feed("GET /block HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals("GET /block", w.responses().get(0).body());
     }
 
@@ -186,7 +186,7 @@ class HttpSessionTest {
     void parsingStopsAtSixteenQueuedRequestsAndResumesWhenDrained() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 20; i++) sb.append("GET /block").append(i).append(" HTTP/1.1\r\n\r\n");
+        for (int i = 0; i < 20; i++) sb.append("GET /block").append(i).append(" HTTP/1.1\r\nHost: h\r\n\r\n");
         w.feed(sb.toString());
         assertEquals(HttpSession.MAX_QUEUED, w.pool.submitted(), "the queue bound holds");
         w.pool.run(0);
@@ -206,7 +206,7 @@ class HttpSessionTest {
     void aRejectedPoolTaskAnswers503InOrder() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
         w.pool.reject = true;
-        w.feed("GET /block HTTP/1.1\r\n\r\nGET /after HTTP/1.1\r\n\r\n");
+        w.feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\nGET /after HTTP/1.1\r\nHost: h\r\n\r\n");
         List<Wire.Resp> rs = w.responses();
         assertEquals(503, rs.get(0).status());
         assertEquals("GET /after", rs.get(1).body());
@@ -215,7 +215,7 @@ class HttpSessionTest {
     @Test
     void appFailuresBecome500AndTheConnectionLives() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
-        w.feed("GET /throw HTTP/1.1\r\n\r\nGET /null HTTP/1.1\r\n\r\nGET /blockthrow HTTP/1.1\r\n\r\n");
+        w.feed("GET /throw HTTP/1.1\r\nHost: h\r\n\r\nGET /null HTTP/1.1\r\nHost: h\r\n\r\nGET /blockthrow HTTP/1.1\r\nHost: h\r\n\r\n");
         List<Wire.Resp> rs = w.responses();
         assertEquals(500, rs.get(0).status());
         assertEquals(500, rs.get(1).status());
@@ -246,7 +246,7 @@ class HttpSessionTest {
 
     @Test
     void chunkedBodyWithExtensionsAndTrailersIsDecoded() {
-        String req = "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        String req = "POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "5;name=value;other\r\nhello\r\n"
                 + "1 ; x=\"q\"\r\n \r\n"
                 + "A\r\nworld12345\r\n"
@@ -261,32 +261,32 @@ class HttpSessionTest {
 
     @Test
     void chunkedWithoutTrailersAndUppercaseHexAndBareLf() {
-        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n"
+        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n"
                 + "0000B\r\nabcdefghijk\r\n3\nxyz\n0\r\n\r\n");
         assertEquals("POST /echo [abcdefghijkxyz]", w.responses().get(0).body());
     }
 
     @Test
     void emptyBodies() {
-        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
-                + "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
         assertEquals("POST /echo []|POST /echo []|", bodyOf(w.responses()));
     }
 
     @Test
     void bodySplitAcrossReadsArrivesWhole() {
         Wire w = Wire.of(new TestApp());
-        w.feed("POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n01234");
+        w.feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n01234");
         assertNull(w.session.output());
         assertFalse(w.session.idle());
         w.feed("567");
-        w.feed("89GET / HTTP/1.1\r\n\r\n");
+        w.feed("89GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals("POST /echo [0123456789]|hello\n|", bodyOf(w.responses()));
     }
 
     @Test
     void expect100ContinueGetsAnInterimResponse() {
-        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
         assertEquals("HTTP/1.1 100 Continue\r\n\r\n", w.drain());
         w.feed("ok");
         assertEquals("POST /echo [ok]", w.responses().get(0).body());
@@ -294,7 +294,7 @@ class HttpSessionTest {
 
     @Test
     void noInterimResponseWhenTheBodyCameWithTheHead() {
-        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok");
+        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok");
         List<Wire.Resp> rs = w.responses();
         assertEquals(1, rs.size(), "no 100 Continue: " + rs);
         assertEquals("POST /echo [ok]", rs.get(0).body());
@@ -305,44 +305,64 @@ class HttpSessionTest {
     @ParameterizedTest
     @ValueSource(strings = {
         "GET /\r\n\r\n",                                   // no version
-        "GET  / HTTP/1.1\r\n\r\n",                         // double space
+        "GET  / HTTP/1.1\r\nHost: h\r\n\r\n",                         // double space
         "GET / HTTP/1.1 \r\n\r\n",                         // trailing space
-        "G(T / HTTP/1.1\r\n\r\n",                          // bad method char
-        "GET /a\u0001b HTTP/1.1\r\n\r\n",                  // control in target
-        "GET /\u00e9 HTTP/1.1\r\n\r\n",                    // non-ASCII target
-        " GET / HTTP/1.1\r\n\r\n",                         // leading space
+        "G(T / HTTP/1.1\r\nHost: h\r\n\r\n",                          // bad method char
+        "GET /a\u0001b HTTP/1.1\r\nHost: h\r\n\r\n",                  // control in target
+        "GET /\u00e9 HTTP/1.1\r\nHost: h\r\n\r\n",                    // non-ASCII target
+        " GET / HTTP/1.1\r\nHost: h\r\n\r\n",                         // leading space
         "GET / HTTP/2.0\r\n\r\n",                          // bad version
-        "GET / HTTP/1.2\r\n\r\n",
+        "GET / HTTP/1.1\r\n\r\n",                          // no Host (RFC 9112 3.2)
+        "GET / HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n",      // two
+        "GET / HTTP/1.0\r\nHost: a\r\nHost: b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n",              // not a host
+        "GET / HTTP/1.1\r\nHost: a@b\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: ..\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: .a\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\na",  // even equal
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \tchunked\r\n\r\n0\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: \r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a:8x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n",
+        "GET * HTTP/1.1\r\nHost: h\r\n\r\n",                // "*" is for OPTIONS only
+        "GET h/x HTTP/1.1\r\nHost: h\r\n\r\n",              // no form at all
+        "CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n",        // authority-form: not a proxy
+        "GET ftp://h/ HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET http://u@h/ HTTP/1.1\r\nHost: h\r\n\r\n",      // userinfo
+        "GET http:/// HTTP/1.1\r\nHost: h\r\n\r\n",
+        "\r\n\r\n\r\n\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n",  // more than 4 empty lines
         "GET / http/1.1\r\n\r\n",
         "GET / HTTP/1.10\r\n\r\n",
         "GET / HTTP/1.1\r\nHost x\r\n\r\n",                // no colon
         "GET / HTTP/1.1\r\nHost : x\r\n\r\n",              // space before colon
-        "GET / HTTP/1.1\r\n: x\r\n\r\n",                   // empty name
-        "GET / HTTP/1.1\r\nBad Name: x\r\n\r\n",
-        "GET / HTTP/1.1\r\nA: b\rc\r\n\r\n",               // bare CR in a value
-        "GET / HTTP/1.1\r\nA: b\u0000c\r\n\r\n",           // NUL in a value
-        "GET / HTTP/1.1\r\nA: b\r\n c\r\n\r\n",            // obs-fold
-        "GET / HTTP/1.1\r\nA: b\r\n\tc\r\n\r\n",           // obs-fold with a tab
-        "GET / HTTP/1.1\r\n x: y\r\n\r\n",                 // whitespace before the first header
-        "POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
-        "POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 1, 1\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: \r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 1234567890123456789\r\n\r\n",
-        "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
-        "POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\n: x\r\n\r\n",                   // empty name
+        "GET / HTTP/1.1\r\nHost: h\r\nBad Name: x\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\nA: b\rc\r\n\r\n",               // bare CR in a value
+        "GET / HTTP/1.1\r\nHost: h\r\nA: b\u0000c\r\n\r\n",           // NUL in a value
+        "GET / HTTP/1.1\r\nHost: h\r\nA: b\r\n c\r\n\r\n",            // obs-fold
+        "GET / HTTP/1.1\r\nHost: h\r\nA: b\r\n\tc\r\n\r\n",           // obs-fold with a tab
+        "GET / HTTP/1.1\r\nHost: h\r\n x: y\r\n\r\n",                 // whitespace before the first header
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1, 1\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: \r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1234567890123456789\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: xchunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, identity\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
         // Both framings would read the same 5 bytes: only the TE + CL rule rejects these.
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",      // bad chunk size
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\r\n",        // empty chunk size
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX",   // no CRLF after data
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\rX",        // CR without LF
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\rX0\r\n\r\n",  // CR without LF after data
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000001\r\n", // 19 hex digits
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3;a\u0001\r\n", // control in an extension
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",      // bad chunk size
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\r\n",        // empty chunk size
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX",   // no CRLF after data
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\rX",        // CR without LF
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\rX0\r\n\r\n",  // CR without LF after data
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000001\r\n", // 19 hex digits
+        "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3;a\u0001\r\n", // control in an extension
     })
     void malformedInputGets400AndClose(String input) {
         Wire w = Wire.of(new TestApp());
@@ -358,7 +378,7 @@ class HttpSessionTest {
 
     @Test
     void a400AfterGoodPipelinedRequestsComesAfterTheirResponses() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\nBROKEN\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\nBROKEN\r\n\r\n");
         List<Wire.Resp> rs = w.responses();
         assertEquals(2, rs.size());
         assertEquals("GET /a", rs.get(0).body());
@@ -369,7 +389,7 @@ class HttpSessionTest {
     @Test
     void a400BehindABlockingRequestWaitsForIt() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
-        w.feed("GET /block HTTP/1.1\r\n\r\nBROKEN\r\n\r\n");
+        w.feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\nBROKEN\r\n\r\n");
         assertNull(w.session.output());
         assertFalse(w.session.closeAfterFlush(), "the blocking response is still owed");
         w.pool.run(0);
@@ -382,7 +402,7 @@ class HttpSessionTest {
     @Test
     void a64KiBHeaderGets431AndClose() {
         Wire w = Wire.of(new TestApp());
-        String big = "GET / HTTP/1.1\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\n\r\n";
+        String big = "GET / HTTP/1.1\r\nHost: h\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\n\r\n";
         w.feed(big);
         List<Wire.Resp> rs = w.responses();
         assertEquals(1, rs.size());
@@ -394,14 +414,14 @@ class HttpSessionTest {
     @Test
     void a431IsSentBeforeTheHeadEndsOnceTheLimitIsPassed() {
         Wire w = Wire.of(new TestApp());
-        w.feed("GET / HTTP/1.1\r\nX-Big: ");
+        w.feed("GET / HTTP/1.1\r\nHost: h\r\nX-Big: ");
         for (int i = 0; i < 20 && w.session.output() == null; i++) w.feed("a".repeat(1024));
         assertEquals(431, w.responses().get(0).status());
     }
 
     @Test
     void theHeaderLimitCountsRequestLineAndHeadersExactly() {
-        String req = "GET / HTTP/1.1\r\nX: " + "a".repeat(100) + "\r\n\r\n";
+        String req = "GET / HTTP/1.1\r\nHost: h\r\nX: " + "a".repeat(100) + "\r\n\r\n";
         int len = req.length();
         HttpConfig exact = new HttpConfig(len, 1024, 5_000_000_000L, 10_000_000_000L);
         assertEquals(200, new Wire(exact, new TestApp(), false).feed(req).responses().get(0).status());
@@ -412,22 +432,22 @@ class HttpSessionTest {
     @Test
     void aBodyPastTheLimitGets413AndClose() {
         HttpConfig small = new HttpConfig(16 * 1024, 10, 5_000_000_000L, 10_000_000_000L);
-        Wire cl = new Wire(small, new TestApp(), false).feed("POST /echo HTTP/1.1\r\nContent-Length: 11\r\n\r\n");
+        Wire cl = new Wire(small, new TestApp(), false).feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n");
         Wire.Resp r = cl.responses().get(0);
         assertEquals(413, r.status());
         assertEquals("close", r.header("Connection"));
         assertTrue(cl.session.closeAfterFlush());
 
-        Wire ok = new Wire(small, new TestApp(), false).feed("POST /echo HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789");
+        Wire ok = new Wire(small, new TestApp(), false).feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\n0123456789");
         assertEquals(200, ok.responses().get(0).status());
 
         Wire chunked = new Wire(small, new TestApp(), false)
-                .feed("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n");
+                .feed("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n5\r\n");
         assertEquals(413, chunked.responses().get(0).status());
         assertTrue(chunked.session.closeAfterFlush());
 
         Wire chunkedOk = new Wire(small, new TestApp(), false)
-                .feed("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n4\r\nghij\r\n0\r\n\r\n");
+                .feed("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n4\r\nghij\r\n0\r\n\r\n");
         assertEquals("POST /echo [abcdefghij]", chunkedOk.responses().get(0).body());
     }
 
@@ -435,7 +455,7 @@ class HttpSessionTest {
     void oversizedTrailersGet431() {
         HttpConfig small = new HttpConfig(128, 1024, 5_000_000_000L, 10_000_000_000L);
         Wire w = new Wire(small, new TestApp(), false)
-                .feed("POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: " + "t".repeat(200) + "\r\n\r\n");
+                .feed("POST /echo HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: " + "t".repeat(200) + "\r\n\r\n");
         assertEquals(431, w.responses().get(0).status());
     }
 
@@ -443,7 +463,7 @@ class HttpSessionTest {
 
     @Test
     void connectionCloseIsHonouredAndLaterRequestsAreIgnored() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nConnection: close\r\n\r\n" + GET);
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n" + GET);
         List<Wire.Resp> rs = w.responses();
         assertEquals(1, rs.size());
         assertEquals("close", rs.get(0).header("Connection"));
@@ -452,7 +472,7 @@ class HttpSessionTest {
 
     @Test
     void connectionTokensAreMatchedCaseInsensitivelyInAList() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nConnection: Upgrade ,  CLOSE\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\nConnection: Upgrade ,  CLOSE\r\n\r\n");
         assertEquals("close", w.responses().get(0).header("Connection"));
         assertTrue(w.session.closeAfterFlush());
     }
@@ -487,7 +507,7 @@ class HttpSessionTest {
 
     @Test
     void headGetsHeadersWithoutTheBody() {
-        Wire w = Wire.of(new TestApp()).feed("HEAD / HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("HEAD / HTTP/1.1\r\nHost: h\r\n\r\n");
         String raw = w.drain();
         assertTrue(raw.endsWith("\r\n\r\n"), raw);
         assertTrue(raw.contains("Content-Length: 6\r\n"), raw);
@@ -506,7 +526,7 @@ class HttpSessionTest {
 
     @Test
     void eofWhileARequestRunsWaitsForItsResponse() {
-        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\n\r\n");
+        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\n");
         w.session.onEof(w.now);
         assertFalse(w.session.closeAfterFlush());
         w.pool.run(0);
@@ -519,7 +539,7 @@ class HttpSessionTest {
     void eofWithRequestsStillQueuedAnswersThemAllThenCloses() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < 20; i++) sb.append("GET /block").append(i).append(" HTTP/1.1\r\n\r\n");
+        for (int i = 0; i < 20; i++) sb.append("GET /block").append(i).append(" HTTP/1.1\r\nHost: h\r\n\r\n");
         w.feed(sb.toString() + "GET /trunc");
         w.session.onEof(w.now);
         int answered = 0;
@@ -537,7 +557,7 @@ class HttpSessionTest {
     @Test
     void connectionCloseOnABlockingRequestClosesAfterIt() {
         Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
-        w.feed("GET /block HTTP/1.1\r\nConnection: close\r\n\r\n" + GET);
+        w.feed("GET /block HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n" + GET);
         assertFalse(w.session.closeAfterFlush());
         assertEquals(1, w.pool.submitted());
         w.pool.run(0);
@@ -560,10 +580,10 @@ class HttpSessionTest {
 
     @Test
     void partialWritesResumeWhereTheyStopped() {
-        Wire whole = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+        Wire whole = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n");
         String expected = whole.drain().replaceAll("Date: [^\r]*", "Date: D");
 
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n");
         StringBuilder got = new StringBuilder();
         ByteBuffer b;
         int writes = 0;
@@ -595,11 +615,11 @@ class HttpSessionTest {
 
     @Test
     void newResponsesAppendBehindUnwrittenOutput() {
-        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\n\r\n");
+        Wire w = Wire.of(new TestApp()).feed("GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
         ByteBuffer b = w.session.output();
         String first = new String(bytes(b), StandardCharsets.ISO_8859_1);
         w.session.written(10);
-        w.feed("GET /b HTTP/1.1\r\n\r\n");
+        w.feed("GET /b HTTP/1.1\r\nHost: h\r\n\r\n");
         String rest = w.drain();
         List<Wire.Resp> rs = Wire.parse(first.substring(0, 10) + rest);
         assertEquals(List.of("GET /a", "GET /b"), rs.stream().map(Wire.Resp::body).toList());
@@ -666,7 +686,7 @@ class HttpSessionTest {
     void slowHeadGets408AndClose() {
         Wire w = Wire.of(new TestApp());
         w.now += 1000;
-        w.feed("GET / HTTP/1.1\r\nHo");
+        w.feed("GET / HTTP/1.1\r\nHost: h\r\nHo");
         long start = w.now;
         assertEquals(start + HEADER, w.session.deadline());
         w.now += 4_000_000_000L;
@@ -693,7 +713,7 @@ class HttpSessionTest {
 
     @Test
     void aRunningRequestHasNoDeadlineAndTheIdleClockRestartsAfterIt() {
-        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\n\r\n");
+        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals(Long.MAX_VALUE, w.session.deadline());
         w.session.onTimeout(w.now + 100 * IDLE);
         assertFalse(w.session.closeAfterFlush());
@@ -706,24 +726,179 @@ class HttpSessionTest {
 
     @Test
     void aHeadSentWhileARequestRanGetsItsFullTimeAfterTheResponse() {
-        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\n\r\nGET / HT");
+        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true).feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\nGET / HT");
         assertEquals(Long.MAX_VALUE, w.session.deadline());
         w.now += 12_000_000_000L; // longer than the header timeout
         w.pool.run(0);
         w.session.pollCompletions(w.now);
+        assertEquals(1, w.responses().size());
         assertEquals(w.now + HEADER, w.session.deadline(), "our slowness is not the client's");
         w.session.onTimeout(w.now);
-        assertEquals(1, w.responses().size());
         assertFalse(w.session.closeAfterFlush());
     }
 
     @Test
-    void aStalledBodyGets408() {
-        Wire w = Wire.of(new TestApp()).feed("POST /echo HTTP/1.1\r\nContent-Length: 5\r\n\r\nab");
-        assertEquals(w.now + IDLE, w.session.deadline());
-        w.session.onTimeout(w.now + IDLE);
+    void aStalledBodyGets408AfterTheBodyTimeout() {
+        HttpConfig c = new HttpConfig(16 * 1024, 1024, IDLE, HEADER, 3_000_000_000L);
+        Wire w = new Wire(c, new TestApp(), false).feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nab");
+        assertEquals(w.now + 3_000_000_000L, w.session.deadline());
+        w.now += 2_000_000_000L;
+        w.feed("c"); // a byte of body: the body clock measures silence
+        assertEquals(w.now + 3_000_000_000L, w.session.deadline());
+        w.session.onTimeout(w.now + 3_000_000_000L);
         assertEquals(408, w.responses().get(0).status());
         assertTrue(w.session.closeAfterFlush());
+        assertTrue(w.session.lingerOnClose());
+    }
+
+    // ---- issue 9: hostile clients ----
+
+    @Test
+    void aTrickleOfEmptyLinesRunsTheHeaderClockFromItsFirstByte() {
+        Wire w = Wire.of(new TestApp());
+        w.feed(GET).drain();
+        w.now += 1_000_000_000L;
+        long first = w.now;
+        w.feed("\n");
+        assertEquals(first + HEADER, w.session.deadline(), "an empty line starts the head clock");
+        for (int i = 0; i < 3; i++) {
+            w.now += 2_000_000_000L;
+            w.feed("\n");
+        }
+        assertEquals(first + HEADER, w.session.deadline(), "later bytes do not move it");
+        w.session.onTimeout(first + HEADER);
+        assertEquals(408, w.responses().get(0).status());
+        assertTrue(w.session.closeAfterFlush());
+    }
+
+    @Test
+    void pipelinedHeadsWaitingBehindOurUnwrittenOutputAreNotTimedOut() {
+        byte[] big = new byte[HttpSession.OUT_HIGH_WATER + 1];
+        App app = r -> Response.bytes(200, null, big);
+        HttpConfig c = new HttpConfig(16 * 1024, 1024, IDLE, 1_000_000_000L);
+        Wire w = new Wire(c, app, false).feed(GET + GET + GET);
+        assertFalse(w.session.wantsInput(), "paused at the high-water mark");
+        w.now += 2_000_000_000L; // past the header timeout: we are slow to write, not the client to send
+        w.session.onTimeout(w.now);
+        assertFalse(w.session.closeAfterFlush(), "no 408 while our output waits");
+        ByteBuffer o = w.session.output();
+        w.session.written(o.remaining(), w.now);
+        List<Wire.Resp> rest = w.responses();
+        assertEquals(2, rest.size(), "the other two are served, not 408");
+        assertTrue(rest.stream().allMatch(r -> r.status() == 200));
+    }
+
+    @Test
+    void fiveEmptyLinesAre400AtOnce() {
+        Wire w = Wire.of(new TestApp()).feed("\r\n\n\r\n\n");
+        assertNull(w.session.output(), "four are tolerated");
+        w.feed("\n");
+        assertEquals(400, w.responses().get(0).status());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "GET /\r\n",                        // HTTP/0.9
+        "GET / HTTP/1.1\r\nHost: h\r\nBad Line\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\n folded\r\n",
+        "GET / HTTP/1.1\r\nA: \u0001\r\n",
+        "GET * HTTP/1.1\r\n",
+    })
+    void aBadLineIsAnsweredBeforeTheHeadEnds(String partialHead) {
+        Wire w = Wire.of(new TestApp()).feed(partialHead);
+        List<Wire.Resp> rs = w.responses();
+        assertEquals(1, rs.size(), "answered at the bad line");
+        assertEquals(400, rs.get(0).status());
+        assertTrue(w.session.closeAfterFlush());
+        assertTrue(w.session.lingerOnClose(), "the rest of the request may be on its way");
+    }
+
+    @Test
+    void aGoodHeadArrivingByteByByteIsNeverRefusedEarly() {
+        Wire w = Wire.of(new TestApp());
+        for (byte b : "OPTIONS * HTTP/1.1\r\nHost: [::1]:80\r\nX-A: b\tc\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)) {
+            w.feed(new byte[] {b});
+        }
+        assertEquals(200, w.responses().get(0).status());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "GET / HTTP/1.2\r\nHost: h\r\n\r\n",                // RFC 9110 2.5: served as 1.1
+        "GET / HTTP/1.9\r\nHost: h\r\n\r\n",
+        "GET / HTTP/1.0\r\n\r\n",                             // Host is optional in 1.0
+        "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET http://h:8080/x?y HTTP/1.1\r\nHost: h\r\n\r\n", // absolute-form: RFC 9112 3.2.2 MUST accept
+        "GET HTTPS://h HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: xn--a-b_c.example~\r\n\r\n",
+    })
+    void acceptedShapes(String input) {
+        Wire w = Wire.of(new TestApp()).feed(input);
+        List<Wire.Resp> rs = w.responses();
+        assertEquals(1, rs.size());
+        assertEquals(200, rs.get(0).status(), input);
+    }
+
+    @Test
+    void http12IsServedAsHttp11() {
+        TestApp app = new TestApp();
+        Wire w = Wire.of(app).feed("GET / HTTP/1.2\r\nHost: h\r\n\r\n");
+        assertEquals(200, w.responses().get(0).status());
+        assertEquals("HTTP/1.1", app.seen.get(0).version());
+        assertFalse(w.session.closeAfterFlush(), "1.1 keeps alive");
+    }
+
+    @Test
+    void anUnknownTransferCodingBeforeChunkedIs501() {
+        Wire w = Wire.of(new TestApp()).feed("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");
+        Wire.Resp r = w.responses().get(0);
+        assertEquals(501, r.status());
+        assertEquals("close", r.header("Connection"));
+    }
+
+    @Test
+    void aPipelinedFloodStopsTheReadingAndBuffersAtMostOneRead() {
+        Wire w = Wire.of(new TestApp());
+        byte[] read = GET.repeat(64 * 1024 / GET.length()).getBytes(StandardCharsets.ISO_8859_1);
+        int reads = 0;
+        while (w.session.wantsInput()) {
+            assertTrue(++reads < 1000, "reading never stopped");
+            w.feed(read);
+            assertTrue(w.session.bufferedInput() <= 16 * 1024 + read.length, "buffered " + w.session.bufferedInput());
+        }
+        assertTrue(w.session.output().remaining() > HttpSession.OUT_HIGH_WATER);
+        w.drain();
+        assertTrue(w.session.wantsInput(), "written output lets it read again");
+    }
+
+    @Test
+    void aRunningBlockingQueueStopsTheReading() {
+        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), true);
+        w.feed("GET /block HTTP/1.1\r\nHost: h\r\n\r\n".repeat(HttpSession.MAX_QUEUED + 4));
+        assertFalse(w.session.wantsInput());
+        for (int i = 0; i < HttpSession.MAX_QUEUED; i++) w.pool.run(i);
+        w.session.pollCompletions(w.now);
+        w.drain();
+        assertTrue(w.session.wantsInput() || w.pool.submitted() > HttpSession.MAX_QUEUED);
+    }
+
+    @Test
+    void lingeringIsWantedAfterErrorsAndDroppedBytesOnly() {
+        Wire ok = Wire.of(new TestApp()).feed("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        ok.drain();
+        assertTrue(ok.session.closeAfterFlush());
+        assertFalse(ok.session.lingerOnClose(), "a clean close needs no lingering");
+        Wire dropped = Wire.of(new TestApp()).feed("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\nGET /");
+        dropped.drain();
+        assertTrue(dropped.session.lingerOnClose(), "bytes were dropped");
+        Wire big = new Wire(new HttpConfig(1024, 10, IDLE, HEADER), new TestApp(), false)
+                .feed("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n");
+        assertEquals(413, big.responses().get(0).status());
+        assertTrue(big.session.lingerOnClose());
+        big.session.onEof(big.now);
+        assertFalse(big.session.lingerOnClose(), "the peer has finished sending");
     }
 
     @Test
@@ -744,7 +919,7 @@ class HttpSessionTest {
     void idleReportsPartialRequestsAndUnwrittenOutput() {
         Wire w = Wire.of(new TestApp());
         assertTrue(w.session.idle());
-        w.feed("GET / HTTP/1.1\r\n");
+        w.feed("GET / HTTP/1.1\r\nHost: h\r\n");
         assertFalse(w.session.idle(), "a head is partly read");
         w.feed("\r\n");
         assertFalse(w.session.idle(), "a response waits to be written");
