@@ -203,44 +203,56 @@ final class Mutants {
     });
 
     /** NS undone: pick reads a sibling that has not started as parked (0 was parked). */
-    static final Protocol NS = worker("mutant-NS", (p, self) -> Protocol.Core.worker(p, self, new AcceptPolicy() {
-        @Override
-        public String name() {
-            return "share-ns";
-        }
-
-        @Override
-        public boolean shares() {
-            return true;
-        }
-
-        @Override
-        public int pick(Siblings siblings, int me, long open) {
-            int workers = siblings.workers();
-            int choice = me;
-            long best = open + siblings.pending(me);
-            int start = siblings.rotationStart();
-            for (int k = 0; k < workers; k++) {
-                int i = (start + k) % workers;
-                if (i == me) {
-                    continue;
-                }
-                long state = siblings.state(i);
-                if (state == PageLayout.LEFT) { // NOT_STARTED no longer skipped
-                    continue;
-                }
-                if (state > 0 && Siblings.slowPass(state, siblings.now())) {
-                    continue;
-                }
-                long load = siblings.load(i);
-                if (load < best) {
-                    best = load;
-                    choice = i;
-                }
+    static final Protocol NS = picking("mutant-NS", (siblings, me, open) -> {
+        int workers = siblings.workers();
+        int choice = me;
+        long best = open + siblings.pending(me);
+        int start = siblings.rotationStart();
+        for (int k = 0; k < workers; k++) {
+            int i = (start + k) % workers;
+            if (i == me) {
+                continue;
             }
-            return choice;
+            long state = siblings.state(i);
+            if (state == PageLayout.LEFT) { // NOT_STARTED no longer skipped
+                continue;
+            }
+            if (state > 0 && Siblings.slowPass(state, siblings.now())) {
+                continue;
+            }
+            long load = siblings.load(i);
+            if (load < best) {
+                best = load;
+                choice = i;
+            }
         }
-    }));
+        return choice;
+    });
+
+    /** The pick of a mutant policy; everything else is the real core's. */
+    interface Pick {
+        int pick(Siblings siblings, int me, long open);
+    }
+
+    /** A sharing protocol whose pick is {@code pick}: the mutants of pick. */
+    static Protocol picking(String name, Pick pick) {
+        return worker(name, (p, self) -> Protocol.Core.worker(p, self, new AcceptPolicy() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public boolean shares() {
+                return true;
+            }
+
+            @Override
+            public int pick(Siblings siblings, int me, long open) {
+                return pick.pick(siblings, me, open);
+            }
+        }));
+    }
 
     static Protocol supervisor(String name, java.util.function.Function<Ports, SupervisorOps<Conn>> f) {
         return new Protocol() {
@@ -298,38 +310,22 @@ final class Mutants {
      * (nothing is lost), and wrong: connections in flight to a sibling are not counted, so a
      * burst lands on it. Only a balance rule sees it.
      */
-    static final Protocol PICK_IGNORES_PENDING = worker("mutant-no-pending", (p, self) ->
-            Protocol.Core.worker(p, self, new AcceptPolicy() {
-                private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
-
-                @Override
-                public String name() {
-                    return "share-without-pending";
-                }
-
-                @Override
-                public boolean shares() {
-                    return true;
-                }
-
-                @Override
-                public int pick(Siblings ignored, int me, long open) {
-                    int best = me;
-                    long bestLoad = open;
-                    for (int i = 0; i < siblings.workers(); i++) {
-                        long state = siblings.state(i);
-                        if (i == me || state == PageLayout.LEFT || state == PageLayout.NOT_STARTED) {
-                            continue;
-                        }
-                        long load = siblings.active(i);
-                        if (load < bestLoad) {
-                            best = i;
-                            bestLoad = load;
-                        }
-                    }
-                    return best;
-                }
-            }));
+    static final Protocol PICK_IGNORES_PENDING = picking("mutant-no-pending", (siblings, me, open) -> {
+        int best = me;
+        long bestLoad = open;
+        for (int i = 0; i < siblings.workers(); i++) {
+            long state = siblings.state(i);
+            if (i == me || state == PageLayout.LEFT || state == PageLayout.NOT_STARTED) {
+                continue;
+            }
+            long load = siblings.active(i);
+            if (load < bestLoad) {
+                best = i;
+                bestLoad = load;
+            }
+        }
+        return best;
+    });
 
     /** A pick that always keeps (the bare race under a share page): a burst stays where it lands. */
     static final Protocol KEEPS_EVERYTHING = worker("mutant-keeps-all",

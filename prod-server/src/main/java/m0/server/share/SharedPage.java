@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -56,23 +55,14 @@ public final class SharedPage {
      * @throws IllegalStateException when the process holds no m0 page
      */
     public static SharedPage attach(long supervisorPid) {
-        Path fds = Path.of("/proc/" + supervisorPid + "/fd");
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(fds)) {
-            for (Path p : dir) {
-                String target;
-                try {
-                    target = Files.readSymbolicLink(p).toString();
-                } catch (IOException e) {
-                    continue; // closed meanwhile
-                }
-                if (target.startsWith("/memfd:" + NAME)) {
-                    long bytes = Files.size(p);
-                    int lines = linesOf(bytes);
-                    return new SharedPage(-1, lines, map(p, lines));
-                }
+        try {
+            Path p = Memfds.find(supervisorPid, NAME).orElse(null);
+            if (p != null) {
+                int lines = linesOf(Files.size(p));
+                return new SharedPage(-1, lines, map(p, lines));
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("reading " + fds, e);
+            throw new UncheckedIOException("reading /proc/" + supervisorPid + "/fd", e);
         }
         throw new IllegalStateException("process " + supervisorPid + " holds no m0 page");
     }

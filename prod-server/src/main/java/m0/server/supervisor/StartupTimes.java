@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -12,6 +11,7 @@ import java.util.Optional;
 import m0.core.ByteBufferPage;
 import m0.core.Page;
 import m0.server.jnr.Fds;
+import m0.server.share.Memfds;
 
 /**
  * How long workers take to start, for the log and {@code m0serve stats} (docs/adr/0011): the
@@ -65,25 +65,16 @@ public final class StartupTimes {
 
     /** An observer's read-only view of process {@code pid}'s, if it holds one (a supervisor does). */
     public static Optional<StartupTimes> attach(long pid) {
-        Path fds = Path.of("/proc/" + pid + "/fd");
-        try (DirectoryStream<Path> dir = Files.newDirectoryStream(fds)) {
-            for (Path p : dir) {
-                String target;
-                try {
-                    target = Files.readSymbolicLink(p).toString();
-                } catch (IOException e) {
-                    continue; // closed meanwhile
-                }
-                if (target.startsWith("/memfd:" + NAME)) {
-                    int lines = (int) (Files.size(p) / 8 - HEADER) / 2;
-                    return lines < 1 ? Optional.empty()
-                            : Optional.of(new StartupTimes(map(p, words(lines), false), lines));
-                }
+        try {
+            Optional<Path> p = Memfds.find(pid, NAME);
+            if (p.isEmpty()) {
+                return Optional.empty();
             }
+            int lines = (int) (Files.size(p.get()) / 8 - HEADER) / 2;
+            return lines < 1 ? Optional.empty() : Optional.of(new StartupTimes(map(p.get(), words(lines), false), lines));
         } catch (IOException e) {
             return Optional.empty(); // gone, or not ours to read
         }
-        return Optional.empty();
     }
 
     private static int words(int lines) {
