@@ -183,6 +183,8 @@ public final class Worker {
         for (int fd : spec.sendFds()) {
             Fds.setCloseOnExec(fd);
         }
+        // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
+        ExplodedClassPath.preload(java.util.List.of(Worker.class, m0.core.AcceptShare.class));
         App app;
         try {
             app = Apps.load(spec.app());

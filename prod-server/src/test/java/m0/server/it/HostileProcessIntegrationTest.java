@@ -83,7 +83,7 @@ class HostileProcessIntegrationTest {
         }
         // The workers have taken all they will (the descriptors spent, or the cap reached): their
         // descriptor count stops moving. Measure the steady state only.
-        awaitSteady(workers);
+        awaitSteady(s, workers);
 
         long cpu0 = cpuTicks(workers);
         long log0 = s.stderrBytes();
@@ -225,7 +225,7 @@ class HostileProcessIntegrationTest {
     }
 
     /** Polls the workers' descriptor count until it has not moved for a second and is past half the limit. */
-    private static void awaitSteady(List<Long> workers) throws InterruptedException {
+    private static void awaitSteady(ServerProcess s, List<Long> workers) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         int last = -1;
         long since = System.nanoTime();
@@ -239,7 +239,8 @@ class HostileProcessIntegrationTest {
             }
             if (System.nanoTime() - deadline >= 0) {
                 throw new AssertionError("timed out after 60 s waiting for the workers' descriptors to settle past "
-                        + workers.size() * FD_LIMIT / 2 + "; last count " + last);
+                        + workers.size() * FD_LIMIT / 2 + "; last count " + last + "; workers then " + workers
+                        + ", now " + workerPids(s) + "; stderr:\n" + s.stderr());
             }
             Thread.sleep(100);
         }
