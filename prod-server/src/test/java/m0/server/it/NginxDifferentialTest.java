@@ -67,7 +67,7 @@ class NginxDifferentialTest {
         if (nginx == null) {
             String msg = "nginx not found (looked in /usr/sbin, /usr/local/sbin and PATH); .ci/run installs nginx-light";
             if ("true".equals(System.getenv("CI"))) fail(msg);
-            Assumptions.assumeTrue(false, msg);
+            Assumptions.abort(msg); // a developer without nginx: skipped, said; CI fails above
         }
         Path prefix = Files.createTempDirectory("m0-nginx-");
         Process ngx = null;
