@@ -38,6 +38,16 @@ public interface AcceptPolicy {
         return new SharePolicy();
     }
 
+    /**
+     * The policy a server runs when {@code --accept-policy} names none: share, whatever the
+     * worker count. A server started with one worker may be grown by SIGTTIN, and its workers
+     * must share then; with one live worker share's pick reads the spare lines and keeps the
+     * connection, and the keep-alive path never calls pick at all.
+     */
+    static String defaultName() {
+        return "share";
+    }
+
     /** The policy {@code --accept-policy} names. */
     static AcceptPolicy named(String name) {
         switch (name) {

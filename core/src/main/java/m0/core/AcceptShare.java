@@ -24,6 +24,20 @@ public final class AcceptShare<C> {
     /** How long a leaver drains connections raised against it before it gives up waiting. */
     public static final long LEAVE_DRAIN_NANOS = 250_000_000L;
 
+    /**
+     * Rebalance's dead band: a worker hands an idle connection over only while its load exceeds
+     * the lightest live sibling's by MORE than this. One: a move across a gap of one only swaps
+     * the two loads, and the next look would move it back (ping-pong).
+     */
+    public static final long REBALANCE_DEAD_BAND = 1;
+
+    /**
+     * Rebalance's rate: at most one idle connection handed over per this interval per worker.
+     * 2 ms: a 32/0 skew is even in about 32 ms of looks, far inside the second a client might
+     * notice, while a hand-over never competes with the loop's own work for long.
+     */
+    public static final long REBALANCE_INTERVAL_NANOS = 2_000_000L;
+
     private final Page page;
     private final Channel<C> channel;
     private final Clock clock;
@@ -33,6 +47,7 @@ public final class AcceptShare<C> {
     private final int self;
     private final boolean sharing;
     private final long leaveDrainNanos;
+    private final Rebalance rebalance;
 
     private final int stateWord;
     private final int activeWord;
@@ -44,11 +59,14 @@ public final class AcceptShare<C> {
     /** Leave wins: once set, no pass writes this worker's state again. */
     private boolean left;
     private long leaveDeadline;
+    /** Inside a pass whose start is published (see {@link #work()}). */
+    private boolean stamped;
 
     private long sent;
     private long receivedTotal;
     private long forwarded;
     private long lost;
+    private long rebalanced;
 
     public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
                        int workers, int self) {
@@ -57,6 +75,16 @@ public final class AcceptShare<C> {
 
     public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
                        int workers, int self, long leaveDrainNanos) {
+        this(page, channel, clock, policy, workers, self, leaveDrainNanos,
+                new Rebalance(REBALANCE_DEAD_BAND, REBALANCE_INTERVAL_NANOS));
+    }
+
+    /**
+     * With the rebalance rules given: {@link Rebalance#off()} for {@code --rebalance off}, or
+     * other thresholds (the checkers' mutants).
+     */
+    public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
+                       int workers, int self, long leaveDrainNanos, Rebalance rebalance) {
         if (self < 0 || self >= workers) {
             throw new IllegalArgumentException("worker index " + self + " not in 0.." + (workers - 1));
         }
@@ -69,6 +97,7 @@ public final class AcceptShare<C> {
         this.self = self;
         this.sharing = workers > 1 && policy.shares();
         this.leaveDrainNanos = leaveDrainNanos;
+        this.rebalance = rebalance;
         this.stateWord = PageLayout.stateWord(self);
         this.activeWord = PageLayout.activeWord(self);
         this.pendingWord = PageLayout.pendingWord(self);
@@ -114,17 +143,39 @@ public final class AcceptShare<C> {
         long taken = page.getVolatile(takenWord);
         page.getAndAdd(takenWord, -taken);
         page.getAndAdd(pendingWord, -taken);
+        // ACTIVE: the predecessor's open count died with it. Left in place, a sibling's pick
+        // reads a fresh replacement as loaded with connections it does not have until its
+        // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
+        page.setVolatile(activeWord, 0);
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
     }
 
-    /** A pass begins: publish its start time, so a pass that runs long is skipped by pick. */
+    /**
+     * A pass that will do work begins: publish its start time, so a pass that runs long is
+     * skipped by pick. A loop whose wake-ups may find nothing (a listener whose connection a
+     * sibling accepted first) calls {@link #work()} instead, at the first work it finds.
+     */
     public void passStart() {
         if (!sharing || left) {
             return;
         }
+        stamped = true;
         long now = clock.nanoTime();
         page.setVolatile(stateWord, now > 0 ? now : 1); // > 0 means "in a pass"
+    }
+
+    /**
+     * This pass has work (an accept that succeeded, a request to parse, the app's code inline):
+     * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
+     * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
+     * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
+     * idle worker. A slow pass that does work is still stamped before its work, so pick skips it.
+     */
+    public void work() {
+        if (!stamped) {
+            passStart();
+        }
     }
 
     /**
@@ -135,6 +186,7 @@ public final class AcceptShare<C> {
         if (!sharing) {
             return;
         }
+        stamped = false;
         if (!left) {
             // Active before the retire: a received connection is counted in active before it
             // leaves pending, so a sibling's pick never sees it in neither.
@@ -285,6 +337,44 @@ public final class AcceptShare<C> {
             return true;
         }
         return false;
+    }
+
+    /**
+     * Rebalance, the look: to whom this worker, holding {@code open} connections of which at
+     * least one is idle, should hand one idle connection over now; {@code self} for nobody.
+     * Call inside a pass (a move changes what {@link #passEnd} publishes), at most once per
+     * move. See {@link Rebalance} for the rules.
+     */
+    public int rebalancePick(long open) {
+        if (!sharing || left || !rebalance.on()) {
+            return self;
+        }
+        return rebalance.pick(siblings, self, open, clock.nanoTime());
+    }
+
+    /**
+     * Rebalance, the move: hand the idle {@code connection} (between requests, nothing buffered,
+     * nothing owed: all its state is in the kernel) to {@code target}, which admits it like a
+     * fresh accept. The same R5 + B25 hand-off as a fresh pass: nothing lost, nothing doubled.
+     *
+     * @return true when the target's channel holds it (close our descriptor, forget it); false:
+     *         keep serving it
+     */
+    public boolean rebalance(int target, C connection) {
+        if (!sharing || left || target == self) {
+            return false;
+        }
+        if (!handOff.sendWith(target, connection)) {
+            return false;
+        }
+        rebalanced++;
+        rebalance.moved(clock.nanoTime());
+        return true;
+    }
+
+    /** Idle connections this worker handed over to even the load. */
+    public long rebalancedCount() {
+        return rebalanced;
     }
 
     public boolean left() {

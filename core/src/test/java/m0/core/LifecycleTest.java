@@ -126,4 +126,46 @@ class LifecycleTest {
         assertEquals(PageLayout.LEFT, f.state(1));
         assertEquals(List.of(), f.page.writesTo("state[1]", "active[1]"));
     }
+
+    @Test
+    void aWakeUpThatFindsNoWorkStaysParkedEvenWhenDescheduled() {
+        Fixture f = new Fixture(2).started();
+        AcceptShare<String> w1 = f.w(1);
+        f.log.clear();
+        // Woken for the listener, lost the accept race, descheduled for 5 ms before parking.
+        f.clock.advance(5_000_000L);
+        assertEquals(PARKED, f.state(1), "no stamp without work: pick must not read it as slow");
+        assertEquals(1, f.w(0).pick(3), "an idle sibling is a target, not 'inside a slow pass'");
+        w1.passEnd(0);
+        assertEquals(PARKED, f.state(1));
+    }
+
+    @Test
+    void workStampsThePassOnceAndASlowWorkingPassIsSkipped() {
+        Fixture f = new Fixture(2).started();
+        AcceptShare<String> w1 = f.w(1);
+        w1.work();
+        assertEquals(Fixture.T0, f.state(1));
+        f.clock.advance(1_000L);
+        w1.work();
+        assertEquals(Fixture.T0, f.state(1), "the pass's first work is its start");
+        f.clock.advance(PageLayout.SLOW_PASS_NANOS);
+        assertEquals(0, f.w(0).pick(3), "the seed's promise: a slow inline view is skipped");
+        w1.passEnd(1);
+        f.clock.advance(1_000L);
+        w1.work();
+        assertEquals(f.clock.nanoTime(), f.state(1), "a new pass stamps again");
+    }
+
+    @Test
+    void startResetsThePredecessorsActive() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).passEnd(40); // the predecessor had 40 open, then was killed
+        f.put(PageLayout.stateWord(1), PageLayout.LEFT);
+        AcceptShare<String> replacement = new AcceptShare<>(f.page, f.channel, f.clock, AcceptPolicy.share(), 2, 1);
+        replacement.bind();
+        replacement.start();
+        assertEquals(0, f.active(1), "its connections died with it");
+        assertEquals(1, f.w(0).pick(5), "the idle replacement is the lightest");
+    }
 }

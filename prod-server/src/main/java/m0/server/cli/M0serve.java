@@ -41,8 +41,8 @@ public final class M0serve implements Callable<Integer> {
     int blockingThreads;
 
     @Option(names = "--accept-policy", paramLabel = "share|race",
-            description = "Who serves an accepted connection: 'share' (least loaded; the default with 2+ "
-                    + "workers) or 'race' (the acceptor; M0_ACCEPT_SHARE=0 forces it).")
+            description = "Who serves an accepted connection: 'share' (least loaded; the default for any "
+                    + "worker count, so workers added by SIGTTIN share) or 'race' (the acceptor; M0_ACCEPT_SHARE=0 forces it).")
     String acceptPolicy;
 
     @Option(names = "--max-header-bytes", defaultValue = "16384", paramLabel = "BYTES",
@@ -128,7 +128,8 @@ public final class M0serve implements Callable<Integer> {
             throw usage("--blocking-threads must be 0..1024, got " + blockingThreads);
         }
         checkApp();
-        String policy = acceptPolicy != null ? acceptPolicy : (workers >= 2 ? "share" : "race");
+        // Which policy a worker count runs is the core's decision: share for any count (SIGTTIN).
+        String policy = acceptPolicy != null ? acceptPolicy : AcceptPolicy.defaultName();
         try {
             AcceptPolicy.named(policy);
         } catch (IllegalArgumentException e) {
