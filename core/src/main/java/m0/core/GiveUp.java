@@ -76,6 +76,44 @@ public final class GiveUp<C> {
         return false;
     }
 
+    /**
+     * After the drain is done, while the index stays given up: take what arrived late, re-home
+     * each connection (or {@code close} it when no live worker takes it), and retire each
+     * receipt at once. Call when the channel is readable, until the index is bound again.
+     *
+     * <p>Why: a sender that re-read the index's state before the reap (PARKED) and then stalled
+     * past the drain's bound (a GC pause will do) still queues its connection, into a channel
+     * nobody reads until the index is bound again, or ever, after a scale-down. Its raise is
+     * still in {@code pending} (the drain's retire took back only what it received), so a late
+     * receipt retires {@code pending - 1}; {@code taken} is already zero and nobody raises it
+     * while the state reads LEFT. No sender can arrive after its raise read LEFT (B25 takes it
+     * back), so what this watches for is bounded by the senders that were mid-hand-off at the reap.
+     *
+     * @return receipts taken off the channel by this call
+     */
+    public int watch(Consumer<? super C> close) {
+        if (!done || channel == null) {
+            return 0;
+        }
+        int n = 0;
+        C connection;
+        while ((connection = channel.receive(index)) != null) {
+            n++;
+            drained++;
+            if (channel.lost(connection)) {
+                lost++;
+            } else if (handOff.forward(index, connection) >= 0) {
+                rehomed++;
+            } else {
+                closed++;
+                close.accept(connection);
+            }
+            // Retired one at a time: the index is dead, nothing else retires its raises.
+            page.getAndAdd(PageLayout.pendingWord(index), -1);
+        }
+        return n;
+    }
+
     /** Raised against the dead worker and not yet received by it or by this drain. */
     private long inFlight() {
         long pending = page.getVolatile(PageLayout.pendingWord(index));

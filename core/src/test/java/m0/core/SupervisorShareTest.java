@@ -116,4 +116,43 @@ class SupervisorShareTest {
         assertEquals(1, f.channel.queued(0));
         assertEquals(0, f.pending(1));
     }
+
+    @Test
+    void aSendStalledPastTheBoundIsReHomedByTheWatchNotStranded() {
+        Fixture f = new Fixture(3).started();
+        f.put(PageLayout.pendingWord(1), 1); // w0 raised against w1 and read it PARKED, then stalled
+        f.supervisor.markReaped(1);
+        GiveUp<String> drain = f.supervisor.giveUp(1);
+        List<String> closed = new ArrayList<>();
+        assertTrue(drain.step(closed::add));
+        assertEquals(0, drain.watch(closed::add), "no watch before the drain is done");
+        f.clock.advance(SupervisorShare.GIVE_UP_DRAIN_NANOS);
+        assertFalse(drain.step(closed::add), "the bound passed: the drain is done");
+        assertEquals(1, f.pending(1), "the stalled raise stays counted");
+        f.channel.send(1, "late"); // the GC pause ends: the datagram is queued after all
+        assertEquals(1, drain.watch(closed::add));
+        assertEquals(0, f.channel.queued(1), "nothing strands in the dead index's channel");
+        assertEquals(1, f.channel.queued(0) + f.channel.queued(2), "re-homed to a live worker");
+        assertEquals(0, f.pending(1), "and retired: the index is clean for a later bind");
+        assertEquals(0, f.taken(1));
+        assertEquals(List.of(), closed);
+        assertEquals(1, drain.rehomed());
+        assertEquals(0, drain.watch(closed::add), "EAGAIN: nothing more");
+    }
+
+    @Test
+    void theWatchClosesALateConnectionOnlyWhenNoWorkerIsLive() {
+        Fixture f = new Fixture(2).started();
+        f.put(PageLayout.pendingWord(1), 1);
+        f.supervisor.markReaped(1);
+        f.w(0).leave();
+        GiveUp<String> drain = f.supervisor.giveUp(1);
+        List<String> closed = new ArrayList<>();
+        f.clock.advance(SupervisorShare.GIVE_UP_DRAIN_NANOS);
+        assertFalse(drain.step(closed::add));
+        f.channel.send(1, "late");
+        assertEquals(1, drain.watch(closed::add));
+        assertEquals(List.of("late"), closed);
+        assertEquals(0, f.pending(1));
+    }
 }

@@ -88,12 +88,16 @@ final class Oracles {
         }
     }
 
-    /** RB: what the give-up drain takes, it takes within 250 ms of the give-up. */
+    /**
+     * RB: what the give-up drain takes, it takes within 250 ms of the give-up. After the drain
+     * has finished, the watch takes what a stalled sender queued late: that is the late path
+     * working, not a slow drain (LATE-SEND judges whether it was re-homed).
+     */
     static void onReceive(Sim s, Actor me, int index, Conn c) {
         if (me.worker != null && me.worker.index == index) {
             return;
         }
-        if (s.givenUp[index] && s.now - s.giveUpAt[index] > Sim.giveUpBound()) {
+        if (s.givenUp[index] && s.giveUpDoneStep[index] < 0 && s.now - s.giveUpAt[index] > Sim.giveUpBound()) {
             s.violation("RB", c + " taken off given-up w" + index + "'s channel "
                     + (s.now - s.giveUpAt[index]) / Sim.MS + " ms after the give-up");
         }
@@ -142,7 +146,10 @@ final class Oracles {
                     rule = "NS";
                     why = "queued to w" + i + ", which never started";
                 } else if (w.dead || s.givenUp[i]) {
-                    if (s.givenUp[i] && c.sentStep < s.reapStep[i]) {
+                    if (s.givenUp[i] && s.giveUpDoneStep[i] >= 0 && c.sentStep > s.giveUpDoneStep[i]) {
+                        rule = "LATE-SEND";
+                        why = "queued to given-up w" + i + " after its drain finished, never re-homed";
+                    } else if (s.givenUp[i] && c.sentStep < s.reapStep[i]) {
                         rule = "RB";
                         why = "queued to dead w" + i + " before its reap, still there after the give-up";
                     } else {

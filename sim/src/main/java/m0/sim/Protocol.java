@@ -97,7 +97,17 @@ public interface Protocol {
                 @Override
                 public Drain<Conn> giveUp(int index) {
                     GiveUp<Conn> g = share.giveUp(index);
-                    return g::step;
+                    return new Drain<>() {
+                        @Override
+                        public boolean step(Consumer<? super Conn> close) {
+                            return g.step(close);
+                        }
+
+                        @Override
+                        public int watch(Consumer<? super Conn> close) {
+                            return g.watch(close);
+                        }
+                    };
                 }
             };
         }

@@ -87,8 +87,12 @@ public final class Scenarios {
     public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
             "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
 
+    public static final Scenario LATE_SEND = new Scenario("LATE-SEND",
+            "w0 reads w1 live and stalls 300 ms before sendmsg; w1 is killed, reaped and given up meanwhile",
+            Scenarios::lateSend);
+
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND);
 
     private Scenarios() {
     }
@@ -376,6 +380,31 @@ public final class Scenarios {
             s.kill(w1);
             s.reap(1, sup);
             s.giveUp(sup, 1);
+        });
+    }
+
+    /**
+     * No late strand: a sender that re-read w1's state before the reap and then stalled past
+     * the give-up's 250 ms bound (a GC pause) queues into a channel whose drain has finished.
+     * The supervisor keeps that channel watched until the index is bound again (never, here),
+     * re-homing what arrives. The world runs to 400 ms so the late send lands inside it.
+     */
+    static void lateSend(Sim s) {
+        long end = Sim.T0 + 400 * Sim.MS;
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false); // SIGSTOPped while parked: no loop runs
+        started(s, w0, w1);
+        s.clients(1);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.stallBeforeSend = 300 * Sim.MS;
+            w0.pass(1);
+            w0.serveUntil(end);
+        });
+        s.actor("sup", () -> {
+            s.kill(w1);
+            s.reap(1, sup);
+            s.giveUpAndWatch(sup, 1, end - 20 * Sim.MS);
         });
     }
 

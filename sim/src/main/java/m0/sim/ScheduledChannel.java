@@ -17,6 +17,12 @@ final class ScheduledChannel implements Channel<Conn> {
     @Override
     public boolean send(int target, Conn c) {
         Actor me = sim.me();
+        if (me.worker != null && me.worker.stallBeforeSend > 0) {
+            long d = me.worker.stallBeforeSend;
+            me.worker.stallBeforeSend = 0;
+            sim.trace(me, "stalls " + Sim.ms(d) + " before sendmsg");
+            sim.sleep(d);
+        }
         if (sim.scheduling()) {
             sim.point(me, 0, Footprint.bit(Footprint.acct(target)));
         }

@@ -61,6 +61,8 @@ public final class Sim {
     final long[] bindStep;
     final boolean[] givenUp;
     final long[] giveUpAt;
+    /** Step at which index i's give-up drain finished (-1: not given up, or not finished). */
+    final long[] giveUpDoneStep;
     boolean stopping;
 
     // ---- the scheduler (Scheduler: whose turn it is) and the run's shared clock and verdict
@@ -107,6 +109,8 @@ public final class Sim {
         this.bindStep = new long[workers];
         this.givenUp = new boolean[workers];
         this.giveUpAt = new long[workers];
+        this.giveUpDoneStep = new long[workers];
+        Arrays.fill(giveUpDoneStep, -1);
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
@@ -420,6 +424,23 @@ public final class Sim {
     public void giveUp(SupervisorOps<Conn> sup, int index) {
         SupervisorOps.Drain<Conn> drain = beginGiveUp(sup, index);
         while (stepGiveUp(drain)) {
+            sleep(tick);
+        }
+    }
+
+    /**
+     * The give-up, then the watch that follows it: the given-up channel is read until
+     * {@code until} (the index is never bound again here), re-homing what arrives late.
+     */
+    public void giveUpAndWatch(SupervisorOps<Conn> sup, int index, long until) {
+        SupervisorOps.Drain<Conn> drain = beginGiveUp(sup, index);
+        while (stepGiveUp(drain)) {
+            sleep(tick);
+        }
+        giveUpDoneStep[index] = step;
+        trace(me(), "give-up drain of index " + index + " done; watching its channel");
+        while (now < until) {
+            drain.watch(this::closeByGiveUp);
             sleep(tick);
         }
     }

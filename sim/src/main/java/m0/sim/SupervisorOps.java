@@ -11,5 +11,10 @@ public interface SupervisorOps<C> {
 
     interface Drain<C> {
         boolean step(Consumer<? super C> close);
+
+        /** After the drain is done: re-home what arrived late ({@link m0.core.GiveUp#watch}). */
+        default int watch(Consumer<? super C> close) {
+            return 0; // a supervisor that stops reading a given-up channel once its drain is done
+        }
     }
 }

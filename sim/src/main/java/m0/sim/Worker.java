@@ -29,6 +29,11 @@ public final class Worker {
     long leftAt;
     /** The next pass runs this long inside (a slow inline view), then 0 again. */
     long slowPass;
+    /**
+     * Its next channel send stalls this long after the sender's last page access (a GC pause
+     * between B25's state re-read and sendmsg), then 0 again.
+     */
+    long stallBeforeSend;
 
     Worker(Sim sim, int index, String name) {
         this.sim = sim;

@@ -35,6 +35,7 @@ class ModelCheckTest {
         {Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"},
         {Scenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
         {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
+        {Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
     };
 
     static final long RANDOM_SEEDS = 3000;

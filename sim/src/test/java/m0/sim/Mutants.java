@@ -306,6 +306,25 @@ final class Mutants {
     });
 
     /**
+     * No watch: the supervisor stops reading a given-up channel once its drain is done, so a
+     * send that stalled past the bound strands there (LATE-SEND).
+     */
+    static final Protocol NO_WATCH = supervisor("mutant-no-watch", p -> {
+        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
+        return new SupervisorOps<>() {
+            @Override
+            public void markReaped(int index) {
+                real.markReaped(index);
+            }
+
+            @Override
+            public Drain<Conn> giveUp(int index) {
+                return real.giveUp(index)::step; // the drain, and no watch after it
+            }
+        };
+    });
+
+    /**
      * A pick that ignores pending: a sibling's load is its published active count alone. Safe
      * (nothing is lost), and wrong: connections in flight to a sibling are not counted, so a
      * burst lands on it. Only a balance rule sees it.
