@@ -51,6 +51,8 @@ public final class Supervisor {
 
     private static final int BACKLOG = 4096;
     private static final long WAKE = -1L;
+    /** Epoll data of a given-up index's channel, watched until the index is bound again: tag | index. */
+    private static final long WATCH_TAG = 1L << 32;
     /** How often the page is read while a worker's start or a reload step is awaited. */
     private static final int WATCH_MILLIS = 20;
     /** A spawn that failed (EAGAIN, ENOMEM, EMFILE...) is tried again this much later. */
@@ -68,6 +70,12 @@ public final class Supervisor {
     private int target;
     private final Slot[] slots;
     private final List<Drain> giveUps = new ArrayList<>();
+    /**
+     * Finished give-ups whose channel stays in our epoll set until the index is spawned into
+     * again: a sender that read the index live before the reap and stalled past the drain's
+     * bound still queues into it (GiveUp#watch). Null: not watched.
+     */
+    private final GiveUp<Accepted>[] watched;
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
     private final RespawnBudget budget;
@@ -136,6 +144,9 @@ public final class Supervisor {
         this.maxWorkers = 2 * config.workers();
         this.lines = maxWorkers + 1;
         this.slots = new Slot[lines];
+        @SuppressWarnings("unchecked")
+        GiveUp<Accepted>[] none = new GiveUp[lines];
+        this.watched = none;
         for (int i = 0; i < lines; i++) {
             slots[i] = new Slot();
         }
@@ -207,6 +218,8 @@ public final class Supervisor {
                 long data = epoll.data(i);
                 if (data == WAKE) {
                     wake.drain();
+                } else if ((data & WATCH_TAG) != 0) {
+                    watchStep((int) (data & ~WATCH_TAG));
                 } else {
                     try {
                         reap((int) data);
@@ -305,8 +318,54 @@ public final class Supervisor {
                         + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - d.reapedAt()) / 1000.0 + " ms");
             }
             slots[g.index()].draining = false;
+            watch(g);
             return true;
         });
+    }
+
+    /** The give-up of {@code g.index()} is done: read its channel until the index is bound again. */
+    private void watch(GiveUp<Accepted> g) {
+        int index = g.index();
+        if (watched[index] != null || !share.sharing()) {
+            return;
+        }
+        watched[index] = g;
+        epoll.add(receiveFds[index], Epoll.IN, WATCH_TAG | index);
+    }
+
+    /** Something arrived late in a given-up channel: re-home it (or close it: no live worker). */
+    private void watchStep(int index) {
+        GiveUp<Accepted> g = watched[index];
+        if (g == null) {
+            return;
+        }
+        long rehomed = g.rehomed();
+        long lost = g.lost();
+        long closed = g.closed();
+        try {
+            g.watch(c -> Fds.close(c.fd()));
+        } catch (RuntimeException e) {
+            // Level-triggered: what is still queued is tried again at the next wait.
+            failures.log("watching given-up index " + index + ": " + e + "; retrying");
+        }
+        if (g.rehomed() > rehomed) {
+            page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed() - rehomed);
+        }
+        if (g.lost() > lost) {
+            page.getAndAdd(PageLayout.LOST_WORD, g.lost() - lost);
+        }
+        if (g.rehomed() + g.lost() + g.closed() > rehomed + lost + closed) {
+            failures.log("index " + index + " given up: a late hand-off arrived after its drain; "
+                    + (g.rehomed() - rehomed) + " re-homed, " + (g.closed() - closed) + " closed");
+        }
+    }
+
+    /** The index is about to be bound again: its new worker reads the channel from now on. */
+    private void unwatch(int index) {
+        if (watched[index] != null) {
+            watched[index] = null;
+            epoll.delete(receiveFds[index]);
+        }
     }
 
     /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
@@ -594,6 +653,7 @@ public final class Supervisor {
     }
 
     private void spawn(int index) {
+        unwatch(index);
         WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
                 WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
