@@ -25,6 +25,14 @@ public final class AcceptShare<C> {
     public static final long LEAVE_DRAIN_NANOS = 250_000_000L;
 
     /**
+     * How long a leaver with no live sibling holds what it would have to close, while a sibling
+     * is starting (spawned, not yet PARKED). A worker JVM starts in about a second on a quiet
+     * machine and in four to six with the load average at 25 (measured here); five stay inside
+     * m0serve's default 10 s grace.
+     */
+    public static final long START_WAIT_NANOS = 5_000_000_000L;
+
+    /**
      * Rebalance's dead band: a worker hands an idle connection over only while its load exceeds
      * the lightest live sibling's by MORE than this. One: a move across a gap of one only swaps
      * the two loads, and the next look would move it back (ping-pong).
@@ -59,6 +67,12 @@ public final class AcceptShare<C> {
     /** Leave wins: once set, no pass writes this worker's state again. */
     private boolean left;
     private long leaveDeadline;
+    private long leftAt;
+    /**
+     * Fresh hand-offs a leaver received when no sibling was live but one was starting: held,
+     * not admitted (a leaver would close them unserved), until one starts or the wait ends.
+     */
+    private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
     /** Inside a pass whose start is published (see {@link #work()}). */
     private boolean stamped;
 
@@ -276,8 +290,22 @@ public final class AcceptShare<C> {
                 forwarded++;
                 continue;
             }
+            if (awaitingStart()) {
+                awaitingStart.addLast(connection); // a sibling is starting: hold it for that one
+                continue;
+            }
             return connection; // no sibling is live: serve it here
         }
+    }
+
+    /**
+     * True while this leaver should hold what no live sibling takes: a sibling is live or
+     * starting (see {@link Siblings#anyLiveOrStarting}), and {@link #START_WAIT_NANOS} has not
+     * passed since the leave. A leaver's
+     * caller keeps its idle connections (retrying {@link #handOver}) while this says so.
+     */
+    public boolean awaitingStart() {
+        return left && sharing && clock.nanoTime() - leftAt - START_WAIT_NANOS < 0 && siblings.anyLiveOrStarting(self);
     }
 
     /**
@@ -292,7 +320,8 @@ public final class AcceptShare<C> {
         // sender either reads LEFT after its raise or its raise is seen by our drain condition.
         page.setVolatile(stateWord, PageLayout.LEFT);
         if (sharing) {
-            leaveDeadline = clock.nanoTime() + leaveDrainNanos;
+            leftAt = clock.nanoTime();
+            leaveDeadline = leftAt + leaveDrainNanos;
         }
     }
 
@@ -316,8 +345,20 @@ public final class AcceptShare<C> {
             admit.accept(connection);
         }
         retire();
+        // What waits for a starting sibling: forwarded once one is live, admitted once none is
+        // starting any more (it died, or the wait is over).
+        for (int n = awaitingStart.size(); n > 0; n--) {
+            C held = awaitingStart.pollFirst();
+            if (handOff.forward(self, held) >= 0) {
+                forwarded++;
+            } else if (awaitingStart()) {
+                awaitingStart.addLast(held);
+            } else {
+                admit.accept(held);
+            }
+        }
         long inFlight = page.getVolatile(pendingWord) - page.getVolatile(takenWord);
-        return inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
+        return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
     }
 
     /**

@@ -21,11 +21,16 @@ public final class GiveUp<C> {
     private final Clock clock;
     private final long deadline;
 
+    private final long startWaitEnd;
+    /** Connections no live worker took while one was starting: held for it, not closed. */
+    private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
+
     private long drained;
     private long rehomed;
     private long closed;
     private long lost;
     private boolean done;
+    private boolean retired;
 
     GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, Clock clock, long deadline) {
         this.page = page;
@@ -34,6 +39,8 @@ public final class GiveUp<C> {
         this.index = index;
         this.clock = clock;
         this.deadline = deadline;
+        this.startWaitEnd = clock == null ? 0
+                : deadline - SupervisorShare.GIVE_UP_DRAIN_NANOS + AcceptShare.START_WAIT_NANOS;
     }
 
     /** Without sharing nothing was ever passed to the index: a drain that is already done. */
@@ -52,28 +59,47 @@ public final class GiveUp<C> {
         if (done) {
             return false;
         }
-        while (inFlight() > 0) {
-            C connection = channel.receive(index);
-            if (connection == null) {
-                break;
-            }
-            drained++;
-            if (channel.lost(connection)) {
-                lost++; // drained like any receipt (it was raised against the index); nothing to re-home
-                continue;
-            }
-            if (handOff.forward(index, connection) >= 0) {
-                rehomed++;
-            } else {
-                closed++;
-                close.accept(connection);
-            }
+        for (int n = awaitingStart.size(); n > 0; n--) {
+            rehomeOrHold(awaitingStart.pollFirst(), close);
         }
-        if (inFlight() > 0 && clock.nanoTime() - deadline < 0) {
-            return true;
+        if (!retired) {
+            while (inFlight() > 0) {
+                C connection = channel.receive(index);
+                if (connection == null) {
+                    break;
+                }
+                drained++;
+                if (channel.lost(connection)) {
+                    lost++; // drained like any receipt (it was raised against the index); nothing to re-home
+                    continue;
+                }
+                rehomeOrHold(connection, close);
+            }
+            if (inFlight() > 0 && clock.nanoTime() - deadline < 0) {
+                return true;
+            }
+            retire();
         }
-        retire();
+        if (!awaitingStart.isEmpty()) {
+            return true; // the counts are settled; what is held waits for a starting worker
+        }
+        done = true;
         return false;
+    }
+
+    /**
+     * To a live worker; else, while one is starting (within the wait), held for it; else
+     * closed: no worker will serve it.
+     */
+    private void rehomeOrHold(C connection, Consumer<? super C> close) {
+        if (handOff.forward(index, connection) >= 0) {
+            rehomed++;
+        } else if (clock.nanoTime() - startWaitEnd < 0 && handOff.siblings().anyLiveOrStarting(index)) {
+            awaitingStart.addLast(connection);
+        } else {
+            closed++;
+            close.accept(connection);
+        }
     }
 
     /**
@@ -121,7 +147,7 @@ public final class GiveUp<C> {
     }
 
     private void retire() {
-        done = true;
+        retired = true;
         int takenWord = PageLayout.takenWord(index);
         long taken = page.getVolatile(takenWord);
         // Taken first, as in start: whatever happens between the words errs high.

@@ -57,6 +57,11 @@ public final class HandOff<C> {
         return true;
     }
 
+    /** The page's view of every worker, as this hand-off reads it. */
+    Siblings siblings() {
+        return siblings;
+    }
+
     /**
      * Sends {@code connection} to the least loaded live worker other than {@code exclude},
      * trying the next one when a send is refused.

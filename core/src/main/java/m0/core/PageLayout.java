@@ -10,7 +10,8 @@ package m0.core;
  *     1  | ROTATION   pick's rotating start (rotation++)    |
  *     2  | REHOMED    stat: re-homed by give-up drains      |
  *     3  | LOST       stat: receipts with no connection     |
- *   4..7 | reserved                                         |
+ *     4  | STARTING   workers spawned, not yet seen started |
+ *   5..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
@@ -56,6 +57,14 @@ public final class PageLayout {
      * worker's loop and by give-up drains.
      */
     public static final int LOST_WORD = 3;
+    /**
+     * Word 4: workers the supervisor has spawned and not yet seen start (or die): one will read
+     * its channel soon. Written by the supervisor only ({@link SupervisorShare#spawning},
+     * {@link SupervisorShare#started}, {@link SupervisorShare#markReaped}); read by a leaver or
+     * a give-up that found no live worker, which then waits for one instead of closing what it
+     * holds. One word, one writer: no torn read of "bound but not started" across two words.
+     */
+    public static final int STARTING_WORD = 4;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */

@@ -85,6 +85,31 @@ public final class Siblings {
         return state != LEFT && state != NOT_STARTED;
     }
 
+    /**
+     * True when a worker other than {@code exclude} is live, or the supervisor has spawned one
+     * that has not started yet ({@link PageLayout#STARTING_WORD}): one that reads, or will soon
+     * read, its channel. What a leaver or a give-up whose forward found nobody waits for. Live
+     * counts too: the forward may have read a starting worker's state just before its start
+     * wrote PARKED, or a live one's channel was full; both are worth another try, within the
+     * wait's bound.
+     */
+    public boolean anyLiveOrStarting(int exclude) {
+        // States, the count, states again. The supervisor raises the count before it marks a
+        // dead worker LEFT and lowers it only after it has seen the replacement live; so a scan
+        // that saw nobody live and then reads the count at zero was overtaken by a start, and
+        // the second scan sees it. Count first could read zero before the raise, then LEFT.
+        return anyLive(exclude) || page.getVolatile(PageLayout.STARTING_WORD) > 0 || anyLive(exclude);
+    }
+
+    private boolean anyLive(int exclude) {
+        for (int i = 0; i < workers; i++) {
+            if (i != exclude && live(state(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when {@code state} is a pass that began more than 2 ms before {@code now}. */
     public static boolean slowPass(long state, long now) {
         return state > 0 && now - state > SLOW_PASS_NANOS;

@@ -17,6 +17,8 @@ public final class SupervisorShare<C> {
     private final HandOff<C> handOff;
     private final int workers;
     private final boolean sharing;
+    /** Indices counted in STARTING: spawned, not yet seen started or reaped. */
+    private final boolean[] starting;
 
     public SupervisorShare(Page page, Channel<C> channel, Clock clock, int workers, boolean sharing) {
         this.page = page;
@@ -25,6 +27,44 @@ public final class SupervisorShare<C> {
         this.workers = workers;
         this.sharing = sharing && workers > 1;
         this.handOff = new HandOff<>(page, channel, new Siblings(page, clock, workers));
+        this.starting = new boolean[workers];
+    }
+
+    /**
+     * Before spawning a worker into {@code index}: count it as starting, so that a leaver or a
+     * give-up with no live worker waits for it rather than close what it holds. Before the
+     * spawn: from the moment the process exists until the supervisor sees it start, it counts.
+     */
+    public void spawning(int index) {
+        checkIndex(index);
+        if (!sharing || starting[index]) {
+            return;
+        }
+        starting[index] = true;
+        page.getAndAdd(PageLayout.STARTING_WORD, 1);
+    }
+
+    /**
+     * The supervisor saw worker {@code index} start (its state read PARKED or a pass): it is
+     * live now, and no longer counted as starting. Counted until after its PARKED, so a reader
+     * never sees it in neither.
+     */
+    public void started(int index) {
+        checkIndex(index);
+        notStarting(index);
+    }
+
+    /** The spawn into {@code index} failed: nothing is coming there. */
+    public void spawnFailed(int index) {
+        checkIndex(index);
+        notStarting(index);
+    }
+
+    private void notStarting(int index) {
+        if (starting[index]) {
+            starting[index] = false;
+            page.getAndAdd(PageLayout.STARTING_WORD, -1);
+        }
     }
 
     public boolean sharing() {
@@ -32,17 +72,34 @@ public final class SupervisorShare<C> {
     }
 
     /**
-     * Every reap, before anything decides whether to replace the worker: store LEFT.
+     * Every reap, before the index is respawned or given up: store LEFT.
      */
     public void markReaped(int index) {
+        markReaped(index, false);
+    }
+
+    /**
+     * Every reap, before the index is respawned or given up: store LEFT. With
+     * {@code replacing}, the replacement is counted as starting BEFORE the LEFT: a leaver or a
+     * give-up that reads the dead worker LEFT then finds the count raised, so there is no
+     * instant at which the index reads neither live nor coming.
+     */
+    public void markReaped(int index, boolean replacing) {
         if (!sharing) {
             return;
         }
         checkIndex(index);
+        if (replacing) {
+            spawning(index);
+        }
         // RP: a worker killed while parked otherwise reads parked and idle forever, and pick
         // hands it connections nothing will read. LEFT, not NOT_STARTED: a sender that picked
         // it before the reap reads state again after raising, and refuses only LEFT.
         page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
+        if (!replacing) {
+            // A worker that died before it started is not coming: nobody waits for it any more.
+            notStarting(index);
+        }
     }
 
     /**

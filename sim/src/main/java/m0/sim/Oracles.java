@@ -58,11 +58,20 @@ final class Oracles {
         }
     }
 
-    /** B25-idle: a never-served connection closed by a leaver while a sibling still serves. */
+    /**
+     * B25-idle: a never-served connection closed by a leaver while a sibling still serves.
+     * WAIT-START: or while a sibling is starting (bound, not started), within the leaver's wait.
+     */
     static void checkIdleClose(Sim s, Actor leaver, Conn c) {
         int self = leaver.worker == null ? -1 : leaver.worker.index;
         for (int j = 0; j < s.workers; j++) {
             Worker w = s.current[j];
+            if (j != self && w != null && w.bound && !w.started && !w.dead && leaver.worker != null
+                    && s.now - leaver.worker.leftAt < m0.core.AcceptShare.START_WAIT_NANOS) {
+                c.violation = "WAIT-START";
+                s.violation("WAIT-START", leaver + " closed " + c + " unserved while " + w + " is starting");
+                return;
+            }
             if (j == self || w == null || !w.started || w.dead || w.exited || w.left) {
                 continue;
             }

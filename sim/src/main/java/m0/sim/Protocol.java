@@ -95,6 +95,21 @@ public interface Protocol {
                 }
 
                 @Override
+                public void markReaped(int index, boolean replacing) {
+                    share.markReaped(index, replacing);
+                }
+
+                @Override
+                public void spawning(int index) {
+                    share.spawning(index);
+                }
+
+                @Override
+                public void started(int index) {
+                    share.started(index);
+                }
+
+                @Override
                 public Drain<Conn> giveUp(int index) {
                     GiveUp<Conn> g = share.giveUp(index);
                     return new Drain<>() {

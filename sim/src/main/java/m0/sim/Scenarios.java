@@ -91,8 +91,12 @@ public final class Scenarios {
             "w0 reads w1 live and stalls 300 ms before sendmsg; w1 is killed, reaped and given up meanwhile",
             Scenarios::lateSend);
 
+    public static final Scenario WAIT_START = new Scenario("WAIT-START",
+            "w1 leaves with a hand-off queued while w0, its only sibling, is killed, reaped and respawned (starts 50 ms later)",
+            Scenarios::waitStart);
+
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START);
 
     private Scenarios() {
     }
@@ -405,6 +409,40 @@ public final class Scenarios {
             s.kill(w1);
             s.reap(1, sup);
             s.giveUpAndWatch(sup, 1, end - 20 * Sim.MS);
+        });
+    }
+
+    /**
+     * Wait for a starting sibling: w1 leaves with a hand-off queued to it while w0, its only
+     * sibling, is killed at any point, reaped and respawned (bound at once, started 50 ms
+     * later). Forwarding can find nobody live; admitting the hand-off would close it unserved.
+     * The leaver holds it until the replacement starts (within the wait). The supervisor
+     * counts the replacement as starting from its reap until it sees it start, as m0serve's
+     * does; every interleaving of the kill and reap with the leaver's reads is explored.
+     */
+    static void waitStart(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        Conn c = s.clients(1).get(0);
+        queued(s, 1, c);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> w0.serveUntil(END));
+        s.loop(w1, w1::leaveAndDrain);
+        s.actor("sup", () -> {
+            s.kill(w0);
+            s.reap(0, sup, true);
+            Worker r = s.respawn(0, w -> {
+                w.accepts(false);
+                w.bind();
+                s.sleep(50 * Sim.MS); // a JVM starting
+                w.start();
+                w.serveUntil(END);
+            });
+            while (!r.started) {
+                s.sleep(s.tick);
+            }
+            sup.started(0);
         });
     }
 

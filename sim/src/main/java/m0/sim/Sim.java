@@ -393,13 +393,18 @@ public final class Sim {
      * counts "after the reap" from the end of this.
      */
     public void reap(int index, SupervisorOps<Conn> sup) {
+        reap(index, sup, false);
+    }
+
+    /** The reap; with {@code replacing} the supervisor will respawn the index (counted as starting). */
+    public void reap(int index, SupervisorOps<Conn> sup, boolean replacing) {
         Actor me = me();
         if (scheduling()) {
             point(me, 0, Footprint.bit(Footprint.state(index)));
         }
         Worker w = current[index];
         trace(me, "waitpid -> " + w + " " + (w.dead ? "killed" : "exited"));
-        sup.markReaped(index);
+        sup.markReaped(index, replacing);
         if (scheduling()) {
             // The oracles judge sends and picks against this moment, so it is an event of its
             // own, dependent with both (the state word and the acct group): the reduction

@@ -6,6 +6,19 @@ import java.util.function.Consumer;
 public interface SupervisorOps<C> {
     void markReaped(int index);
 
+    /** The reap, with the replacement counted as starting first when {@code replacing}. */
+    default void markReaped(int index, boolean replacing) {
+        markReaped(index);
+    }
+
+    /** Before spawning into {@code index}: count it as starting ({@link m0.core.SupervisorShare#spawning}). */
+    default void spawning(int index) {
+    }
+
+    /** The supervisor saw {@code index} start. */
+    default void started(int index) {
+    }
+
     /** Starts the give-up drain of {@code index}; step the result until it says done. */
     Drain<C> giveUp(int index);
 

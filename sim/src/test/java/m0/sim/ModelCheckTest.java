@@ -36,6 +36,7 @@ class ModelCheckTest {
         {Scenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
         {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
         {Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
+        {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
     };
 
     static final long RANDOM_SEEDS = 3000;

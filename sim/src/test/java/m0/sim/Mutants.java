@@ -306,6 +306,25 @@ final class Mutants {
     });
 
     /**
+     * A supervisor that does not count the workers it spawns as starting (as before): a leaver
+     * with no live sibling cannot tell that one is coming and closes what it holds unserved.
+     */
+    static final Protocol NO_STARTING_COUNT = supervisor("mutant-no-starting", p -> {
+        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
+        return new SupervisorOps<>() {
+            @Override
+            public void markReaped(int index) {
+                real.markReaped(index);
+            }
+
+            @Override
+            public Drain<Conn> giveUp(int index) {
+                return real.giveUp(index);
+            }
+        };
+    });
+
+    /**
      * No watch: the supervisor stops reading a given-up channel once its drain is done, so a
      * send that stalled past the bound strands there (LATE-SEND).
      */

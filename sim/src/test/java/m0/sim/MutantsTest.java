@@ -27,7 +27,8 @@ class MutantsTest {
                 Arguments.of(Scenarios.RB, Mutants.RB, "RB"),
                 Arguments.of(Scenarios.SENDER_KILLED, Mutants.R5, "R5"),
                 Arguments.of(Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"),
-                Arguments.of(Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"));
+                Arguments.of(Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"),
+                Arguments.of(Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"));
     }
 
     @ParameterizedTest(name = "{0} finds {1}")
@@ -79,6 +80,6 @@ class MutantsTest {
 
     static Stream<Scenarios.Scenario> fast() {
         return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
-                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND);
+                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND, Scenarios.WAIT_START);
     }
 }

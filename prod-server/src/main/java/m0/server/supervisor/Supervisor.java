@@ -377,6 +377,7 @@ public final class Supervisor {
                 long state = page.getVolatile(PageLayout.stateWord(i));
                 if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
                     s.started = true;
+                    share.started(i);
                     s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
                     System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
                             i, s.pid, startup.started(i, now));
@@ -441,8 +442,6 @@ public final class Supervisor {
         int pid = s.pid;
         s.pid = -1;
         s.pidfd = -1;
-        // RP: mark the index LEFT before anything decides whether to replace it.
-        share.markReaped(index);
         long now = System.nanoTime();
         String why = null;
         boolean quiet = false;
@@ -462,6 +461,9 @@ public final class Supervisor {
             why = budget.onDeath(index, now, s.started ? s.startedAt : 0, target); // null: respawn
         }
         s.retiring = false;
+        // RP: mark the index LEFT before it is respawned or given up (the decision above reads
+        // no page word). A replacement is counted as starting before the mark (SupervisorShare).
+        share.markReaped(index, why == null);
         if (why == null) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
             respawn(index, now);
@@ -673,7 +675,16 @@ public final class Supervisor {
         }
         Slot s = slots[index];
         startup.spawned(index, System.nanoTime());
-        int pid = Spawn.spawn(argv, env, inherit);
+        // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a
+        // give-up with no live worker waits for it rather than close what it holds.
+        share.spawning(index);
+        int pid;
+        try {
+            pid = Spawn.spawn(argv, env, inherit);
+        } catch (RuntimeException e) {
+            share.spawnFailed(index);
+            throw e;
+        }
         int pidfd = -1;
         try {
             pidfd = Processes.pidfdOpen(pid);
@@ -684,6 +695,7 @@ public final class Supervisor {
             Fds.close(pidfd);
             Processes.kill(pid, Processes.SIGKILL);
             awaitKilled(pid);
+            share.spawnFailed(index);
             throw e;
         }
         s.pid = pid;

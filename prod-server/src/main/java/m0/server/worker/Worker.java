@@ -745,6 +745,12 @@ public final class Worker {
                 open--;
                 return;
             }
+            if (share.awaitingStart()) {
+                // No sibling live, one starting (a respawn): keep serving it and try again at
+                // the next step, rather than close it under a client about to reuse it.
+                epoll.add(c.fd, c.interest, c.fd);
+                return;
+            }
         }
         close(c);
     }
