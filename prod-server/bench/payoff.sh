@@ -17,12 +17,12 @@
 #
 # Rounds are the outer loop; within a round every shape runs every arm, the arms' order rotated
 # per round, so a load spike on this shared machine lands on all arms alike. Prints one row per
-# run (connections per worker seen with ss 2 s in = where they landed, and 1 s before the end),
+# run (connections per worker seen with ss once all 32 are open = where they landed, and at the
+# end),
 # then per shape x arm the median and the WORST round: lowest req/s, highest p99.
 set -euo pipefail
 ROUNDS=${1:-10}
 SECS=${2:-10}
-(( SECS >= 4 )) || { echo "seconds must be >= 4 (the split is read at 2 s and 1 s before the end)" >&2; exit 2; }
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 [ -f "$JAR" ] || { echo "$JAR missing: mvn -q -pl prod-server -am package -DskipTests" >&2; exit 1; }
@@ -32,7 +32,8 @@ done
 /usr/bin/python3 -c 'import uvicorn' 2>/dev/null || { echo "uvicorn missing: apt-get install -y python3-uvicorn" >&2; exit 1; }
 WORK=$(mktemp -d /tmp/m0-payoff.XXXXXX)
 . "$BENCH_DIR/lib.sh"
-trap 'bench_cleanup; rm -rf "$WORK"' EXIT
+cpid=
+trap '[ -n "$cpid" ] && kill "$cpid" 2>/dev/null; bench_cleanup; rm -rf "$WORK"' EXIT
 
 javac -d "$WORK/client" "$BENCH_DIR/HttpClientLoad.java"
 CLIENT_JAVA=(java -XX:+UseSerialGC -Xmx256m -XX:-UsePerfData -cp "$WORK/client" HttpClientLoad)
@@ -80,12 +81,15 @@ split_of() {
   echo "$s"
 }
 
-# run_client SHAPE URL OUT : in the foreground, SECS seconds
+conn_total() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; }
+
+# run_client SHAPE URL OUT : SECS seconds (java: plus its warm-up); run it with & (it execs the
+# client, so $! is the client's pid)
 run_client() {
   case $1 in
-    wrk-t*) wrk "-t${1#wrk-t}" -c32 -d"${SECS}s" --latency "$2" >"$3" ;;
-    nginx) wrk -t2 -c32 -d"${SECS}s" --latency "$2" >"$3" ;;
-    java) "${CLIENT_JAVA[@]}" "$2" 32 "$SECS" "$JAVA_WARMUP" >"$3" ;;
+    wrk-t*) exec wrk "-t${1#wrk-t}" -c32 -d"${SECS}s" --latency "$2" >"$3" ;;
+    nginx) exec wrk -t2 -c32 -d"${SECS}s" --latency "$2" >"$3" ;;
+    java) exec "${CLIENT_JAVA[@]}" "$2" 32 "$SECS" "$JAVA_WARMUP" >"$3" ;;
   esac
 }
 
@@ -102,7 +106,7 @@ ROWS="$WORK/rows.tsv"
 : >"$ROWS"
 echo "# payoff: $WORKERS workers x 2 blocking threads, $PATH_Q, 32 connections, ${ROUNDS} rounds x ${SECS} s, a fresh server per run"
 echo "# arms: ${ARMS[*]} (rebalance flag: $REBALANCE); shapes: ${SHAPES[*]}; $(date -u +%FT%TZ); $(nproc) cores; load average before: $(loadavg)"
-printf "| round | shape | arm | connections per worker (2 s / end) | req/s | p99 ms | errors | load |\n|---|---|---|---|---|---|---|---|\n"
+printf "| round | shape | arm | connections per worker (landed / end) | req/s | p99 ms | errors | load |\n|---|---|---|---|---|---|---|---|\n"
 STARTED=$SECONDS
 RUNS=0
 for r in $(seq "$ROUNDS"); do
@@ -122,12 +126,22 @@ for r in $(seq "$ROUNDS"); do
       fi
       run_client "$shape" "$url" "$WORK/client.txt" &
       cpid=$!
-      [ "$shape" = java ] && sleep "$JAVA_WARMUP"
-      sleep 2
-      landed=$(split_of "$sport")
-      sleep $((SECS - 3))
-      ended=$(split_of "$sport")
+      # Landed: the split once all 32 are open (a cold JVM client on a loaded machine takes
+      # seconds to open them; short of 32, the most seen). End: the last sample while the client
+      # runs. ss every 0.5 s costs next to nothing beside the client.
+      landed=; first=; ended=0/0; most=0
+      while pid_alive "$cpid"; do
+        n=$(conn_total "$sport")
+        if [ -z "$landed" ] && (( n > most )); then
+          most=$n; first=$(split_of "$sport")
+          (( n >= 32 )) && landed=$first
+        fi
+        (( n > 0 )) && ended=$(split_of "$sport")
+        sleep 0.5
+      done
+      landed=${landed:-${first:-0/0}}
       wait "$cpid"
+      cpid=
       read -r rps p99 errors <<<"$(parse_client "$shape" "$WORK/client.txt")"
       load=$(loadavg)
       [ -n "$proxy_pid" ] && bench_stop "$proxy_pid"
@@ -147,7 +161,7 @@ rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 cells = {}
 for r, shape, arm, landed, rps, p99, errors in rows:
     cells.setdefault((shape, arm), []).append((float(rps), float(p99), int(errors), landed))
-print("| shape | arm | req/s median | req/s worst | worst / 800 | p99 ms median | p99 ms worst | errors | splits (2 s in) |")
+print("| shape | arm | req/s median | req/s worst | worst / 800 | p99 ms median | p99 ms worst | errors | splits (landed) |")
 print("|---|---|---|---|---|---|---|---|---|")
 for (shape, arm), v in cells.items():
     rps = [x[0] for x in v]; p99 = [x[1] for x in v]
