@@ -22,6 +22,12 @@ m0serve_start() {
   "${M0_JAVA[@]}" -jar "$JAR" stats --pid "$pid" --wait-ready-ms 60000 >/dev/null
 }
 
+# yes when the binary has --rebalance (idle-connection rebalance, issue 10), else no: the
+# scripts add their rebalance-off arm only where the flag exists
+m0serve_rebalance_flag() {
+  if "${M0_JAVA[@]}" -jar "$JAR" --help 2>&1 | grep -q -- '--rebalance'; then echo yes; else echo no; fi
+}
+
 # nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path
 nginx_start() {
   local name=$1 port=$2 workers=$3

@@ -41,7 +41,7 @@ CLIENT_JAVA=(java -XX:+UseSerialGC -Xmx256m -XX:-UsePerfData -cp "$WORK/client" 
 # read that much later. Its connections still open at its start, against the same fresh server.
 JAVA_WARMUP=${JAVA_WARMUP:-3}
 
-if "${M0_JAVA[@]}" -jar "$JAR" --help 2>&1 | grep -q -- '--rebalance'; then REBALANCE=yes; else REBALANCE=no; fi
+REBALANCE=$(m0serve_rebalance_flag)
 if [ "$REBALANCE" = yes ]; then DEFAULT_ARMS="share share-rboff race uvicorn"; else DEFAULT_ARMS="share race uvicorn"; fi
 read -r -a ARMS <<<"${ARMS:-$DEFAULT_ARMS}"
 read -r -a SHAPES <<<"${SHAPES:-wrk-t1 wrk-t2 wrk-t4 nginx java}"
@@ -111,9 +111,9 @@ STARTED=$SECONDS
 RUNS=0
 for r in $(seq "$ROUNDS"); do
   for shape in "${SHAPES[@]}"; do
-    n=${#ARMS[@]}
-    for k in $(seq 0 $((n - 1))); do
-      arm=${ARMS[$(( (k + r - 1) % n ))]}
+    narms=${#ARMS[@]}
+    for k in $(seq 0 $((narms - 1))); do
+      arm=${ARMS[$(( (k + r - 1) % narms ))]}
       sport=$(free_port)
       start_arm "$arm" "$sport"
       url="http://127.0.0.1:$sport$PATH_Q"
@@ -131,12 +131,12 @@ for r in $(seq "$ROUNDS"); do
       # runs. ss every 0.5 s costs next to nothing beside the client.
       landed=; first=; ended=0/0; most=0
       while pid_alive "$cpid"; do
-        n=$(conn_total "$sport")
-        if [ -z "$landed" ] && (( n > most )); then
-          most=$n; first=$(split_of "$sport")
-          (( n >= 32 )) && landed=$first
+        open=$(conn_total "$sport")
+        if [ -z "$landed" ] && (( open > most )); then
+          most=$open; first=$(split_of "$sport")
+          (( open >= 32 )) && landed=$first
         fi
-        (( n > 0 )) && ended=$(split_of "$sport")
+        (( open > 0 )) && ended=$(split_of "$sport")
         sleep 0.5
       done
       landed=${landed:-${first:-0/0}}

@@ -23,7 +23,7 @@ WORK=$(mktemp -d /tmp/m0-recovery.XXXXXX)
 SAMPLER_PIDS=()
 trap 'for p in "${SAMPLER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; bench_cleanup; rm -rf "$WORK"' EXIT
 
-if "${M0_JAVA[@]}" -jar "$JAR" --help 2>&1 | grep -q -- '--rebalance'; then REBALANCE=yes; else REBALANCE=no; fi
+REBALANCE=$(m0serve_rebalance_flag)
 if [ "$REBALANCE" = yes ]; then DEFAULT_ARMS="share share-rboff"; else DEFAULT_ARMS="share"; fi
 read -r -a ARMS <<<"${ARMS:-$DEFAULT_ARMS}"
 PATH_Q=${PATH_Q:-'/sleep?ms=5'}
@@ -38,56 +38,61 @@ arm_args() {
   return 0
 }
 
+conn_total() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; }
+
 # "a/b" -> 0 when both are within 1 of EVEN
 is_even() { awk -F/ -v e="$EVEN" '{ exit !(NF == 2 && $1 >= e - 1 && $1 <= e + 1 && $2 >= e - 1 && $2 <= e + 1) }' <<<"$1"; }
 
 # ss's view, per worker process, largest first, padded to 2 ("64/0")
 ss_split() { local s; s=$(conn_spread "$1"); case $s in "") echo 0/0 ;; */*) echo "$s" ;; *) echo "$s/0" ;; esac; }
 
-# sample SUP PORT OUT : reads `m0serve stats --interval-ms 100` tables from stdin; per table one
-# line "t active0/active1 state0,state1 ss-split", t from EPOCHREALTIME at the table's first line
+# sample OUT : reads `m0serve stats --interval-ms 100` tables from stdin and writes one line per
+# table, "t active0/active1 state0,state1", t from EPOCHREALTIME at the table's first line.
+# Builtins only (no fork per table), so the loop keeps up and t is when the table was printed.
 sample() {
-  local line t="" idx state active rest actives=() states=()
+  local line t="" f actives=() states=()
+  set -f
   while IFS= read -r line; do
     case $line in
       "m0serve stats:"*) t=$EPOCHREALTIME; actives=(); states=() ;;
       [0-9]*)
-        read -r idx state active rest <<<"$line"
-        [[ $state =~ ^[A-Z] && $active =~ ^[0-9]+$ ]] || continue
-        actives+=("$active"); states+=("$state")
-        if (( ${#actives[@]} == 2 )); then
-          echo "$t ${actives[0]}/${actives[1]} ${states[0]},${states[1]} $(ss_split "$2")"
-        fi ;;
+        f=($line) # index state active pending taken sent received forwarded
+        [[ ${#f[@]} -eq 8 && ${f[1]} =~ ^[A-Z] ]] || continue
+        actives+=("${f[2]}"); states+=("${f[1]}")
+        (( ${#actives[@]} == 2 )) && echo "$t ${actives[0]}/${actives[1]} ${states[0]},${states[1]}" ;;
     esac
-  done >"$3"
+  done >"$1"
 }
 
 echo "# recovery: 2 workers x 2 blocking threads, wrk -t2 -c$CONNS keep-alive $PATH_Q, SIGKILL one worker, limit ${LIMIT} s"
 echo "# arms: ${ARMS[*]} (rebalance flag: $REBALANCE); $(date -u +%FT%TZ); $(nproc) cores; load average before: $(loadavg)"
-printf "| round | arm | before (page / ss) | back to %d/%d after | page at +1 s, +2 s, end | ss at end | load |\n|---|---|---|---|---|---|---|\n" "$EVEN" "$EVEN"
+printf "| round | arm | before: page w0/w1 / ss | back to %d/%d after the kill | page w0/w1 at +1 s, +2 s, end | ss at end | load |\n|---|---|---|---|---|---|---|\n" "$EVEN" "$EVEN"
 for r in $(seq "$ROUNDS"); do
   for arm in "${ARMS[@]}"; do
     port=$(free_port)
     # shellcheck disable=SC2046
     m0serve_start rec "$port" --workers 2 --blocking-threads 2 $(arm_args "$arm")
     sup=$BENCH_PID_rec
-    wrk -t2 -c"$CONNS" -d"$((LIMIT + 30))s" "http://127.0.0.1:$port$PATH_Q" >"$WORK/wrk.txt" 2>&1 &
-    wrkpid=$!
-    sleep 3 # every connection open and serving
-    before="$("${M0_JAVA[@]}" -jar "$JAR" stats --pid "$sup" \
-      | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[A-Z]/ { s = s (s ? "/" : "") $3 } END { print s }') / $(ss_split "$port")"
-
+    # The sampler first: its JVM takes seconds to start on a loaded machine, and the kill waits
+    # for its first table.
     mkfifo "$WORK/stats.fifo"
     "${M0_JAVA[@]}" -jar "$JAR" stats --pid "$sup" --interval-ms 100 >"$WORK/stats.fifo" 2>"$WORK/stats.err" &
     statspid=$!
-    sample "$sup" "$port" "$WORK/samples.txt" <"$WORK/stats.fifo" &
+    sample "$WORK/samples.txt" <"$WORK/stats.fifo" &
     samplepid=$!
     SAMPLER_PIDS=("$statspid" "$samplepid")
-    for _ in $(seq 300); do [ -s "$WORK/samples.txt" ] && break; sleep 0.1; done # the sampler's JVM is up
+    for _ in $(seq 600); do [ -s "$WORK/samples.txt" ] && break; sleep 0.1; done
+    # Bounded twice: wrk's own -d, and it is stopped once the sampling ends.
+    wrk -t2 -c"$CONNS" -d"$((LIMIT + 120))s" "http://127.0.0.1:$port$PATH_Q" >"$WORK/wrk.txt" 2>&1 &
+    wrkpid=$!
+    for _ in $(seq 300); do [ "$(conn_total "$port")" -ge "$CONNS" ] && break; sleep 0.1; done
+    sleep 1 # every connection serving
+    before="$(tail -1 "$WORK/samples.txt" | cut -d' ' -f2) / $(ss_split "$port")"
     victim=$(pgrep -P "$sup" | head -1)
     t_kill=$EPOCHREALTIME
     kill -KILL "$victim"
     sleep "$LIMIT"
+    last_ss=$(ss_split "$port")
     kill "$statspid" 2>/dev/null || true
     wait "$statspid" 2>/dev/null || true
     wait "$samplepid" 2>/dev/null || true
@@ -96,17 +101,21 @@ for r in $(seq "$ROUNDS"); do
     kill "$wrkpid" 2>/dev/null || true
     wait "$wrkpid" 2>/dev/null || true
 
-    # Even = the page says 32/32 (+-1) with both lines serving, AND ss agrees: a SIGKILLed
-    # worker's line keeps its last `active` until its replacement starts, so the page alone
-    # would read 32/32 in the instant after the kill.
-    back=never; at1=-; at2=-; last_page=-; last_ss=-
-    while read -r t page states ss; do
+    # Back = the first table after the kill where both lines serve with 32 (+-1) active, once the
+    # page has left the split it had before: a SIGKILLed worker's line keeps its last `active`
+    # until it is reaped, so in the instant after the kill the page still reads the old split.
+    # ss (which process holds each socket) is read at the end as the OS's cross-check.
+    back=never; left=no; at1=-; at2=-; last_page=-
+    while read -r t page states; do
       dt=$(awk -v a="$t" -v b="$t_kill" 'BEGIN { printf "%.2f", a - b }')
-      awk -v d="$dt" 'BEGIN { exit !(d >= 0) }' || continue
+      [[ $dt == -* ]] && continue
       [ "$at1" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 1) }' && at1=$page
       [ "$at2" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 2) }' && at2=$page
-      last_page=$page; last_ss=$ss
-      if [ "$back" = never ] && is_even "$page" && is_even "$ss" && [[ $states != *LEFT* && $states != *NOT_STARTED* ]]; then
+      last_page=$page
+      serving=yes; [[ $states == *LEFT* || $states == *NOT_STARTED* ]] && serving=no
+      if [ "$left" = no ]; then
+        [ "$serving" = no ] || ! is_even "$page" && left=yes
+      elif [ "$back" = never ] && [ "$serving" = yes ] && is_even "$page"; then
         back="$dt s"
       fi
     done <"$WORK/samples.txt"
