@@ -9,6 +9,9 @@ BENCH_PIDS=()
 # m0serve NAME PORT ARGS... : starts a supervisor; its pid in BENCH_PID_<NAME>
 m0serve_start() {
   local name=$1 port=$2; shift 2
+  # A NAME's earlier run left "listening on" in its .out; the new one truncates it only once forked,
+  # so without this the wait below can read the old line and ask stats about a JVM not yet up.
+  rm -f "$WORK/$name.out"
   "${M0_JAVA[@]}" -jar "$JAR" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   local pid=$!
   BENCH_PIDS+=("$pid")

@@ -81,7 +81,6 @@ split_of() {
   echo "$s"
 }
 
-conn_total() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; }
 
 # run_client SHAPE URL OUT : SECS seconds (java: plus its warm-up); run it with & (it execs the
 # client, so $! is the client's pid)
@@ -127,16 +126,17 @@ for r in $(seq "$ROUNDS"); do
       run_client "$shape" "$url" "$WORK/client.txt" &
       cpid=$!
       # Landed: the split once all 32 are open (a cold JVM client on a loaded machine takes
-      # seconds to open them; short of 32, the most seen). End: the last sample while the client
-      # runs. ss every 0.5 s costs next to nothing beside the client.
-      landed=; first=; ended=0/0; most=0
+      # seconds to open them; short of 32, the most seen). End: the sample taken 0.5-1 s before the
+      # client ended (the last one may catch it closing). ss every 0.5 s costs next to nothing.
+      landed=; first=; ended=0/0; last=0/0; most=0
       while pid_alive "$cpid"; do
-        open=$(conn_total "$sport")
+        split=$(split_of "$sport")
+        open=$(( ${split//\// + } ))
         if [ -z "$landed" ] && (( open > most )); then
-          most=$open; first=$(split_of "$sport")
-          (( open >= 32 )) && landed=$first
+          most=$open; first=$split
+          (( open >= 32 )) && landed=$split
         fi
-        (( open > 0 )) && ended=$(split_of "$sport")
+        ended=$last; last=$split
         sleep 0.5
       done
       landed=${landed:-${first:-0/0}}

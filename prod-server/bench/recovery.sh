@@ -66,7 +66,7 @@ sample() {
 
 echo "# recovery: 2 workers x 2 blocking threads, wrk -t2 -c$CONNS keep-alive $PATH_Q, SIGKILL one worker, limit ${LIMIT} s"
 echo "# arms: ${ARMS[*]} (rebalance flag: $REBALANCE); $(date -u +%FT%TZ); $(nproc) cores; load average before: $(loadavg)"
-printf "| round | arm | before: page w0/w1 / ss | back to %d/%d after the kill | page w0/w1 at +1 s, +2 s, end | ss at end | load |\n|---|---|---|---|---|---|---|\n" "$EVEN" "$EVEN"
+printf "| round | arm | before: page w0/w1 / ss | killed | back to %d/%d after the kill | page w0/w1 at +1 s, +2 s, end | ss at end | load |\n|---|---|---|---|---|---|---|---|\n" "$EVEN" "$EVEN"
 for r in $(seq "$ROUNDS"); do
   for arm in "${ARMS[@]}"; do
     port=$(free_port)
@@ -88,7 +88,10 @@ for r in $(seq "$ROUNDS"); do
     for _ in $(seq 300); do [ "$(conn_total "$port")" -ge "$CONNS" ] && break; sleep 0.1; done
     sleep 1 # every connection serving
     before="$(tail -1 "$WORK/samples.txt" | cut -d' ' -f2) / $(ss_split "$port")"
-    victim=$(pgrep -P "$sup" | head -1)
+    # A worker JVM (index=N on its command line), not whatever else the supervisor may run.
+    victim=$(pgrep -P "$sup" -f 'm0\.server\.worker\.Worker' | head -1)
+    [ -n "$victim" ] || { echo "no worker of supervisor $sup to kill" >&2; exit 1; }
+    victim_index=$(tr '\0' '\n' <"/proc/$victim/cmdline" | sed -n 's/^index=//p')
     t_kill=$EPOCHREALTIME
     kill -KILL "$victim"
     sleep "$LIMIT"
@@ -109,9 +112,9 @@ for r in $(seq "$ROUNDS"); do
     while read -r t page states; do
       dt=$(awk -v a="$t" -v b="$t_kill" 'BEGIN { printf "%.2f", a - b }')
       [[ $dt == -* ]] && continue
-      [ "$at1" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 1) }' && at1=$page
-      [ "$at2" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 2) }' && at2=$page
-      last_page=$page
+      [ "$at1" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 1) }' && at1="$page ($states)"
+      [ "$at2" = - ] && awk -v d="$dt" 'BEGIN { exit !(d >= 2) }' && at2="$page ($states)"
+      last_page="$page ($states)"
       serving=yes; [[ $states == *LEFT* || $states == *NOT_STARTED* ]] && serving=no
       if [ "$left" = no ]; then
         [ "$serving" = no ] || ! is_even "$page" && left=yes
@@ -121,7 +124,7 @@ for r in $(seq "$ROUNDS"); do
     done <"$WORK/samples.txt"
     [ "$back" = never ] && back="never within $LIMIT s"
     bench_stop "$sup"
-    printf "| %d | %s | %s | %s | %s, %s, %s | %s | %s |\n" "$r" "$arm" "$before" "$back" "$at1" "$at2" "$last_page" "$last_ss" "$(loadavg)"
+    printf "| %d | %s | %s | w%s | %s | %s, %s, %s | %s | %s |\n" "$r" "$arm" "$before" "$victim_index" "$back" "$at1" "$at2" "$last_page" "$last_ss" "$(loadavg)"
   done
 done
 echo "# load average after: $(loadavg)"
