@@ -202,3 +202,12 @@ conn_spread() {
   ss -Htnp state established "( sport = :$1 )" 2>/dev/null \
     | grep -o 'pid=[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
 }
+
+# conn_split PORT N : conn_spread padded with /0 to N workers ("32/0", not "32"; "0/0" for none)
+conn_split() {
+  local s n
+  s=$(conn_spread "$1")
+  if [ -z "$s" ]; then s=0; n=1; else n=$(( $(tr -cd / <<<"$s" | wc -c) + 1 )); fi
+  while (( n < $2 )); do s="$s/0"; n=$((n + 1)); done
+  echo "$s"
+}

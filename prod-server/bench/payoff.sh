@@ -72,16 +72,6 @@ start_arm() {
   SERVER_PID=${!var}
 }
 
-# connections per worker, WORKERS entries, largest first: "32/0", not "32"
-split_of() {
-  local s n
-  s=$(conn_spread "$1")
-  if [ -z "$s" ]; then s=0; n=1; else n=$(( $(tr -cd / <<<"$s" | wc -c) + 1 )); fi
-  while (( n < WORKERS )); do s="$s/0"; n=$((n + 1)); done
-  echo "$s"
-}
-
-
 # run_client SHAPE URL OUT : SECS seconds (java: plus its warm-up); run it with & (it execs the
 # client, so $! is the client's pid)
 run_client() {
@@ -130,7 +120,7 @@ for r in $(seq "$ROUNDS"); do
       # client ended (the last one may catch it closing). ss every 0.5 s costs next to nothing.
       landed=; first=; ended=0/0; last=0/0; most=0
       while pid_alive "$cpid"; do
-        split=$(split_of "$sport")
+        split=$(conn_split "$sport" "$WORKERS")
         open=$(( ${split//\// + } ))
         if [ -z "$landed" ] && (( open > most )); then
           most=$open; first=$split

@@ -43,9 +43,6 @@ conn_total() { ss -Htn state established "( sport = :$1 )" 2>/dev/null | wc -l; 
 # "a/b" -> 0 when both are within 1 of EVEN
 is_even() { awk -F/ -v e="$EVEN" '{ exit !(NF == 2 && $1 >= e - 1 && $1 <= e + 1 && $2 >= e - 1 && $2 <= e + 1) }' <<<"$1"; }
 
-# ss's view, per worker process, largest first, padded to 2 ("64/0")
-ss_split() { local s; s=$(conn_spread "$1"); case $s in "") echo 0/0 ;; */*) echo "$s" ;; *) echo "$s/0" ;; esac; }
-
 # sample OUT : reads `m0serve stats --interval-ms 100` tables from stdin and writes one line per
 # table, "t active0/active1 state0,state1", t from EPOCHREALTIME at the table's first line.
 # Builtins only (no fork per table), so the loop keeps up and t is when the table was printed.
@@ -87,15 +84,19 @@ for r in $(seq "$ROUNDS"); do
     wrkpid=$!
     for _ in $(seq 300); do [ "$(conn_total "$port")" -ge "$CONNS" ] && break; sleep 0.1; done
     sleep 1 # every connection serving
-    before="$(tail -1 "$WORK/samples.txt" | cut -d' ' -f2) / $(ss_split "$port")"
-    # A worker JVM (index=N on its command line), not whatever else the supervisor may run.
-    victim=$(pgrep -P "$sup" -f 'm0\.server\.worker\.Worker' | head -1)
+    before="$(tail -1 "$WORK/samples.txt" | cut -d' ' -f2) / $(conn_split "$port" 2)"
+    # The worker JVM (index=N on its command line) holding the most connections: its clients
+    # must reconnect, which is what recovery is about (killing an idle worker moves nothing).
+    workers=$(pgrep -P "$sup" -f 'm0\.server\.worker\.Worker' || true)
+    victim=$(ss -Htnp state established "( sport = :$port )" 2>/dev/null | grep -o 'pid=[0-9]*' \
+      | sort | uniq -c | sort -rn | awk '{ sub("pid=", "", $2); print $2 }' | grep -Fxf <(echo "$workers") | head -1 || true)
+    victim=${victim:-$(head -1 <<<"$workers")}
     [ -n "$victim" ] || { echo "no worker of supervisor $sup to kill" >&2; exit 1; }
     victim_index=$(tr '\0' '\n' <"/proc/$victim/cmdline" | sed -n 's/^index=//p')
     t_kill=$EPOCHREALTIME
     kill -KILL "$victim"
     sleep "$LIMIT"
-    last_ss=$(ss_split "$port")
+    last_ss=$(conn_split "$port" 2)
     kill "$statspid" 2>/dev/null || true
     wait "$statspid" 2>/dev/null || true
     wait "$samplepid" 2>/dev/null || true
