@@ -9,6 +9,9 @@ BENCH_PIDS=()
 # m0serve NAME PORT ARGS... : starts a supervisor; its pid in BENCH_PID_<NAME>
 m0serve_start() {
   local name=$1 port=$2; shift 2
+  # A NAME's earlier run left "listening on" in its .out; the new one truncates it only once forked,
+  # so without this the wait below can read the old line and ask stats about a JVM not yet up.
+  rm -f "$WORK/$name.out"
   "${M0_JAVA[@]}" -jar "$JAR" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   local pid=$!
   BENCH_PIDS+=("$pid")
@@ -20,6 +23,12 @@ m0serve_start() {
   done
   # Every worker serving: its epoll set watches the listener (and under share, it has started).
   "${M0_JAVA[@]}" -jar "$JAR" stats --pid "$pid" --wait-ready-ms 60000 >/dev/null
+}
+
+# yes when the binary has --rebalance (idle-connection rebalance, issue 10), else no: the
+# scripts add their rebalance-off arm only where the flag exists
+m0serve_rebalance_flag() {
+  if "${M0_JAVA[@]}" -jar "$JAR" --help 2>&1 | grep -q -- '--rebalance'; then echo yes; else echo no; fi
 }
 
 # nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path
@@ -49,16 +58,65 @@ CONF
   wait_children "$pid" "$workers" && wait_http "$port"
 }
 
-# uvicorn NAME PORT WORKERS : bench/pid_app.py (Debian python3-uvicorn, /usr/bin/python3)
+# uvicorn NAME PORT WORKERS [APP] : APP defaults to bench/pid_app.py's (Debian python3-uvicorn,
+# /usr/bin/python3)
 uvicorn_start() {
-  local name=$1 port=$2 workers=$3
-  /usr/bin/python3 -m uvicorn --app-dir "$BENCH_DIR" pid_app:app --host 127.0.0.1 --port "$port" \
+  local name=$1 port=$2 workers=$3 app=${4:-pid_app:app}
+  /usr/bin/python3 -m uvicorn --app-dir "$BENCH_DIR" "$app" --host 127.0.0.1 --port "$port" \
     --workers "$workers" --lifespan off --no-access-log --log-level warning \
     >"$WORK/$name.out" 2>"$WORK/$name.err" &
   local pid=$!
   BENCH_PIDS+=("$pid")
   printf -v "BENCH_PID_$name" '%s' "$pid"
   wait_children "$pid" "$workers" && wait_http "$port"
+}
+
+# nginx_proxy NAME PORT UPSTREAM_PORT : one nginx worker as a reverse proxy to 127.0.0.1:UPSTREAM_PORT
+# through an upstream keep-alive pool of 32 (HTTP/1.1, Connection cleared: the pool reuses its
+# connections, so which server worker holds each of them is decided once, when nginx opens it).
+# Private prefix under WORK; when run as root it drops to nobody, as a deployment would run it.
+nginx_proxy_start() {
+  local name=$1 port=$2 upstream=$3 dir="$WORK/$1"
+  mkdir -p "$dir/tmp"
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $dir/tmp/body; proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi; uwsgi_temp_path $dir/tmp/uwsgi; scgi_temp_path $dir/tmp/scgi;
+  keepalive_requests 1000000;
+  keepalive_timeout 60s;
+  upstream app {
+    server 127.0.0.1:$upstream;
+    keepalive 32;
+    keepalive_requests 1000000;
+    keepalive_timeout 60s;
+  }
+  server {
+    listen 127.0.0.1:$port;
+    location / {
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+CONF
+  local as=()
+  if [ "$(id -u)" = 0 ]; then
+    chown -R nobody "$dir"
+    chmod o+x "$WORK"  # mktemp -d made it 0700
+    as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  fi
+  "${as[@]}" "${NGINX:-/usr/sbin/nginx}" -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" &
+  local pid=$!
+  BENCH_PIDS+=("$pid")
+  printf -v "BENCH_PID_$name" '%s' "$pid"
+  wait_children "$pid" 1 && wait_http "$port"
 }
 
 # at least N children of PID (bounded)
@@ -86,6 +144,31 @@ tree_ticks() {
     total=$(( total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}') ))
   done
   echo "$total"
+}
+
+# alive and not a zombie (kill -0 succeeds on a zombie)
+pid_alive() {
+  local st
+  st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [ -n "$st" ] && [ "$st" != Z ]
+}
+
+# bench_stop PID : one server tree, stopped before the next starts (SIGTERM, up to 5 s, then
+# SIGKILL), reaped and dropped from BENCH_PIDS so bench_cleanup never signals a reused pid.
+bench_stop() {
+  local p=$1 c kids i
+  kids=$(pgrep -P "$p" || true)
+  for c in $kids; do kill -TERM "$c" 2>/dev/null || true; done
+  kill -TERM "$p" 2>/dev/null || true
+  for i in $(seq 50); do
+    pid_alive "$p" || break
+    sleep 0.1
+  done
+  for c in $kids $(pgrep -P "$p" || true); do kill -KILL "$c" 2>/dev/null || true; done
+  kill -KILL "$p" 2>/dev/null || true
+  wait "$p" 2>/dev/null || true
+  for i in "${!BENCH_PIDS[@]}"; do [ "${BENCH_PIDS[$i]}" = "$p" ] && unset "BENCH_PIDS[$i]"; done
+  BENCH_PIDS=("${BENCH_PIDS[@]}")
 }
 
 # SIGTERM (nginx: QUIT) every server started here, then SIGKILL what is left of each tree, by pid
@@ -118,4 +201,13 @@ wrk_errors() {
 conn_spread() {
   ss -Htnp state established "( sport = :$1 )" 2>/dev/null \
     | grep -o 'pid=[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
+}
+
+# conn_split PORT N : conn_spread padded with /0 to N workers ("32/0", not "32"; "0/0" for none)
+conn_split() {
+  local s n
+  s=$(conn_spread "$1")
+  if [ -z "$s" ]; then s=0; n=1; else n=$(( $(tr -cd / <<<"$s" | wc -c) + 1 )); fi
+  while (( n < $2 )); do s="$s/0"; n=$((n + 1)); done
+  echo "$s"
 }
