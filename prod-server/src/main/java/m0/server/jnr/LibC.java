@@ -41,8 +41,6 @@ public interface LibC {
 
     long sendmsg(int fd, long msghdr, int flags);
 
-    long sendto(int fd, long buf, long len, int flags, long addr, int addrLen);
-
     int clock_gettime(int clockId, long timespec);
 
     long recvmsg(int fd, long msghdr, int flags);

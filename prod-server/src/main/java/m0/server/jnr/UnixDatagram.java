@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
  * with {@code $NOTIFY_SOCKET}. A leading {@code @} names an abstract socket (its sockaddr path
  * starts with a NUL byte and its length counts no terminator); anything else is a path.
  * {@code sockaddr_un} is 110 bytes: family@0 (u16), path@2 (108 bytes). Java 17's
- * {@code UnixDomainSocketAddress} does streams only, so this goes through the libc binding.
+ * {@code UnixDomainSocketAddress} does streams only, so this goes through the libc binding:
+ * sendmsg with msg_name set (jnr-ffi 2.2 passed garbage as sendto's sixth argument, the
+ * address length: EINVAL), over the msghdr and iovec offsets of PLATFORM.md.
  */
 public final class UnixDatagram implements AutoCloseable {
 
@@ -18,6 +20,8 @@ public final class UnixDatagram implements AutoCloseable {
     private final Memory addr = new Memory(SOCKADDR_UN);
     private final int addrLen;
     private final Memory message = new Memory(4096);
+    /** msghdr (56 bytes) then one iovec (16) pointing at {@code message}. */
+    private final Memory header = new Memory(56 + 16);
 
     private UnixDatagram(int fd, int addrLen) {
         this.fd = fd;
@@ -81,9 +85,19 @@ public final class UnixDatagram implements AutoCloseable {
             throw new IllegalArgumentException("datagram too long: " + raw.length + " bytes");
         }
         message.buffer().put(0, raw);
-        long n = Native.libc().sendto(fd, message.address(), raw.length, Native.MSG_NOSIGNAL, addr.address(), addrLen);
+        java.nio.ByteBuffer h = header.buffer();
+        h.putLong(0, addr.address()); // msg_name
+        h.putInt(8, addrLen);          // msg_namelen
+        h.putLong(16, header.address(56)); // msg_iov
+        h.putLong(24, 1);              // msg_iovlen
+        h.putLong(32, 0);              // msg_control
+        h.putLong(40, 0);              // msg_controllen
+        h.putInt(48, 0);               // msg_flags
+        h.putLong(56, message.address()); // iov_base
+        h.putLong(64, raw.length);        // iov_len
+        long n = Native.libc().sendmsg(fd, header.address(), Native.MSG_NOSIGNAL);
         if (n < 0) {
-            throw Native.fail("sendto(" + fd + ")");
+            throw Native.fail("sendmsg(" + fd + ", to " + (addrLen - 2) + "-byte AF_UNIX address)");
         }
     }
 

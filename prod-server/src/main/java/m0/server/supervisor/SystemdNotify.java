@@ -20,6 +20,9 @@ public final class SystemdNotify {
     private final UnixDatagram socket;
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
     private String lastStatus;
+    private long lastStatusAt;
+    /** A plain STATUS= is sent at most this often: connections open change with every pass. */
+    static final long STATUS_EVERY_NANOS = 1_000_000_000L;
 
     private SystemdNotify(UnixDatagram socket) {
         this.socket = socket;
@@ -61,11 +64,16 @@ public final class SystemdNotify {
         send("STOPPING=1\nSTATUS=" + status);
     }
 
-    /** A readable status line ({@code systemctl status}); sent only when it differs from the last one. */
+    /**
+     * A readable status line ({@code systemctl status}); sent only when it differs from the last
+     * one and a second has passed since (the loop wakes at least once a second, so it converges).
+     */
     public void status(String status) {
-        if (status.equals(lastStatus)) {
+        long now = System.nanoTime();
+        if (status.equals(lastStatus) || now - lastStatusAt < STATUS_EVERY_NANOS) {
             return;
         }
+        lastStatusAt = now;
         lastStatus = status;
         send("STATUS=" + status);
     }
