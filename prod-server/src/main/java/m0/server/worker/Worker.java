@@ -228,6 +228,7 @@ public final class Worker {
         Signals.onSignal("USR1", () -> {
             if (recorder != null) {
                 recorder.requestReopen();
+                wake.signal(); // a pass now, so the renamed file is let go of without waiting for traffic
             }
         });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
