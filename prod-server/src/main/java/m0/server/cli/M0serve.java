@@ -85,6 +85,11 @@ public final class M0serve implements Callable<Integer> {
                     + "written to stdout ('-'); SIGUSR1 reopens it. Default: off.")
     String accessLog;
 
+    @Option(names = "--app-classpath", paramLabel = "JARS_OR_DIRS",
+            description = "Where --app's class and its dependencies are, ':'-separated jars and directories, "
+                    + "loaded apart from m0serve's own classes (docs/apps.md).")
+    String appClasspath;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -125,7 +130,7 @@ public final class M0serve implements Callable<Integer> {
                 throw usage("--access-log: cannot append to '" + accessLog + "': " + e);
             }
         }
-        return new OperatorConfig(metricsHost, metricsPort, accessLog);
+        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath);
     }
 
     private record HostPort(InetAddress host, int port) {
@@ -197,9 +202,13 @@ public final class M0serve implements Callable<Integer> {
         }
         Class<?> c;
         try {
-            c = Class.forName(app, false, M0serve.class.getClassLoader());
+            ClassLoader loader = appClasspath == null ? M0serve.class.getClassLoader()
+                    : m0.server.http.AppClassPath.loader(appClasspath);
+            c = Class.forName(app, false, loader);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
         } catch (ClassNotFoundException | LinkageError e) {
-            throw usage("--app: class not found: " + app);
+            throw usage("--app: class not found: " + app + (appClasspath == null ? "" : " in --app-classpath"));
         }
         if (!App.class.isAssignableFrom(c)) {
             throw usage("--app: " + app + " does not implement " + App.class.getName());

@@ -691,7 +691,7 @@ public final class Supervisor {
         List<String> argv = new ArrayList<>(JavaCommand.workerPrefix());
         argv.add(Worker.class.getName());
         argv.addAll(spec.toArgs());
-        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog()).toArgs());
+        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
         List<String> env = new ArrayList<>();
         for (Map.Entry<String, String> e : System.getenv().entrySet()) {
             if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs

@@ -187,8 +187,13 @@ public final class Worker {
         }
         // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
         ExplodedClassPath.preload(java.util.List.of(Worker.class, m0.core.AcceptShare.class));
+        WorkerOperations ops = WorkerOperations.parse(args);
         App app;
         try {
+            if (ops.appClasspath() != null) {
+                // Apps.load and the pool threads (created by this thread) use the context loader.
+                Thread.currentThread().setContextClassLoader(m0.server.http.AppClassPath.loader(ops.appClasspath()));
+            }
             app = Apps.load(spec.app());
         } catch (RuntimeException | LinkageError e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
@@ -197,7 +202,7 @@ public final class Worker {
         }
         Worker w = new Worker(spec, app);
         try {
-            w.recorder = RequestRecorder.create(WorkerOperations.parse(args), spec.index(), w.failures);
+            w.recorder = RequestRecorder.create(ops, spec.index(), w.failures);
         } catch (java.io.IOException | RuntimeException e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot open the access log: " + e.getMessage());
             System.exit(EXIT_CONFIG);
