@@ -29,18 +29,9 @@ MURL=$(grep -o 'http://[0-9.:]*/metrics' "$WORK/metrics.out")
 for s in "${SIDES[@]}"; do IFS=: read -r n p _ <<<"$s"; wrk -t2 -c32 -d10s "http://127.0.0.1:$p/" >/dev/null; done # warm-up: JIT
 declare -A REQ TCK
 echo "keep-alive hello, wrk -t2 -c32, ${ROUNDS}x${SECS}s alternating; load $(loadavg)"
-for r in $(seq "$ROUNDS"); do
-  for s in "${SIDES[@]}"; do
-    IFS=: read -r n p pid <<<"$s"
-    b=$(tree_ticks "$pid")
-    reqs=$(wrk -t2 -c32 -d"${SECS}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
-    t=$(( $(tree_ticks "$pid") - b ))
-    REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
-    printf "round %s %-8s %10s req %8s us CPU/req\n" "$r" "$n" "$reqs" \
-      "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')"
-  done
-  curl -s "$MURL" >/dev/null # a scrape per round, as Prometheus would (every 15 s or so)
-done
+# A scrape per round, as Prometheus would (every 15 s or so).
+ROUND_HOOK='curl -s "$MURL" >/dev/null'
+cpu_rounds "$ROUNDS" "$SECS" "${SIDES[@]}"
 for n in metrics log; do
   awk -v a="${TCK[$n]}" -v x="${REQ[$n]}" -v b="${TCK[off]}" -v y="${REQ[off]}" -v n="$n" \
     'BEGIN{ printf "ratio %s/off CPU per request: %.3f\n", n, (a/x)/(b/y) }'
