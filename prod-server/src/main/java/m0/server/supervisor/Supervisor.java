@@ -277,7 +277,9 @@ public final class Supervisor {
                 reopenRequested = false;
                 forward(Processes.SIGUSR1);
             }
-            notify.status(statusLine());
+            if (notify.enabled()) {
+                notify.status(statusLine());
+            }
             if (stopping && now - killDeadline >= 0) {
                 for (Slot s : slots) {
                     if (s.pid > 0) {
