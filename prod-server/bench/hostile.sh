@@ -103,16 +103,7 @@ for s in "${SIDES[@]}"; do IFS=: read -r n p _ <<<"$s"; wrk -t2 -c32 -d5s "http:
 declare -A REQ TCK
 echo
 echo "keep-alive hello, wrk -t2 -c32, ${ROUNDS}x${SECS}s alternating; load $(loadavg)"
-for r in $(seq "$ROUNDS"); do
-  for s in "${SIDES[@]}"; do
-    IFS=: read -r n p pid <<<"$s"
-    b=$(tree_ticks "$pid")
-    reqs=$(wrk -t2 -c32 -d"${SECS}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
-    t=$(( $(tree_ticks "$pid") - b ))
-    REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
-    printf "round %s %-8s %10s req %8s us CPU/req\n" "$r" "$n" "$reqs" "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')"
-  done
-done
+cpu_rounds "$ROUNDS" "$SECS" "${SIDES[@]}"
 for s in "${SIDES[@]}"; do
   IFS=: read -r n _ _ <<<"$s"
   printf "total %-8s %8s us CPU/req\n" "$n" "$(awk -v t="${TCK[$n]}" -v q="${REQ[$n]}" -v hz="$TICK" 'BEGIN{printf "%.3f", t/hz*1e6/q}')"

@@ -171,6 +171,31 @@ bench_stop() {
   BENCH_PIDS=("${BENCH_PIDS[@]}")
 }
 
+# cpu_rounds ROUNDS SECS NAME:PORT:PID... : keep-alive hello CPU per request, wrk -t2 -c32 against
+# each server in turn, ROUNDS times (alternating and rotating the order, so the machine's load
+# falls on every arm alike);
+# adds to the caller's REQ[NAME] and TCK[NAME] (declare -A REQ TCK first) and prints a line per run.
+# ROUND_HOOK, when set, is run after each round. Needs TICK (getconf CLK_TCK).
+cpu_rounds() {
+  local rounds=$1 secs=$2 r k s n p pid b reqs t
+  shift 2
+  local sides=("$@")
+  for r in $(seq "$rounds"); do
+    for k in "${!sides[@]}"; do
+      # Each round starts one arm later: no arm always runs first (or last) after the others.
+      s=${sides[$(( (k + r - 1) % ${#sides[@]} ))]}
+      IFS=: read -r n p pid <<<"$s"
+      b=$(tree_ticks "$pid")
+      reqs=$(wrk -t2 -c32 -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
+      t=$(( $(tree_ticks "$pid") - b ))
+      REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
+      printf "round %s %-8s %10s req %8s us CPU/req\n" "$r" "$n" "$reqs" \
+        "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')"
+    done
+    if [ -n "${ROUND_HOOK:-}" ]; then eval "$ROUND_HOOK"; fi
+  done
+}
+
 # SIGTERM (nginx: QUIT) every server started here, then SIGKILL what is left of each tree, by pid
 bench_cleanup() {
   local p c

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
 import m0.core.AcceptPolicy;
+import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
 import m0.server.http.App;
@@ -74,6 +75,21 @@ public final class M0serve implements Callable<Integer> {
                     + "hand-offs); 0: RLIMIT_NOFILE less what the worker holds and a reserve (default).")
     long maxConnections;
 
+    @Option(names = "--metrics-bind", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics at http://HOST:PORT/metrics from the supervisor; port 0 picks "
+                    + "one (printed on stdout). Default: off.")
+    String metricsBind;
+
+    @Option(names = "--access-log", paramLabel = "PATH|-",
+            description = "Combined log format plus request time (µs) and worker index, appended to PATH or "
+                    + "written to stdout ('-'); SIGUSR1 reopens it. Default: off.")
+    String accessLog;
+
+    @Option(names = "--app-classpath", paramLabel = "JARS_OR_DIRS",
+            description = "Where --app's class and its dependencies are, ':'-separated jars and directories, "
+                    + "loaded apart from m0serve's own classes (docs/apps.md).")
+    String appClasspath;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -93,34 +109,64 @@ public final class M0serve implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return new Supervisor(config(), System.out).run();
+        return new Supervisor(config(), operatorConfig(), System.out).run();
     }
 
-    /** Validates the flags into a config; a bad value is a usage error. */
-    ServerConfig config() {
-        int colon = bind.lastIndexOf(':');
-        if (colon <= 0) {
-            throw usage("--bind wants HOST:PORT, got '" + bind + "'");
+    /** --metrics-bind and --access-log, validated. */
+    OperatorConfig operatorConfig() {
+        InetAddress metricsHost = null;
+        int metricsPort = 0;
+        if (metricsBind != null) {
+            HostPort hp = hostPort("--metrics-bind", metricsBind);
+            metricsHost = hp.host();
+            metricsPort = hp.port();
         }
-        String hostPart = bind.substring(0, colon);
+        if (accessLog != null && !"-".equals(accessLog)) {
+            // Said now, in one line, rather than by every worker exiting 78.
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(java.nio.file.Path.of(accessLog),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
+                ch.size();
+            } catch (java.io.IOException | RuntimeException e) {
+                throw usage("--access-log: cannot append to '" + accessLog + "': " + e);
+            }
+        }
+        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath);
+    }
+
+    private record HostPort(InetAddress host, int port) {
+    }
+
+    /** HOST:PORT ([v6]:PORT too), port 0..65535, the host resolved; else a usage error naming {@code flag}. */
+    private HostPort hostPort(String flag, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0) {
+            throw usage(flag + " wants HOST:PORT, got '" + value + "'");
+        }
+        String hostPart = value.substring(0, colon);
         if (hostPart.startsWith("[") && hostPart.endsWith("]")) {
             hostPart = hostPart.substring(1, hostPart.length() - 1);
         }
         int port;
         try {
-            port = Integer.parseInt(bind.substring(colon + 1));
+            port = Integer.parseInt(value.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw usage("--bind port is not a number: '" + bind + "'");
+            throw usage(flag + " port is not a number: '" + value + "'");
         }
         if (port < 0 || port > 65535) {
-            throw usage("--bind port out of range: " + port);
+            throw usage(flag + " port out of range: " + port);
         }
-        InetAddress host;
         try {
-            host = InetAddress.getByName(hostPart);
+            return new HostPort(InetAddress.getByName(hostPart), port);
         } catch (UnknownHostException e) {
-            throw usage("--bind host not found: '" + hostPart + "'");
+            throw usage(flag + " host not found: '" + hostPart + "'");
         }
+    }
+
+    /** Validates the flags into a config; a bad value is a usage error. */
+    ServerConfig config() {
+        HostPort bound = hostPort("--bind", bind);
+        InetAddress host = bound.host();
+        int port = bound.port();
         if (workers < 1 || workers > 256) {
             throw usage("--workers must be 1..256, got " + workers);
         }
@@ -157,9 +203,13 @@ public final class M0serve implements Callable<Integer> {
         }
         Class<?> c;
         try {
-            c = Class.forName(app, false, M0serve.class.getClassLoader());
+            ClassLoader loader = appClasspath == null ? M0serve.class.getClassLoader()
+                    : m0.server.http.AppClassPath.loader(appClasspath);
+            c = Class.forName(app, false, loader);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
         } catch (ClassNotFoundException | LinkageError e) {
-            throw usage("--app: class not found: " + app);
+            throw usage("--app: class not found: " + app + (appClasspath == null ? "" : " in --app-classpath"));
         }
         if (!App.class.isAssignableFrom(c)) {
             throw usage("--app: " + app + " does not implement " + App.class.getName());

@@ -43,6 +43,10 @@ public final class HttpSession {
     private final App app;
     private final Executor pool;
     private final Runnable wakeLoop;
+    /** Null (the default): nothing is told, and nothing is timed. */
+    private final ResponseObserver observer;
+    /** The pass that parsed the request being dispatched (for the observer's durations). */
+    private long requestStart;
     private final HttpParser parser;
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
@@ -69,6 +73,13 @@ public final class HttpSession {
 
     /** pool null: everything inline. wakeLoop: called from a pool thread when a response is ready. */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos) {
+        this(config, app, pool, wakeLoop, nowNanos, null);
+    }
+
+    /** The same, telling {@code observer} (null: nobody) of each response as it is queued. */
+    public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
+                       ResponseObserver observer) {
+        this.observer = observer;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
         this.app = app;
@@ -251,6 +262,7 @@ public final class HttpSession {
             if (r == HttpParser.NEED_MORE) break;
             if (r == HttpParser.REQUEST) {
                 timing = false;
+                requestStart = now;
                 dispatch(parser.request(), parser.requestKeepAlive());
             } else if (r == HttpParser.CONTINUE) {
                 // Interim responses keep request order too: only when nothing is owed before it.
@@ -286,11 +298,12 @@ public final class HttpSession {
             try {
                 blocking = app.blocking(request);
             } catch (RuntimeException e) {
-                respond(SERVER_ERROR, conn, head);
+                respond(SERVER_ERROR, conn, head, request);
                 return;
             }
             if (blocking) {
                 Slot s = new Slot(request, conn, head, app, wakeLoop);
+                s.start = requestStart;
                 slots.addLast(s);
                 try {
                     pool.execute(s);
@@ -308,15 +321,17 @@ public final class HttpSession {
         } catch (Exception e) {
             r = SERVER_ERROR;
         }
-        respond(r, conn, head);
+        respond(r, conn, head, request);
     }
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
-    private void respond(Response r, byte[] conn, boolean head) {
+    private void respond(Response r, byte[] conn, boolean head, Request request) {
         if (slots.isEmpty()) {
-            encode(r, conn, head);
+            encode(r, conn, head, request, requestStart);
         } else {
             Slot s = new Slot(null, conn, head, null, null);
+            s.logged = request;
+            s.start = requestStart;
             s.response = r;
             slots.addLast(s);
         }
@@ -333,7 +348,8 @@ public final class HttpSession {
             case HttpParser.NOT_IMPLEMENTED -> NOT_IMPLEMENTED;
             default -> BAD_REQUEST;
         };
-        respond(r, CONN_CLOSE, false);
+        requestStart = lastNow;
+        respond(r, CONN_CLOSE, false, null);
     }
 
     /** Moves finished responses at the head of the queue into the output; true if any moved. */
@@ -344,13 +360,13 @@ public final class HttpSession {
             Response r = s.response;
             if (r == null) break;
             slots.pollFirst();
-            encode(r, s.conn, s.head);
+            encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
             moved = true;
         }
         return moved;
     }
 
-    private void encode(Response r, byte[] conn, boolean head) {
+    private void encode(Response r, byte[] conn, boolean head, Request request, long start) {
         Response.Encoded e = r.encoded();
         byte[] date = HttpDate.line(System.currentTimeMillis());
         byte[] body = head || r.bodyless() ? null : r.body();
@@ -376,6 +392,9 @@ public final class HttpSession {
             w += body.length;
         }
         outWr = w;
+        if (observer != null) {
+            observer.responded(request, r.status(), body == null ? 0 : body.length, start);
+        }
     }
 
     private void append(byte[] bytes) {
@@ -407,6 +426,9 @@ public final class HttpSession {
         final App app;
         final Runnable wake;
         volatile Response response;
+        /** For the observer: the request of a response known at once but queued behind others. */
+        Request logged;
+        long start;
 
         Slot(Request request, byte[] conn, boolean head, App app, Runnable wake) {
             this.request = request;

@@ -41,6 +41,8 @@ public interface LibC {
 
     long sendmsg(int fd, long msghdr, int flags);
 
+    int clock_gettime(int clockId, long timespec);
+
     long recvmsg(int fd, long msghdr, int flags);
 
     int getrlimit(int resource, long rlimit);

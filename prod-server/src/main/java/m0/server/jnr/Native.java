@@ -35,6 +35,10 @@ public final class Native {
     static final int SO_REUSEADDR = 2;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
+    static final int SO_TYPE = 3;
+    static final int SO_ACCEPTCONN = 30;
+    static final int SO_DOMAIN = 39;
+    static final int CLOCK_MONOTONIC = 1;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
     static final int SCM_RIGHTS = 1;

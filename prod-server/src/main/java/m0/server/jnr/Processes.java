@@ -4,6 +4,7 @@ package m0.server.jnr;
 public final class Processes {
 
     public static final int SIGKILL = 9;
+    public static final int SIGUSR1 = 10;
     public static final int SIGTERM = 15;
     public static final int SIGSTOP = 19;
     public static final int SIGCONT = 18;

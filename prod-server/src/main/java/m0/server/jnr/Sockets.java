@@ -64,6 +64,57 @@ public final class Sockets {
         return (Byte.toUnsignedInt(b.get(2)) << 8) | Byte.toUnsignedInt(b.get(3)); // network order
     }
 
+    /**
+     * What an inherited descriptor is, for socket activation's check: getsockopt SO_DOMAIN,
+     * SO_TYPE and SO_ACCEPTCONN.
+     *
+     * @throws NativeException ENOTSOCK for a descriptor that is not a socket, EBADF for none
+     */
+    public static SocketKind kind(int fd) {
+        return new SocketKind(intOption(fd, Native.SO_DOMAIN, "SO_DOMAIN"), intOption(fd, Native.SO_TYPE, "SO_TYPE"),
+                intOption(fd, Native.SO_ACCEPTCONN, "SO_ACCEPTCONN") != 0);
+    }
+
+    /** A socket's domain, type and whether it listens; {@link #isTcpListener} is what a listener must be. */
+    public record SocketKind(int domain, int type, boolean accepting) {
+        public boolean isTcpListener() {
+            return (domain == Native.AF_INET || domain == Native.AF_INET6) && type == Native.SOCK_STREAM && accepting;
+        }
+
+        @Override
+        public String toString() {
+            String d = domain == Native.AF_INET ? "AF_INET" : domain == Native.AF_INET6 ? "AF_INET6"
+                    : domain == Native.AF_UNIX ? "AF_UNIX" : "domain " + domain;
+            String t = type == Native.SOCK_STREAM ? "SOCK_STREAM" : type == Native.SOCK_DGRAM ? "SOCK_DGRAM" : "type " + type;
+            return d + " " + t + (accepting ? " listening" : " not listening");
+        }
+    }
+
+    private static int intOption(int fd, int name, String label) {
+        Memory m = SCRATCH.get();
+        m.buffer().putInt(0, 0);
+        m.buffer().putInt(8, 4);
+        Native.check("getsockopt(" + fd + ", " + label + ")",
+                Native.libc().getsockopt(fd, Native.SOL_SOCKET, name, m.address(), m.address(8)));
+        return m.buffer().getInt(0);
+    }
+
+    /** "host:port" of a bound TCP socket (IPv4 or IPv6). */
+    public static String localHostPort(int fd) {
+        Memory m = SCRATCH.get();
+        ByteBuffer b = m.buffer();
+        b.putInt(SOCKADDR_MAX, SOCKADDR_MAX);
+        Native.check("getsockname(" + fd + ")", Native.libc().getsockname(fd, m.address(), m.address(SOCKADDR_MAX)));
+        int port = (Byte.toUnsignedInt(b.get(2)) << 8) | Byte.toUnsignedInt(b.get(3));
+        byte[] raw = new byte[b.getShort(0) == Native.AF_INET6 ? 16 : 4];
+        b.get(raw.length == 16 ? 8 : 4, raw);
+        try {
+            return hostPort(InetAddress.getByAddress(raw), port);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // only thrown for a wrong length
+        }
+    }
+
     /** Turns Nagle off: responses go out as soon as they are written. */
     public static void setNoDelay(int fd) {
         Native.check("setsockopt(" + fd + ", TCP_NODELAY)",

@@ -46,6 +46,9 @@ public final class StatsCommand implements Callable<Integer> {
                     + "(* past the 2 ms after which pick skips a worker)")
     long passesMillis;
 
+    @Option(names = "--json", description = "one JSON object per table (per line), for scripts")
+    boolean json;
+
     @Spec
     CommandSpec spec;
 
@@ -81,6 +84,14 @@ public final class StatsCommand implements Callable<Integer> {
                 Thread.sleep(intervalMillis);
             }
             PageSnapshot snapshot = page.read();
+            if (json) {
+                out.println(JsonStats.format(snapshot, StartupTimes.attach(pid).orElse(null)));
+                out.flush();
+                if (intervalMillis <= 0) {
+                    break;
+                }
+                continue;
+            }
             out.print(snapshot.format());
             // Held by a supervisor only; a worker's pid shows the page alone.
             StartupTimes.attach(pid).ifPresent(t -> out.print(t.format(snapshot.workers().size())));

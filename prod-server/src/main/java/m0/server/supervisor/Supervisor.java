@@ -60,6 +60,14 @@ public final class Supervisor {
 
     private final ServerConfig config;
     private final PrintStream out;
+    /** Operators' additions (metrics, access log, systemd): docs/adr/0017, 0018. */
+    private final OperatorConfig ops;
+    private final SystemdNotify notify = SystemdNotify.fromEnvironment(System.getenv());
+    private ServerCounters counters;
+    private MetricsServer metrics;
+    /** RELOADING=1 was sent; READY=1 follows when the reload's queue is done. */
+    private boolean reloadNotified;
+    private volatile boolean reopenRequested;
     /** The "ready" line was printed: every first-generation worker has started. */
     private boolean announcedReady;
     /** Lines on the page (worker indices), running or not: 2N + 1. */
@@ -138,7 +146,12 @@ public final class Supervisor {
     }
 
     public Supervisor(ServerConfig config, PrintStream out) {
+        this(config, OperatorConfig.NONE, out);
+    }
+
+    public Supervisor(ServerConfig config, OperatorConfig ops, PrintStream out) {
         this.config = config;
+        this.ops = ops;
         this.out = out;
         this.target = config.workers();
         this.maxWorkers = 2 * config.workers();
@@ -159,7 +172,15 @@ public final class Supervisor {
     public int run() {
         String where = Sockets.hostPort(config.host(), config.port());
         try {
-            listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
+            listener = SocketActivation.adopt(System.getenv(), ProcessHandle.current().pid());
+        } catch (SocketActivation.Misconfigured e) {
+            System.err.println("m0serve: " + e.getMessage());
+            return 2;
+        }
+        try {
+            if (listener < 0) {
+                listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
+            }
         } catch (NativeException e) {
             String why = e.errno() == Native.EADDRINUSE
                     ? "port " + config.port() + " is already in use (another server on " + where + "?)"
@@ -168,8 +189,19 @@ public final class Supervisor {
             return 1;
         }
         port = Sockets.localPort(listener);
+        String address = Sockets.localHostPort(listener);
         shared = SharedPage.create(lines);
         page = shared.page();
+        counters = new ServerCounters(lines);
+        if (ops.metrics()) {
+            try {
+                metrics = MetricsServer.start(ops.metricsHost(), ops.metricsPort(), page, counters);
+            } catch (java.io.IOException e) {
+                System.err.println("m0serve: cannot serve metrics on "
+                        + Sockets.hostPort(ops.metricsHost(), ops.metricsPort()) + ": " + e.getMessage());
+                return 1;
+            }
+        }
         startup = StartupTimes.create(lines);
         sendFds = new int[lines];
         receiveFds = new int[lines];
@@ -196,14 +228,27 @@ public final class Supervisor {
             scaleRequests.decrementAndGet();
             wake.signal();
         });
+        Signals.onSignal("USR1", () -> { // logrotate's convention: forwarded, each worker reopens its log
+            reopenRequested = true;
+            wake.signal();
+        });
         for (int i = 0; i < target; i++) {
             slots[i].member = true;
             spawn(i);
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                Sockets.hostPort(config.host(), port), target, config.acceptPolicy(), ProcessHandle.current().pid());
+                address, target, config.acceptPolicy(), ProcessHandle.current().pid());
+        if (metrics != null) {
+            out.printf("m0serve: metrics on http://%s/metrics%n", metrics.address());
+        }
         out.flush();
-        return loop();
+        try {
+            return loop();
+        } finally {
+            if (metrics != null) {
+                metrics.stop();
+            }
+        }
     }
 
     private void requestStop() {
@@ -241,6 +286,13 @@ public final class Supervisor {
                 scale();
                 reload();
             }
+            if (reopenRequested) {
+                reopenRequested = false;
+                forward(Processes.SIGUSR1);
+            }
+            if (notify.enabled()) {
+                notify.status(statusLine());
+            }
             if (stopping && now - killDeadline >= 0) {
                 for (Slot s : slots) {
                     if (s.pid > 0) {
@@ -258,6 +310,26 @@ public final class Supervisor {
                 return 1;
             }
         }
+    }
+
+    private void forward(int signal) {
+        for (Slot s : slots) {
+            if (s.pid > 0) {
+                Processes.kill(s.pid, signal);
+            }
+        }
+    }
+
+    /** For {@code systemctl status}: what a person wants to know at a glance. */
+    private String statusLine() {
+        long open = 0;
+        for (int i = 0; i < lines; i++) {
+            if (slots[i].pid > 0) {
+                open += Math.max(0, page.getVolatile(PageLayout.activeWord(i)));
+            }
+        }
+        return (stopping ? "stopping: " : "") + running() + " worker(s) live, " + open + " connection(s) open, "
+                + counters.respawns() + " respawn(s)";
     }
 
     private int timeoutMillis() {
@@ -280,6 +352,7 @@ public final class Supervisor {
 
     private void beginStop(long now) {
         stopping = true;
+        notify.stopping(statusLine());
         killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
         reloadQueue.clear();
         step = null;
@@ -393,6 +466,7 @@ public final class Supervisor {
             out.printf("m0serve: ready: %d worker(s) started%n", running());
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
             out.flush();
+            notify.ready(ProcessHandle.current().pid(), statusLine());
         }
     }
 
@@ -442,6 +516,7 @@ public final class Supervisor {
         int pid = s.pid;
         s.pid = -1;
         s.pidfd = -1;
+        counters.pid(index, -1);
         long now = System.nanoTime();
         String why = null;
         boolean quiet = false;
@@ -466,6 +541,7 @@ public final class Supervisor {
         share.markReaped(index, why == null);
         if (why == null) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
+            counters.respawned();
             respawn(index, now);
             return;
         }
@@ -485,6 +561,7 @@ public final class Supervisor {
         s.member = false;
         s.respawnAt = 0;
         s.draining = true;
+        counters.gaveUp();
         giveUps.add(new Drain(share.giveUp(index), now));
     }
 
@@ -574,6 +651,10 @@ public final class Supervisor {
             if (step == null) {
                 if (reloadQueue.isEmpty()) {
                     if (!reloadAgain) {
+                        if (reloadNotified) {
+                            reloadNotified = false;
+                            notify.ready(ProcessHandle.current().pid(), statusLine());
+                        }
                         return;
                     }
                     reloadAgain = false;
@@ -627,6 +708,11 @@ public final class Supervisor {
             }
         }
         System.err.println("m0serve: SIGHUP: reloading " + reloadQueue.size() + " worker(s), one at a time");
+        counters.reloaded();
+        if (!reloadNotified) {
+            reloadNotified = true;
+            notify.reloading("reloading " + reloadQueue.size() + " worker(s)");
+        }
     }
 
     /** A new worker at a free index (reload, SIGTTIN): a fresh budget. */
@@ -669,9 +755,12 @@ public final class Supervisor {
         List<String> argv = new ArrayList<>(JavaCommand.workerPrefix());
         argv.add(Worker.class.getName());
         argv.addAll(spec.toArgs());
+        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
         List<String> env = new ArrayList<>();
         for (Map.Entry<String, String> e : System.getenv().entrySet()) {
-            env.add(e.getKey() + "=" + e.getValue());
+            if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
+                env.add(e.getKey() + "=" + e.getValue());
+            }
         }
         Slot s = slots[index];
         startup.spawned(index, System.nanoTime());
@@ -700,6 +789,7 @@ public final class Supervisor {
         }
         s.pid = pid;
         s.pidfd = pidfd;
+        counters.pid(index, pid);
         s.started = false;
         s.startedAt = 0;
         s.retiring = false;

@@ -101,6 +101,8 @@ public final class Worker {
     private final RateLimitedLog failures;
 
     private volatile boolean stopRequested;
+    /** Metrics counters and the access log (docs/adr/0017); null when neither is on. */
+    private RequestRecorder recorder;
     /** The supervisor's pidfd: readable when it dies, and then we leave. */
     private int parentFd = -1;
     private Connection[] byFd = new Connection[1024];
@@ -185,8 +187,13 @@ public final class Worker {
         }
         // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
         ExplodedClassPath.preload(java.util.List.of(Worker.class, m0.core.AcceptShare.class));
+        WorkerOperations ops = WorkerOperations.parse(args);
         App app;
         try {
+            if (ops.appClasspath() != null) {
+                // Apps.load and the pool threads (created by this thread) use the context loader.
+                Thread.currentThread().setContextClassLoader(m0.server.http.AppClassPath.loader(ops.appClasspath()));
+            }
             app = Apps.load(spec.app());
         } catch (RuntimeException | LinkageError e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
@@ -194,6 +201,13 @@ public final class Worker {
             return;
         }
         Worker w = new Worker(spec, app);
+        try {
+            w.recorder = RequestRecorder.create(ops, spec.index(), w.failures);
+        } catch (java.io.IOException | RuntimeException e) {
+            System.err.println("m0serve worker " + spec.index() + ": cannot open the access log: " + e.getMessage());
+            System.exit(EXIT_CONFIG);
+            return;
+        }
         int status;
         try {
             status = w.run();
@@ -215,6 +229,13 @@ public final class Worker {
         Signals.onSignal("INT", () -> { });
         // HUP is the supervisor's (a reload); a hang-up sent to the whole group must not kill us.
         Signals.onSignal("HUP", () -> { });
+        // USR1 is forwarded by the supervisor: reopen the access log (its default would kill us).
+        Signals.onSignal("USR1", () -> {
+            if (recorder != null) {
+                recorder.requestReopen();
+                wake.signal(); // a pass now, so the renamed file is let go of without waiting for traffic
+            }
+        });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
@@ -252,12 +273,18 @@ public final class Worker {
             }
             share.passEnd(open);
             publishStats();
+            if (recorder != null) {
+                recorder.endOfPass();
+            }
             if (stopping && !draining && open == 0) {
                 break;
             }
         }
         if (pool != null) {
             pool.shutdownNow();
+        }
+        if (recorder != null) {
+            recorder.close();
         }
         return 0;
     }
@@ -401,7 +428,7 @@ public final class Worker {
             }
             // One worker, or the bare race: no allocation, no page access (sharing() is false).
             if (!share.sharing()) {
-                admit(fd, null, false);
+                admit(fd, recorder == null ? null : acceptor.lastPeer(), false); // the peer: for the access log
                 continue;
             }
             Accepted a = new Accepted(fd, acceptor.lastPeer());
@@ -468,7 +495,8 @@ public final class Worker {
             return;
         }
         Connection c = new Connection(fd, peer);
-        c.session = new HttpSession(http, app, pool, () -> completed(c), now);
+        c.session = new HttpSession(http, app, pool, () -> completed(c), now,
+                recorder == null ? null : recorder.observer(peer));
         if (fd >= byFd.length) {
             byFd = java.util.Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
         }
@@ -523,6 +551,9 @@ public final class Worker {
                     }
                     break;
                 }
+                if (recorder != null) {
+                    recorder.bytesIn(n);
+                }
                 inView.limit(n).position(0);
                 try {
                     c.session.onBytes(inView, now);
@@ -571,6 +602,9 @@ public final class Worker {
                 if (n < 0) {
                     watch(c);
                     return;
+                }
+                if (recorder != null) {
+                    recorder.bytesOut(n);
                 }
                 c.session.written(n, now);
                 if (n < len) {

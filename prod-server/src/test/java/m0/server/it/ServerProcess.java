@@ -30,6 +30,8 @@ final class ServerProcess implements AutoCloseable {
     final String banner;
     private final Path stderr;
     private CompletableFuture<String> ready;
+    /** Every stdout line after the banner, as it comes (the drain thread adds, tests read). */
+    private final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private ServerProcess(Process process, String banner, Path stderr) {
         this.process = process;
@@ -107,10 +109,12 @@ final class ServerProcess implements AutoCloseable {
             throw new IllegalStateException("m0serve did not report its port; stderr: " + Files.readString(err));
         }
         // Keep draining stdout so the child never blocks on a full pipe; note the ready line.
+        ServerProcess server = new ServerProcess(p, banner, err);
         CompletableFuture<String> ready = new CompletableFuture<>();
         Thread drain = new Thread(() -> {
             try {
                 for (String line; (line = out.readLine()) != null; ) {
+                    server.lines.add(line);
                     if (line.contains("m0serve: ready:")) {
                         ready.complete(line);
                     }
@@ -120,10 +124,9 @@ final class ServerProcess implements AutoCloseable {
             }
             ready.complete(null);
         }, "m0serve-stdout");
+        server.ready = ready;
         drain.setDaemon(true);
         drain.start();
-        ServerProcess server = new ServerProcess(p, banner, err);
-        server.ready = ready;
         return server;
     }
 
@@ -137,6 +140,26 @@ final class ServerProcess implements AutoCloseable {
      */
     String awaitReady(long seconds) throws Exception {
         return ready.get(seconds, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The first stdout line after the banner that matches {@code pattern} (its first group if it
+     * has one), polled until {@code seconds} pass; null if none came.
+     */
+    String awaitLine(Pattern pattern, long seconds) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        do {
+            synchronized (lines) {
+                for (String line : lines) {
+                    Matcher m = pattern.matcher(line);
+                    if (m.find()) {
+                        return m.groupCount() > 0 ? m.group(1) : line;
+                    }
+                }
+            }
+            Thread.sleep(10); // polling the drain thread's list, bounded by the deadline
+        } while (System.nanoTime() - until < 0);
+        return null;
     }
 
     String stderr() throws IOException {

@@ -1,0 +1,54 @@
+package m0.server.stats;
+
+import java.util.Locale;
+import m0.server.supervisor.StartupTimes;
+
+/**
+ * {@code m0serve stats --json}: the page (and the start-up record, when the pid is a
+ * supervisor's) as one JSON object per line, for scripts. Hand-written: every value is a
+ * number or one of the page's state names, so nothing needs escaping.
+ *
+ * <pre>{"pid":P,"rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
+ *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"started_ms":N,"starts":N},...],
+ *   "ready_ms":N}</pre>
+ * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid).
+ */
+final class JsonStats {
+
+    private JsonStats() {
+    }
+
+    static String format(PageSnapshot s, StartupTimes startup) {
+        StringBuilder b = new StringBuilder(256 + 200 * s.workers().size());
+        b.append("{\"pid\":").append(s.pid()).append(",\"rehomed\":").append(s.rehomed())
+                .append(",\"lost\":").append(s.lost()).append(",\"workers\":[");
+        for (WorkerLine w : s.workers()) {
+            boolean inPass = m0.core.PageLayout.inPass(w.state());
+            b.append(w.index() == 0 ? "" : ",").append("{\"index\":").append(w.index())
+                    .append(",\"state\":\"").append(inPass ? "IN_PASS" : m0.core.PageLayout.stateName(w.state())).append('"')
+                    .append(",\"in_pass_ms\":").append(inPass ? millis((s.readAtNanos() - w.state()) / 1e6) : "null")
+                    .append(",\"active\":").append(w.active())
+                    .append(",\"pending\":").append(w.pending())
+                    .append(",\"taken\":").append(w.taken())
+                    .append(",\"sent\":").append(w.sent())
+                    .append(",\"received\":").append(w.received())
+                    .append(",\"forwarded\":").append(w.forwarded());
+            if (startup != null && w.index() < startup.lines()) {
+                double ms = startup.startedMillis(w.index());
+                b.append(",\"started_ms\":").append(ms < 0 ? "null" : millis(ms))
+                        .append(",\"starts\":").append(startup.starts(w.index()));
+            }
+            b.append('}');
+        }
+        b.append(']');
+        if (startup != null) {
+            double r = startup.readyMillis();
+            b.append(",\"ready_ms\":").append(r < 0 ? "null" : millis(r));
+        }
+        return b.append('}').toString();
+    }
+
+    private static String millis(double ms) {
+        return String.format(Locale.ROOT, "%.3f", ms);
+    }
+}

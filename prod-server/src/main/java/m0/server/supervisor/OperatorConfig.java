@@ -1,0 +1,21 @@
+package m0.server.supervisor;
+
+import java.net.InetAddress;
+
+/**
+ * The operator's settings beside the server's own (validated): where the supervisor serves
+ * Prometheus metrics, where workers write the access log, where the app's classes are.
+ *
+ * @param metricsHost null: no metrics endpoint
+ * @param metricsPort 0 picks a free port (printed on stdout)
+ * @param accessLog   a file, "-" for standard output, or null: no access log
+ */
+public record OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath) {
+
+    /** Nothing beyond what the server always does. */
+    public static final OperatorConfig NONE = new OperatorConfig(null, 0, null, null);
+
+    public boolean metrics() {
+        return metricsHost != null;
+    }
+}

@@ -1,0 +1,65 @@
+package m0.server.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import m0.server.cli.M0serve;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+/**
+ * {@code m0serve stats --json} of a serving server is JSON (parsed by Python's json module, a
+ * parser this project did not write) with the page's fields per worker and the start-up times.
+ */
+class StatsJsonIntegrationTest {
+
+    /** Prints the fields the test checks, one per line, or fails with the parser's message. */
+    private static final String CHECK = String.join("\n",
+            "import json, sys",
+            "d = json.loads(sys.stdin.read())",
+            "w = d['workers'][0]",
+            "print(d['pid']); print(len(d['workers'])); print(w['state']); print(w['active']);",
+            "print(sorted(w.keys())); print(d['ready_ms'] > 0); print(w['started_ms'] > 0)");
+
+    @Test
+    @Timeout(60)
+    void statsJsonParsesWithTheExpectedFields() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/python3").canExecute()
+                || "true".equals(System.getenv("CI")), "python3 missing");
+        try (ServerProcess s = ServerProcess.start("--workers", "1")) {
+            s.awaitReady(60);
+            StringWriter text = new StringWriter();
+            CommandLine cl = M0serve.commandLine();
+            cl.setOut(new PrintWriter(text, true));
+            cl.setErr(new PrintWriter(text, true));
+            assertEquals(0, cl.execute("stats", "--pid", Long.toString(s.pid()), "--json"), text.toString());
+            String json = text.toString().trim();
+            assertEquals(1, json.lines().count(), json);
+
+            Process py = new ProcessBuilder("python3", "-c", CHECK).redirectErrorStream(true).start();
+            try {
+                py.getOutputStream().write(json.getBytes(StandardCharsets.UTF_8));
+                py.getOutputStream().close();
+                String out = new String(py.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertTrue(py.waitFor(30, TimeUnit.SECONDS));
+                assertEquals(0, py.exitValue(), out + "\n" + json);
+                String[] f = out.split("\n");
+                assertEquals(Long.toString(s.pid()), f[0]);
+                assertEquals("1", f[1], "the lines in use (--workers 1): " + json);
+                assertEquals("PARKED", f[2]);
+                assertEquals("0", f[3]);
+                assertEquals("['active', 'forwarded', 'in_pass_ms', 'index', 'pending', 'received', 'sent', "
+                        + "'started_ms', 'starts', 'state', 'taken']", f[4]);
+                assertEquals("True", f[5], "ready_ms");
+                assertEquals("True", f[6], "started_ms");
+            } finally {
+                py.destroyForcibly();
+            }
+        }
+    }
+}
