@@ -147,6 +147,7 @@ public final class AcceptShare<C> {
         // reads a fresh replacement as loaded with connections it does not have until its
         // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
         page.setVolatile(activeWord, 0);
+        policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
     }
@@ -346,7 +347,7 @@ public final class AcceptShare<C> {
      * move. See {@link Rebalance} for the rules.
      */
     public int rebalancePick(long open) {
-        if (!sharing || left || !rebalance.on()) {
+        if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
             return self;
         }
         return rebalance.pick(siblings, self, open, clock.nanoTime());
@@ -370,6 +371,45 @@ public final class AcceptShare<C> {
         rebalanced++;
         rebalance.moved(clock.nanoTime());
         return true;
+    }
+
+    /**
+     * Fountain: a reading of the loop's cumulative busy nanoseconds (time outside its wait for
+     * events). Call at every pass end and at least every 20 ms while parked (bound the wait's
+     * timeout by it): a sample is taken when the last is 20 ms old, and a full worker turns
+     * free only at a sample. Costs a clock read and a compare otherwise; nothing for share/race.
+     */
+    public void sample(long busyNanosTotal) {
+        if (sharing && !left) {
+            policy.sample(siblings, self, busyNanosTotal);
+        }
+    }
+
+    /**
+     * The listener is readable: accept from it now? Always for share and race. Fountain: only
+     * while every earlier worker is full or not taking; false leaves it to them, and the loop
+     * stops listening (disarms the listener) until {@link #listenDeadline()}, then looks again.
+     */
+    public boolean takeListener() {
+        if (!sharing || left) {
+            return true;
+        }
+        return policy.takeListener(siblings, self, true);
+    }
+
+    /** After {@link #takeListener()} said no: when the loop looks at the listener again. */
+    public long listenDeadline() {
+        return policy.listenDeadline();
+    }
+
+    /**
+     * The loop found the listener empty (accept said EAGAIN, or its look at the deadline found
+     * nothing): a connection that comes later starts a new wait.
+     */
+    public void listenerEmpty() {
+        if (sharing && !left) {
+            policy.takeListener(siblings, self, false);
+        }
     }
 
     /** Idle connections this worker handed over to even the load. */
