@@ -45,8 +45,9 @@ public interface AcceptPolicy {
     }
 
     /**
-     * The listener is {@code readable} (or, false: the loop found it empty): accept now? False
-     * leaves it to an earlier worker until {@link #listenDeadline()}. Share and race: always.
+     * The loop looked at the listener and found it {@code readable} or not: listen to it (and
+     * accept now, when readable)? False leaves it to an earlier worker until
+     * {@link #listenDeadline()}. Share and race: always true.
      */
     default boolean takeListener(Siblings siblings, int self, boolean readable) {
         return true;
@@ -73,7 +74,12 @@ public interface AcceptPolicy {
      * listener to them for up to 2 ms. Keeps what it accepts; moves nothing.
      */
     static AcceptPolicy fountain() {
-        return new FountainPolicy();
+        return fountain(new BusyEstimator());
+    }
+
+    /** Fountain judging its load with {@code estimator} (other periods and thresholds: mutants). */
+    static AcceptPolicy fountain(BusyEstimator estimator) {
+        return new FountainPolicy(estimator);
     }
 
     /**

@@ -386,30 +386,22 @@ public final class AcceptShare<C> {
     }
 
     /**
-     * The listener is readable: accept from it now? Always for share and race. Fountain: only
-     * while every earlier worker is full or not taking; false leaves it to them, and the loop
-     * stops listening (disarms the listener) until {@link #listenDeadline()}, then looks again.
+     * The loop looked at the listener: epoll found it readable, or it looks (a zero-timeout poll)
+     * at the deadline of the last answer. True: listen to it (keep it in epoll) and, when
+     * {@code readable}, accept from it now. False (fountain only, while an earlier worker is
+     * taking): leave it to them, take the listener out of epoll, look again at
+     * {@link #listenDeadline()} (within 2 ms). Always true for share and race.
      */
-    public boolean takeListener() {
+    public boolean takeListener(boolean readable) {
         if (!sharing || left) {
             return true;
         }
-        return policy.takeListener(siblings, self, true);
+        return policy.takeListener(siblings, self, readable);
     }
 
-    /** After {@link #takeListener()} said no: when the loop looks at the listener again. */
+    /** After {@link #takeListener} said false: when the loop looks at the listener again. */
     public long listenDeadline() {
         return policy.listenDeadline();
-    }
-
-    /**
-     * The loop found the listener empty (accept said EAGAIN, or its look at the deadline found
-     * nothing): a connection that comes later starts a new wait.
-     */
-    public void listenerEmpty() {
-        if (sharing && !left) {
-            policy.takeListener(siblings, self, false);
-        }
     }
 
     /** Idle connections this worker handed over to even the load. */

@@ -37,6 +37,10 @@ public final class BusyEstimator {
     /** Set in the published busy word while the worker is full. */
     public static final long FULL_BIT = 1L << 32;
 
+    private final long sampleNanos;
+    private final int fullFrom;
+    private final int freeBelow;
+
     private boolean sampled;
     private long sampleAt;
     private long busyAtSample;
@@ -44,6 +48,21 @@ public final class BusyEstimator {
     private int windowAccepts;
     private int previousWindowAccepts;
     private boolean full;
+
+    /** The note's rules: 20 ms samples, full from 85 %, free below 70 %. */
+    public BusyEstimator() {
+        this(SAMPLE_NANOS, FULL_FROM, FREE_BELOW);
+    }
+
+    /** Other periods and thresholds: the checkers' mutants (an unsampled or band-less estimator). */
+    public BusyEstimator(long sampleNanos, int fullFrom, int freeBelow) {
+        if (sampleNanos < 0 || freeBelow > fullFrom) {
+            throw new IllegalArgumentException("period >= 0 and free-below <= full-from");
+        }
+        this.sampleNanos = sampleNanos;
+        this.fullFrom = fullFrom;
+        this.freeBelow = freeBelow;
+    }
 
     /**
      * A reading of the loop's cumulative busy time at {@code now}. Takes a sample when the last
@@ -60,7 +79,7 @@ public final class BusyEstimator {
             return false;
         }
         long wall = now - sampleAt;
-        if (wall < SAMPLE_NANOS) {
+        if (wall < sampleNanos || wall <= 0) {
             return false;
         }
         long busy = Math.max(0, busyNanosTotal - busyAtSample);
@@ -125,9 +144,9 @@ public final class BusyEstimator {
 
     private void judge() {
         int e = estimate();
-        if (e >= FULL_FROM) {
+        if (e >= fullFrom) {
             full = true;
-        } else if (e < FREE_BELOW) {
+        } else if (e < freeBelow) {
             full = false;
         }
     }

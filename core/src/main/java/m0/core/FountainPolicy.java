@@ -12,7 +12,8 @@ import static m0.core.PageLayout.NOT_STARTED;
  * "established connections never move", so rebalance is off too). Pick counts the accept for
  * the surge estimate.
  *
- * <p>The listener rule, asked each time the loop finds the listener readable:
+ * <p>The listener rule, asked each time the loop looks at the listener (epoll found it readable,
+ * or a look at the last answer's deadline):
  * <ul>
  *   <li>The <b>head</b> is the first earlier worker that is taking: live (not LEFT, not
  *       NOT_STARTED), not inside one pass for over 2 ms, and not full by its published word.
@@ -33,7 +34,7 @@ final class FountainPolicy implements AcceptPolicy {
     /** How long a worker leaves a readable listener to an earlier one: 2 ms. */
     static final long LEAVE_NANOS = PageLayout.SLOW_PASS_NANOS;
 
-    private final BusyEstimator estimator = new BusyEstimator();
+    private final BusyEstimator estimator;
     private long published = -1;
 
     /** A wait in progress: since when, for which head, and the head's words when it began. */
@@ -48,6 +49,10 @@ final class FountainPolicy implements AcceptPolicy {
     private int stuckHead = -1;
     private long stuckState;
     private long stuckActive;
+
+    FountainPolicy(BusyEstimator estimator) {
+        this.estimator = estimator;
+    }
 
     @Override
     public String name() {
@@ -89,10 +94,6 @@ final class FountainPolicy implements AcceptPolicy {
 
     @Override
     public boolean takeListener(Siblings siblings, int self, boolean readable) {
-        if (!readable) {
-            waiting = false;
-            return true;
-        }
         long now = siblings.now();
         for (int j = 0; j < self; j++) {
             long state = siblings.state(j);
@@ -103,6 +104,13 @@ final class FountainPolicy implements AcceptPolicy {
             long active = siblings.active(j);
             if (j == stuckHead && state == stuckState && active == stuckActive) {
                 continue; // found stuck before and still without progress
+            }
+            if (!readable) {
+                // Nothing waits: stay away from the listener, but look again within 2 ms, so
+                // that a connection arriving behind a head that is stuck waits no longer.
+                waiting = false;
+                deadline = slowAt(state, now + LEAVE_NANOS);
+                return false;
             }
             return leaveTo(j, state, active, now);
         }
@@ -119,10 +127,7 @@ final class FountainPolicy implements AcceptPolicy {
             waitState = state;
             waitActive = active;
         }
-        deadline = waitSince + LEAVE_NANOS;
-        if (state > 0 && state + LEAVE_NANOS + 1 - deadline < 0) {
-            deadline = state + LEAVE_NANOS + 1; // the head's pass turns slow first
-        }
+        deadline = slowAt(state, waitSince + LEAVE_NANOS);
         if (now - deadline < 0) {
             return false;
         }
@@ -131,6 +136,11 @@ final class FountainPolicy implements AcceptPolicy {
         stuckState = state;
         stuckActive = active;
         return true;
+    }
+
+    /** {@code deadline}, or sooner when the head's pass turns slow (over 2 ms) first. */
+    private static long slowAt(long state, long deadline) {
+        return state > 0 && state + LEAVE_NANOS + 1 - deadline < 0 ? state + LEAVE_NANOS + 1 : deadline;
     }
 
     @Override

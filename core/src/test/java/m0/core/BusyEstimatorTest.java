@@ -138,6 +138,15 @@ class BusyEstimatorTest {
     }
 
     @Test
+    void otherPeriodsAndThresholdsAreForMutantsOnly() {
+        BusyEstimator unsampled = new BusyEstimator(0, 850, 700);
+        unsampled.sample(now, 0);
+        assertTrue(unsampled.sample(now + 1, 1), "every reading a sample");
+        assertFalse(unsampled.sample(now + 1, 1), "but never over no time at all");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new BusyEstimator(0, 700, 850));
+    }
+
+    @Test
     void resetStartsFreeAtZero() {
         e.sample(now, 0);
         for (int k = 0; k < 9; k++) {

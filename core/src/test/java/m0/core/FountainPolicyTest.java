@@ -49,9 +49,9 @@ class FountainPolicyTest {
 
     @Test
     void workerZeroAlwaysTakes() {
-        assertTrue(w.get(0).takeListener());
+        assertTrue(w.get(0).takeListener(true));
         full(0);
-        assertTrue(w.get(0).takeListener(), "full or not, nobody is before it");
+        assertTrue(w.get(0).takeListener(true), "full or not, nobody is before it");
     }
 
     @Test
@@ -78,87 +78,94 @@ class FountainPolicyTest {
     @Test
     void aLaterWorkerLeavesTheListenerToAFreeEarlierOneFor2ms() {
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener());
+        assertFalse(w1.takeListener(true));
         assertEquals(T0 + 2 * MS, w1.listenDeadline());
         clock.advance(2 * MS - 1);
-        assertFalse(w1.takeListener(), "1.999999 ms: still w0's");
+        assertFalse(w1.takeListener(true), "1.999999 ms: still w0's");
         assertEquals(T0 + 2 * MS, w1.listenDeadline(), "the wait keeps its start");
         clock.advance(1);
-        assertTrue(w1.takeListener(), "2 ms and w0 did nothing (stopped while parked): w1 takes it");
+        assertTrue(w1.takeListener(true), "2 ms and w0 did nothing (stopped while parked): w1 takes it");
     }
 
     @Test
     void aFullLeftNotStartedOrSlowEarlierWorkerIsNotTaking() {
         AcceptShare<String> w1 = w.get(1);
         full(0);
-        assertTrue(w1.takeListener(), "w0 full");
+        assertTrue(w1.takeListener(true), "w0 full");
         page.setVolatile(PageLayout.busyWord(0), 0);
         w.get(0).leave();
-        assertTrue(w1.takeListener(), "w0 LEFT");
+        assertTrue(w1.takeListener(true), "w0 LEFT");
         page.setVolatile(PageLayout.stateWord(0), PageLayout.NOT_STARTED);
-        assertTrue(w1.takeListener(), "w0 NOT_STARTED");
+        assertTrue(w1.takeListener(true), "w0 NOT_STARTED");
         page.setVolatile(PageLayout.stateWord(0), T0 - 2 * MS - 1);
-        assertTrue(w1.takeListener(), "w0 inside one pass for over 2 ms");
+        assertTrue(w1.takeListener(true), "w0 inside one pass for over 2 ms");
         page.setVolatile(PageLayout.stateWord(0), T0 - 2 * MS);
-        assertFalse(w1.takeListener(), "exactly 2 ms is not over 2 ms");
+        assertFalse(w1.takeListener(true), "exactly 2 ms is not over 2 ms");
     }
 
     @Test
     void aHeadInAPassIsLeftOnlyUntilThePassTurnsSlow() {
         page.setVolatile(PageLayout.stateWord(0), T0 - MS / 2);
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener());
+        assertFalse(w1.takeListener(true));
         assertEquals(T0 + 3 * MS / 2 + 1, w1.listenDeadline(), "1.5 ms from now, not 2");
         clock.advance(3 * MS / 2 + 1);
-        assertTrue(w1.takeListener());
+        assertTrue(w1.takeListener(true));
     }
 
     @Test
     void theHeadIsTheFirstTakingWorkerBeforeMe() {
         full(0);
         AcceptShare<String> w2 = w.get(2);
-        assertFalse(w2.takeListener(), "w0 is full, w1 is free: w1's turn");
+        assertFalse(w2.takeListener(true), "w0 is full, w1 is free: w1's turn");
         full(1);
-        assertTrue(w2.takeListener(), "both before it full: w2 fills");
+        assertTrue(w2.takeListener(true), "both before it full: w2 fills");
     }
 
     @Test
     void aHeadThatMakesProgressRestartsTheWait() {
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener());
+        assertFalse(w1.takeListener(true));
         clock.advance(MS);
         w.get(0).passStart();
         w.get(0).passOn("c", 0); // publishes active = 1
         w.get(0).passEnd(1);
         clock.advance(MS);
-        assertFalse(w1.takeListener(), "w0 took one: it is taking, not stuck");
+        assertFalse(w1.takeListener(true), "w0 took one: it is taking, not stuck");
         assertEquals(T0 + 4 * MS, w1.listenDeadline());
     }
 
     @Test
     void aStuckHeadCostsOnlyTheFirstConnectionItsWait() {
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener());
+        assertFalse(w1.takeListener(true));
         clock.advance(2 * MS);
-        assertTrue(w1.takeListener(), "the first waited 2 ms");
-        w1.listenerEmpty();
+        assertTrue(w1.takeListener(true), "the first waited 2 ms");
+        assertTrue(w1.takeListener(false), "w0 stuck: w1 listens, empty or not");
         clock.advance(5 * MS);
-        assertTrue(w1.takeListener(), "w0 still shows nothing new: skipped at once");
+        assertTrue(w1.takeListener(true), "w0 still shows nothing new: skipped at once");
         w.get(0).passStart();
         w.get(0).passOn("c", 0);
         w.get(0).passEnd(1);
-        assertFalse(w1.takeListener(), "w0 accepted again: it is back, its turn again");
+        assertFalse(w1.takeListener(true), "w0 accepted again: it is back, its turn again");
     }
 
     @Test
-    void anEmptyListenerEndsTheWait() {
+    void anEmptyListenerEndsTheWaitAndIsLookedAtAgainWithin2ms() {
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener());
+        assertFalse(w1.takeListener(true));
         clock.advance(3 * MS / 2);
-        w1.listenerEmpty();
+        assertFalse(w1.takeListener(false), "w0 took it: w1 stays away from the listener");
+        assertEquals(T0 + 7 * MS / 2, w1.listenDeadline(), "and looks again in 2 ms");
         clock.advance(MS);
-        assertFalse(w1.takeListener(), "a new connection starts a new wait of its own");
+        assertFalse(w1.takeListener(true), "a new connection starts a new wait of its own");
         assertEquals(T0 + 5 * MS / 2 + 2 * MS, w1.listenDeadline());
+    }
+
+    @Test
+    void aFreeWorkerWithNoTakingHeadListens() {
+        full(0);
+        assertTrue(w.get(1).takeListener(false), "w0 full: w1 is a taker, keep the listener in epoll");
     }
 
     @Test
@@ -197,7 +204,8 @@ class FountainPolicyTest {
             AcceptShare<String> w1 = new AcceptShare<>(pg, new QueueChannel<>(2, 4), clock, p, 2, 1);
             w1.bind();
             w1.start();
-            assertTrue(w1.takeListener(), p.name());
+            assertTrue(w1.takeListener(true), p.name());
+            assertTrue(w1.takeListener(false), p.name());
             w1.sample(5 * MS);
             clock.advance(40 * MS);
             w1.sample(45 * MS);
