@@ -17,32 +17,35 @@ import static m0.core.PageLayout.NOT_STARTED;
  * <ul>
  *   <li>The <b>head</b> is the first earlier worker that is taking: live (not LEFT, not
  *       NOT_STARTED), not inside one pass for over 2 ms, and not full by its published word.
- *       No head: accept now.
- *   <li>Otherwise leave it to the head until {@code since + 2 ms}, {@code since} being when this
- *       wait began, and sooner if the head's pass turns slow first. At the deadline, if the
- *       listener is still readable and the head showed no progress (its state and active words
- *       unchanged since the wait began: stopped while parked, say, which its state cannot tell),
- *       accept: nothing is stranded. A head that made progress restarts the wait: it is taking.
+ *       No head: listen, and accept now.
+ *   <li>Otherwise leave the listener to the head and look again within {@link #LOOK_NANOS}
+ *       (1 ms), sooner if the head's pass turns slow first. When two looks a look apart both
+ *       find the listener readable and the head's state and active words unchanged between them
+ *       (a head stopped while parked, or dead and not yet reaped: its state cannot tell), take
+ *       it: a connection arriving just after a look is taken within two looks, 2 ms. A healthy
+ *       head takes a connection within microseconds of its arrival, and that changes its words.
  *   <li>A head found stuck stays skipped while its words stay unchanged, so only the first
- *       connection after it stopped waits the 2 ms.
+ *       connection behind it waits.
  * </ul>
  *
  * <p>One instance per worker, called from that worker's loop.
  */
 final class FountainPolicy implements AcceptPolicy {
 
-    /** How long a worker leaves a readable listener to an earlier one: 2 ms. */
+    /** How long a worker leaves a readable listener to an earlier one, at most: 2 ms. */
     static final long LEAVE_NANOS = PageLayout.SLOW_PASS_NANOS;
+    /** Looks at a listener left to an earlier worker: two of them bound the wait by 2 ms. */
+    static final long LOOK_NANOS = LEAVE_NANOS / 2;
 
     private final BusyEstimator estimator;
     private long published = -1;
 
-    /** A wait in progress: since when, for which head, and the head's words when it began. */
-    private boolean waiting;
-    private long waitSince;
-    private int waitHead = -1;
-    private long waitState;
-    private long waitActive;
+    /** The last look that counts: was the listener readable, when, and the head's words then. */
+    private boolean lookedReadable;
+    private long lookAt;
+    private int lookHead = -1;
+    private long lookState;
+    private long lookActive;
     private long deadline;
 
     /** A head found stuck, and its words then: skipped while they stay so. */
@@ -79,7 +82,7 @@ final class FountainPolicy implements AcceptPolicy {
     @Override
     public void started(Siblings siblings, int self) {
         estimator.reset();
-        waiting = false;
+        lookedReadable = false;
         stuckHead = -1;
         published = -1;
         publish(siblings, self); // a predecessor's FULL must not outlive it
@@ -105,37 +108,33 @@ final class FountainPolicy implements AcceptPolicy {
             if (j == stuckHead && state == stuckState && active == stuckActive) {
                 continue; // found stuck before and still without progress
             }
-            if (!readable) {
-                // Nothing waits: stay away from the listener, but look again within 2 ms, so
-                // that a connection arriving behind a head that is stuck waits no longer.
-                waiting = false;
-                deadline = slowAt(state, now + LEAVE_NANOS);
-                return false;
-            }
-            return leaveTo(j, state, active, now);
+            return look(j, state, active, readable, now);
         }
-        waiting = false;
+        lookedReadable = false;
         return true;
     }
 
-    /** Leave the listener to {@code head} for now; true when its time is up and we take it. */
-    private boolean leaveTo(int head, long state, long active, long now) {
-        if (!waiting || head != waitHead || state != waitState || active != waitActive) {
-            waiting = true;
-            waitSince = now;
-            waitHead = head;
-            waitState = state;
-            waitActive = active;
-        }
-        deadline = slowAt(state, waitSince + LEAVE_NANOS);
-        if (now - deadline < 0) {
+    /** The listener is left to {@code head}; true when the head is stuck and we take it. */
+    private boolean look(int head, long state, long active, boolean readable, long now) {
+        boolean unchanged = head == lookHead && state == lookState && active == lookActive;
+        if (readable && lookedReadable && unchanged) {
+            if (now - lookAt >= LOOK_NANOS) {
+                lookedReadable = false;
+                stuckHead = head;
+                stuckState = state;
+                stuckActive = active;
+                return true;
+            }
+            deadline = slowAt(state, lookAt + LOOK_NANOS); // too soon to judge: keep the first look
             return false;
         }
-        waiting = false;
-        stuckHead = head;
-        stuckState = state;
-        stuckActive = active;
-        return true;
+        lookedReadable = readable;
+        lookAt = now;
+        lookHead = head;
+        lookState = state;
+        lookActive = active;
+        deadline = slowAt(state, now + LOOK_NANOS);
+        return false;
     }
 
     /** {@code deadline}, or sooner when the head's pass turns slow (over 2 ms) first. */

@@ -76,15 +76,27 @@ class FountainPolicyTest {
     }
 
     @Test
-    void aLaterWorkerLeavesTheListenerToAFreeEarlierOneFor2ms() {
+    void aLaterWorkerLeavesTheListenerAndTakesItWhenTwoLooksAMillisecondApartSeeNoProgress() {
         AcceptShare<String> w1 = w.get(1);
-        assertFalse(w1.takeListener(true));
-        assertEquals(T0 + 2 * MS, w1.listenDeadline());
-        clock.advance(2 * MS - 1);
-        assertFalse(w1.takeListener(true), "1.999999 ms: still w0's");
-        assertEquals(T0 + 2 * MS, w1.listenDeadline(), "the wait keeps its start");
+        assertFalse(w1.takeListener(true), "w0 is free: its connection");
+        assertEquals(T0 + MS, w1.listenDeadline(), "look again in 1 ms");
+        clock.advance(MS - 1);
+        assertFalse(w1.takeListener(true), "0.999999 ms: too soon to judge");
+        assertEquals(T0 + MS, w1.listenDeadline(), "the first look stays the baseline");
         clock.advance(1);
-        assertTrue(w1.takeListener(true), "2 ms and w0 did nothing (stopped while parked): w1 takes it");
+        assertTrue(w1.takeListener(true), "still there 1 ms later and w0 did nothing (stopped while parked)");
+    }
+
+    @Test
+    void aConnectionArrivingJustAfterAnEmptyLookIsTakenFromAStuckHeadWithin2ms() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(false), "nothing waits: stay away, look again");
+        assertEquals(T0 + MS, w1.listenDeadline());
+        clock.advance(MS);
+        assertFalse(w1.takeListener(true), "the first look that finds it");
+        assertEquals(T0 + 2 * MS, w1.listenDeadline());
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "2 ms after the empty look");
     }
 
     @Test
@@ -105,12 +117,12 @@ class FountainPolicyTest {
 
     @Test
     void aHeadInAPassIsLeftOnlyUntilThePassTurnsSlow() {
-        page.setVolatile(PageLayout.stateWord(0), T0 - MS / 2);
+        page.setVolatile(PageLayout.stateWord(0), T0 - 3 * MS / 2);
         AcceptShare<String> w1 = w.get(1);
         assertFalse(w1.takeListener(true));
-        assertEquals(T0 + 3 * MS / 2 + 1, w1.listenDeadline(), "1.5 ms from now, not 2");
-        clock.advance(3 * MS / 2 + 1);
-        assertTrue(w1.takeListener(true));
+        assertEquals(T0 + MS / 2 + 1, w1.listenDeadline(), "0.5 ms from now, not 1");
+        clock.advance(MS / 2 + 1);
+        assertTrue(w1.takeListener(true), "a pass over 2 ms: not taking");
     }
 
     @Test
@@ -123,24 +135,24 @@ class FountainPolicyTest {
     }
 
     @Test
-    void aHeadThatMakesProgressRestartsTheWait() {
+    void aHeadThatMakesProgressIsTakingNotStuck() {
         AcceptShare<String> w1 = w.get(1);
         assertFalse(w1.takeListener(true));
-        clock.advance(MS);
+        clock.advance(MS / 2);
         w.get(0).passStart();
         w.get(0).passOn("c", 0); // publishes active = 1
         w.get(0).passEnd(1);
-        clock.advance(MS);
-        assertFalse(w1.takeListener(true), "w0 took one: it is taking, not stuck");
-        assertEquals(T0 + 4 * MS, w1.listenDeadline());
+        clock.advance(MS / 2);
+        assertFalse(w1.takeListener(true), "w0 took one: a new connection, a new first look");
+        assertEquals(T0 + 2 * MS, w1.listenDeadline());
     }
 
     @Test
     void aStuckHeadCostsOnlyTheFirstConnectionItsWait() {
         AcceptShare<String> w1 = w.get(1);
         assertFalse(w1.takeListener(true));
-        clock.advance(2 * MS);
-        assertTrue(w1.takeListener(true), "the first waited 2 ms");
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "the first waited");
         assertTrue(w1.takeListener(false), "w0 stuck: w1 listens, empty or not");
         clock.advance(5 * MS);
         assertTrue(w1.takeListener(true), "w0 still shows nothing new: skipped at once");
@@ -151,15 +163,15 @@ class FountainPolicyTest {
     }
 
     @Test
-    void anEmptyListenerEndsTheWaitAndIsLookedAtAgainWithin2ms() {
+    void anEmptyLookEndsTheWait() {
         AcceptShare<String> w1 = w.get(1);
         assertFalse(w1.takeListener(true));
-        clock.advance(3 * MS / 2);
+        clock.advance(MS / 2);
         assertFalse(w1.takeListener(false), "w0 took it: w1 stays away from the listener");
-        assertEquals(T0 + 7 * MS / 2, w1.listenDeadline(), "and looks again in 2 ms");
+        assertEquals(T0 + 3 * MS / 2, w1.listenDeadline(), "and looks again in 1 ms");
         clock.advance(MS);
-        assertFalse(w1.takeListener(true), "a new connection starts a new wait of its own");
-        assertEquals(T0 + 5 * MS / 2 + 2 * MS, w1.listenDeadline());
+        assertFalse(w1.takeListener(true), "a new connection: its own first look");
+        assertEquals(T0 + 5 * MS / 2, w1.listenDeadline());
     }
 
     @Test
