@@ -123,6 +123,7 @@ final class Oracles {
         if (s.balanceOracle) {
             balance(s);
         }
+        s.listener.atQuiescence();
         for (Conn c : s.conns) {
             if (c.served || c.eof != null) {
                 continue;

@@ -29,6 +29,9 @@ public final class Worker {
     long leftAt;
     /** The next pass runs this long inside (a slow inline view), then 0 again. */
     long slowPass;
+    /** The epoll model ({@link EpollLoop}): the listener is in its epoll; it is blocked in epoll_wait. */
+    boolean armed = true;
+    boolean inEpoll;
 
     Worker(Sim sim, int index, String name) {
         this.sim = sim;
