@@ -26,7 +26,7 @@ public final class FountainScenarios {
             "w0 is killed at any point around a client at 1 ms and reaped only at 6 ms; clients at 2 and 3 ms",
             2, FountainScenarios::kill);
     public static final Scenario FILL = new Scenario("FOUNTAIN-FILL",
-            "three workers: a burst of 30 fills w0 (surge), then w1, then w2 starts; w0's clients leave at 10 ms;"
+            "three workers: a burst of 40 fills w0 (surge), then w1, then w2 starts; w0's clients leave at 10 ms;"
             + " clients at 45 and 50 ms go to w0 again", 3, FountainScenarios::fill);
     public static final Scenario FLAP = new Scenario("FOUNTAIN-FLAP",
             "w0's load: 100 % to 100 ms, 78 % to 160 ms, then 6 ms on / 6 ms off: its busy word never flaps",
@@ -138,7 +138,7 @@ public final class FountainScenarios {
         s.listener.use(ListenerWake.ALL);
         s.listener.fillOracle = true;
         s.listener.takeBackBy = 0;
-        s.clients(30);
+        s.clients(40);
         long end = T0 + 60 * MS;
         s.loop(w0, () -> fountain(s, w0).acceptCost(MS / 10).clientsLeaveAt(T0 + 10 * MS).run(end));
         s.loop(w1, () -> {
