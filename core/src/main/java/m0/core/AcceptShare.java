@@ -390,7 +390,7 @@ public final class AcceptShare<C> {
      * at the deadline of the last answer. True: listen to it (keep it in epoll) and, when
      * {@code readable}, accept from it now. False (fountain only, while an earlier worker is
      * taking): leave it to them, take the listener out of epoll, look again at
-     * {@link #listenDeadline()} (within 2 ms). Always true for share and race.
+     * {@link #listenDeadline()} (within 1 ms). Always true for share and race.
      */
     public boolean takeListener(boolean readable) {
         if (!sharing || left) {
