@@ -28,6 +28,36 @@ public interface AcceptPolicy {
      */
     int pick(Siblings siblings, int self, long open);
 
+    /**
+     * Whether an established connection may move to a sibling (rebalance). Fountain: no, the
+     * note's "established connections never move"; a move would also undo the fill order.
+     */
+    default boolean movesConnections() {
+        return true;
+    }
+
+    /** The worker took over its index ({@link AcceptShare#start()}): forget the predecessor's load. */
+    default void started(Siblings siblings, int self) {
+    }
+
+    /** A reading of the loop's cumulative busy time (fountain's estimator); others ignore it. */
+    default void sample(Siblings siblings, int self, long busyNanosTotal) {
+    }
+
+    /**
+     * The loop looked at the listener and found it {@code readable} or not: listen to it (and
+     * accept now, when readable)? False leaves it to an earlier worker until
+     * {@link #listenDeadline()}. Share and race: always true.
+     */
+    default boolean takeListener(Siblings siblings, int self, boolean readable) {
+        return true;
+    }
+
+    /** After {@link #takeListener} said no: when to look at the listener again. */
+    default long listenDeadline() {
+        throw new IllegalStateException(name() + " never leaves the listener");
+    }
+
     /** The bare race: always self. */
     static AcceptPolicy race() {
         return RacePolicy.INSTANCE;
@@ -36,6 +66,20 @@ public interface AcceptPolicy {
     /** Least loaded: {@code active + pending}, ties to self, equal siblings in turn. */
     static AcceptPolicy share() {
         return new SharePolicy();
+    }
+
+    /**
+     * Fill workers in index order (seed 004, ADR 0019): worker i accepts only while every
+     * earlier worker is full (85 % busy, free below 70 %) or not taking, else leaves the
+     * listener to them for up to 2 ms. Keeps what it accepts; moves nothing.
+     */
+    static AcceptPolicy fountain() {
+        return fountain(new BusyEstimator());
+    }
+
+    /** Fountain judging its load with {@code estimator} (other periods and thresholds: mutants). */
+    static AcceptPolicy fountain(BusyEstimator estimator) {
+        return new FountainPolicy(estimator);
     }
 
     /**
@@ -55,8 +99,10 @@ public interface AcceptPolicy {
                 return share();
             case "race":
                 return race();
+            case "fountain":
+                return fountain();
             default:
-                throw new IllegalArgumentException("unknown accept policy '" + name + "' (share, race)");
+                throw new IllegalArgumentException("unknown accept policy '" + name + "' (share, race, fountain)");
         }
     }
 }

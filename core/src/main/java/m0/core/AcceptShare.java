@@ -161,6 +161,7 @@ public final class AcceptShare<C> {
         // reads a fresh replacement as loaded with connections it does not have until its
         // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
         page.setVolatile(activeWord, 0);
+        policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
     }
@@ -387,7 +388,7 @@ public final class AcceptShare<C> {
      * move. See {@link Rebalance} for the rules.
      */
     public int rebalancePick(long open) {
-        if (!sharing || left || !rebalance.on()) {
+        if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
             return self;
         }
         return rebalance.pick(siblings, self, open, clock.nanoTime());
@@ -411,6 +412,37 @@ public final class AcceptShare<C> {
         rebalanced++;
         rebalance.moved(clock.nanoTime());
         return true;
+    }
+
+    /**
+     * Fountain: a reading of the loop's cumulative busy nanoseconds (time outside its wait for
+     * events). Call at every pass end and at least every 20 ms while parked (bound the wait's
+     * timeout by it): a sample is taken when the last is 20 ms old, and a full worker turns
+     * free only at a sample. Costs a clock read and a compare otherwise; nothing for share/race.
+     */
+    public void sample(long busyNanosTotal) {
+        if (sharing && !left) {
+            policy.sample(siblings, self, busyNanosTotal);
+        }
+    }
+
+    /**
+     * The loop looked at the listener: epoll found it readable, or it looks (a zero-timeout poll)
+     * at the deadline of the last answer. True: listen to it (keep it in epoll) and, when
+     * {@code readable}, accept from it now. False (fountain only, while an earlier worker is
+     * taking): leave it to them, take the listener out of epoll, look again at
+     * {@link #listenDeadline()} (within 1 ms). Always true for share and race.
+     */
+    public boolean takeListener(boolean readable) {
+        if (!sharing || left) {
+            return true;
+        }
+        return policy.takeListener(siblings, self, readable);
+    }
+
+    /** After {@link #takeListener} said false: when the loop looks at the listener again. */
+    public long listenDeadline() {
+        return policy.listenDeadline();
     }
 
     /** Idle connections this worker handed over to even the load. */

@@ -78,7 +78,10 @@ public final class PageLayout {
     public static final int PENDING_OFFSET = 2;
     /** Offset in a line: connections received by the worker and not yet retired. */
     public static final int TAKEN_OFFSET = 3;
-    /** Offset in a line: the fountain policy's published busy share, per mille. */
+    /**
+     * Offset in a line: the fountain policy's published busy share, per mille, with
+     * {@link BusyEstimator#FULL_BIT} while the worker is full (see {@link BusyEstimator#word}).
+     */
     public static final int BUSY_OFFSET = 4;
 
     /** Offset in a line: statistic, fresh accepts this worker passed to a sibling. */

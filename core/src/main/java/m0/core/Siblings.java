@@ -6,7 +6,8 @@ import static m0.core.PageLayout.SLOW_PASS_NANOS;
 
 /**
  * A read view of every worker's line, for the pick policies and for forwarding. It reads the
- * page; the only word it writes is the rotation counter.
+ * page; the only words it writes are the rotation counter and, for the fountain policy, the
+ * caller's own busy word.
  */
 public final class Siblings {
 
@@ -46,6 +47,11 @@ public final class Siblings {
 
     public long busy(int i) {
         return page.getVolatile(PageLayout.busyWord(i));
+    }
+
+    /** Publish worker {@code self}'s own busy word (fountain; written by worker self only). */
+    public void publishBusy(int self, long word) {
+        page.setVolatile(PageLayout.busyWord(self), word);
     }
 
     /**

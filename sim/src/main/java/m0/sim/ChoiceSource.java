@@ -33,6 +33,10 @@ public interface ChoiceSource {
     default void onStep(int actor, long reads, long writes) {
     }
 
+    /** {@code waker}'s last step woke {@code woken} (a connection woke an epoll waiter). */
+    default void onWake(int waker, int woken) {
+    }
+
     /** {@code parent}'s current transition created {@code child}. */
     default void onSpawn(int parent, int child) {
     }

@@ -19,6 +19,9 @@ public final class Conn {
     String violation;
     long sentStep = -1;
     int servedBy = -1;
+    /** When it entered the backlog, and when (and by whom) it left it: the WAIT and FILL oracles. */
+    long arrivedAt;
+    long acceptedAt = -1;
 
     Conn(int id) {
         this.id = id;

@@ -216,6 +216,11 @@ public final class Dpor implements ChoiceSource {
     }
 
     @Override
+    public void onWake(int waker, int woken) {
+        join(actorClock[woken], actorClock[waker]); // the wake-up is ordered after the step that woke it
+    }
+
+    @Override
     public void onSpawn(int parent, int child) {
         System.arraycopy(actorClock[parent], 0, actorClock[child], 0, MAX_ACTORS);
     }

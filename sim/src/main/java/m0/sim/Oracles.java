@@ -136,6 +136,7 @@ final class Oracles {
         if (s.balanceOracle) {
             balance(s);
         }
+        s.listener.atQuiescence();
         for (Conn c : s.conns) {
             if (c.served || c.eof != null) {
                 continue;

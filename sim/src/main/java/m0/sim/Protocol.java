@@ -15,6 +15,14 @@ public interface Protocol {
 
     SupervisorOps<Conn> supervisor(Ports ports);
 
+    /**
+     * How the workers register the listener in their epoll: {@code registered} is what the
+     * scenario's server does; a mutant may register it wrongly (test code only).
+     */
+    default ListenerWake listenerWake(ListenerWake registered) {
+        return registered;
+    }
+
     /** The real, unmodified core. */
     static Protocol core() {
         return Core.INSTANCE;
@@ -81,6 +89,21 @@ public interface Protocol {
                 @Override
                 public boolean leaveStep(Consumer<? super Conn> admit) {
                     return share.leaveStep(admit);
+                }
+
+                @Override
+                public void sample(long busyNanosTotal) {
+                    share.sample(busyNanosTotal);
+                }
+
+                @Override
+                public boolean takeListener(boolean readable) {
+                    return share.takeListener(readable);
+                }
+
+                @Override
+                public long listenDeadline() {
+                    return share.listenDeadline();
                 }
             };
         }

@@ -51,6 +51,7 @@ final class ScheduledPage implements Page {
         long old = raw.getVolatile(word);
         raw.setVolatile(word, value);
         account(me, word, value - old);
+        sim.listener.onPageWrite(me, word, old, value);
         boolean state = word >= PageLayout.HEADER_WORDS
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
         sim.trace(me, "page.set(" + Footprint.wordName(word) + ", "

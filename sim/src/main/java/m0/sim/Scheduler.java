@@ -243,6 +243,10 @@ final class Scheduler {
                 if (t == Long.MAX_VALUE) {
                     return null; // quiescent
                 }
+                sim.listener.beforeTimeAdvance(t);
+                if (sim.aborting) {
+                    return null;
+                }
                 if (t > sim.horizon) {
                     sim.violation("LIVELOCK", "still running at the sim.horizon, " + Sim.ms(sim.horizon));
                     sim.aborting = true;

@@ -74,6 +74,9 @@ public final class Sim {
     long now = T0;
     long horizon = Long.MAX_VALUE;
 
+    /** The listener's wake-ups and its oracles (the epoll model; idle unless a scenario uses it). */
+    final ListenerModel listener;
+
     // ---- records
     private final TraceLog log;
     final List<Violation> violations = new ArrayList<>();
@@ -114,6 +117,7 @@ public final class Sim {
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
+        this.listener = new ListenerModel(this);
     }
 
     // =====================================================================================
@@ -167,6 +171,7 @@ public final class Sim {
         for (int k = 0; k < n; k++) {
             Conn c = newConn();
             c.inBacklog = true;
+            c.arrivedAt = now;
             backlog.add(c);
             out.add(c);
         }
@@ -263,13 +268,15 @@ public final class Sim {
     Conn accept() {
         Actor me = me();
         if (scheduling()) {
-            point(me, 0, Footprint.bit(Footprint.LISTENER));
+            point(me, listener.acceptReads(me), Footprint.bit(Footprint.LISTENER));
         }
         Conn c = backlog.pollFirst();
         if (c != null) {
             c.inBacklog = false;
             c.holder = me;
             me.held.add(c);
+            c.acceptedAt = now;
+            listener.onAccept(me, c);
         }
         trace(me, "listener.accept() -> " + (c == null ? "EAGAIN" : c));
         return c;
@@ -469,8 +476,10 @@ public final class Sim {
         }
         Conn c = newConn();
         c.inBacklog = true;
+        c.arrivedAt = now;
         backlog.addLast(c);
         trace(me, "connect " + c);
+        listener.onConnect(me);
         return c;
     }
 

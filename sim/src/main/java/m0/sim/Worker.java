@@ -34,6 +34,9 @@ public final class Worker {
      * between B25's state re-read and sendmsg), then 0 again.
      */
     long stallBeforeSend;
+    /** The epoll model ({@link EpollLoop}): the listener is in its epoll; it is blocked in epoll_wait. */
+    boolean armed = true;
+    boolean inEpoll;
 
     Worker(Sim sim, int index, String name) {
         this.sim = sim;

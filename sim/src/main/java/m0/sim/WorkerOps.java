@@ -25,4 +25,18 @@ public interface WorkerOps<C> {
     void leave();
 
     boolean leaveStep(Consumer<? super C> admit);
+
+    /** Fountain: a reading of the loop's cumulative busy time (the epoll model's loops only). */
+    default void sample(long busyNanosTotal) {
+    }
+
+    /** The loop looked at the listener: listen to it (and accept now)? Share and race: yes. */
+    default boolean takeListener(boolean readable) {
+        return true;
+    }
+
+    /** After takeListener said no: when to look again. */
+    default long listenDeadline() {
+        throw new IllegalStateException("this protocol never leaves the listener");
+    }
 }

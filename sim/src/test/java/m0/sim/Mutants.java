@@ -75,6 +75,21 @@ final class Mutants {
         public boolean leaveStep(Consumer<? super Conn> admit) {
             return real.leaveStep(admit);
         }
+
+        @Override
+        public void sample(long busyNanosTotal) {
+            real.sample(busyNanosTotal);
+        }
+
+        @Override
+        public boolean takeListener(boolean readable) {
+            return real.takeListener(readable);
+        }
+
+        @Override
+        public long listenDeadline() {
+            return real.listenDeadline();
+        }
     }
 
     interface WorkerFactory {

@@ -1,0 +1,162 @@
+package m0.core;
+
+import static m0.core.PageLayout.LEFT;
+import static m0.core.PageLayout.NOT_STARTED;
+
+/**
+ * Fountain (seed 004, ADR 0019): workers fill in index order, like the tiers of a fountain.
+ * Worker 0 takes new connections; worker i takes one only while every worker before it is full
+ * or not taking, and otherwise leaves it to them for up to {@link #LEAVE_NANOS} (2 ms).
+ *
+ * <p>A connection this worker does accept stays here: pick is self (the note has no hand-off;
+ * "established connections never move", so rebalance is off too). Pick counts the accept for
+ * the surge estimate.
+ *
+ * <p>The listener rule, asked each time the loop looks at the listener (epoll found it readable,
+ * or a look at the last answer's deadline):
+ * <ul>
+ *   <li>The <b>head</b> is the first earlier worker that is taking: live (not LEFT, not
+ *       NOT_STARTED), not inside one pass for over 2 ms, and not full by its published word.
+ *       No head: listen, and accept now.
+ *   <li>Otherwise leave the listener to the head and look again within {@link #LOOK_NANOS}
+ *       (1 ms), sooner if the head's pass turns slow first. When two looks a look apart both
+ *       find the listener readable and the head's state and active words unchanged between them
+ *       (a head stopped while parked, or dead and not yet reaped: its state cannot tell), take
+ *       it: a connection arriving just after a look is taken within two looks, 2 ms. A healthy
+ *       head takes a connection within microseconds of its arrival, and that changes its words.
+ *   <li>A head found stuck stays skipped while its words stay unchanged, so only the first
+ *       connection behind it waits.
+ * </ul>
+ *
+ * <p>One instance per worker, called from that worker's loop.
+ */
+final class FountainPolicy implements AcceptPolicy {
+
+    /** How long a worker leaves a readable listener to an earlier one, at most: 2 ms. */
+    static final long LEAVE_NANOS = PageLayout.SLOW_PASS_NANOS;
+    /** Looks at a listener left to an earlier worker: two of them bound the wait by 2 ms. */
+    static final long LOOK_NANOS = LEAVE_NANOS / 2;
+
+    private final BusyEstimator estimator;
+    private long published = -1;
+
+    /** The last look that counts: was the listener readable, when, and the head's words then. */
+    private boolean lookedReadable;
+    private long lookAt;
+    private int lookHead = -1;
+    private long lookState;
+    private long lookActive;
+    private long deadline;
+
+    /** A head found stuck, and its words then: skipped while they stay so. */
+    private int stuckHead = -1;
+    private long stuckState;
+    private long stuckActive;
+
+    FountainPolicy(BusyEstimator estimator) {
+        this.estimator = estimator;
+    }
+
+    @Override
+    public String name() {
+        return "fountain";
+    }
+
+    @Override
+    public boolean shares() {
+        return true; // the page's state words (LEFT, NOT_STARTED, slow pass) are what it reads
+    }
+
+    @Override
+    public boolean movesConnections() {
+        return false;
+    }
+
+    @Override
+    public int pick(Siblings siblings, int self, long open) {
+        estimator.accepted();
+        publish(siblings, self);
+        return self;
+    }
+
+    @Override
+    public void started(Siblings siblings, int self) {
+        estimator.reset();
+        lookedReadable = false;
+        stuckHead = -1;
+        published = -1;
+        publish(siblings, self); // a predecessor's FULL must not outlive it
+    }
+
+    @Override
+    public void sample(Siblings siblings, int self, long busyNanosTotal) {
+        if (estimator.sample(siblings.now(), busyNanosTotal)) {
+            publish(siblings, self);
+        }
+    }
+
+    @Override
+    public boolean takeListener(Siblings siblings, int self, boolean readable) {
+        long now = siblings.now();
+        for (int j = 0; j < self; j++) {
+            long state = siblings.state(j);
+            if (state == LEFT || state == NOT_STARTED || Siblings.slowPass(state, now)
+                    || BusyEstimator.full(siblings.busy(j))) {
+                continue;
+            }
+            long active = siblings.active(j);
+            if (j == stuckHead && state == stuckState && active == stuckActive) {
+                continue; // found stuck before and still without progress
+            }
+            return look(j, state, active, readable, now);
+        }
+        lookedReadable = false;
+        return true;
+    }
+
+    /** The listener is left to {@code head}; true when the head is stuck and we take it. */
+    private boolean look(int head, long state, long active, boolean readable, long now) {
+        boolean unchanged = head == lookHead && state == lookState && active == lookActive;
+        if (readable && lookedReadable && unchanged) {
+            if (now - lookAt >= LOOK_NANOS) {
+                lookedReadable = false;
+                stuckHead = head;
+                stuckState = state;
+                stuckActive = active;
+                return true;
+            }
+            deadline = slowAt(state, lookAt + LOOK_NANOS); // too soon to judge: keep the first look
+            return false;
+        }
+        lookedReadable = readable;
+        lookAt = now;
+        lookHead = head;
+        lookState = state;
+        lookActive = active;
+        deadline = slowAt(state, now + LOOK_NANOS);
+        return false;
+    }
+
+    /** {@code deadline}, or sooner when the head's pass turns slow (over 2 ms) first. */
+    private static long slowAt(long state, long deadline) {
+        return state > 0 && state + LEAVE_NANOS + 1 - deadline < 0 ? state + LEAVE_NANOS + 1 : deadline;
+    }
+
+    @Override
+    public long listenDeadline() {
+        return deadline;
+    }
+
+    private void publish(Siblings siblings, int self) {
+        long word = estimator.word();
+        if (word != published) {
+            published = word;
+            siblings.publishBusy(self, word);
+        }
+    }
+
+    /** The estimator, for tests. */
+    BusyEstimator estimator() {
+        return estimator;
+    }
+}

@@ -1,0 +1,228 @@
+package m0.core;
+
+import static m0.core.BusyEstimator.FULL_BIT;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fountain's listener rule and its place in AcceptShare, with the note's numbers. */
+class FountainPolicyTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long T0 = 1_000 * MS;
+
+    private final FakeClock clock = new FakeClock(T0);
+    private final AtomicLongArrayPage page = AtomicLongArrayPage.forWorkers(3);
+    private final QueueChannel<String> channel = new QueueChannel<>(3, 16);
+    private final List<AcceptShare<String>> w = new ArrayList<>();
+
+    FountainPolicyTest() {
+        for (int i = 0; i < 3; i++) {
+            AcceptShare<String> s = new AcceptShare<>(page, channel, clock, AcceptPolicy.named("fountain"), 3, i);
+            s.bind();
+            s.start();
+            w.add(s);
+        }
+    }
+
+    private void full(int i) {
+        page.setVolatile(PageLayout.busyWord(i), 900 | FULL_BIT);
+    }
+
+    private long busy(int i) {
+        return page.getVolatile(PageLayout.busyWord(i));
+    }
+
+    @Test
+    void itIsNamedAndShares() {
+        AcceptPolicy p = AcceptPolicy.named("fountain");
+        assertEquals("fountain", p.name());
+        assertTrue(p.shares(), "it needs the state words on the page");
+        assertFalse(p.movesConnections());
+        assertTrue(AcceptPolicy.share().movesConnections());
+    }
+
+    @Test
+    void workerZeroAlwaysTakes() {
+        assertTrue(w.get(0).takeListener(true));
+        full(0);
+        assertTrue(w.get(0).takeListener(true), "full or not, nobody is before it");
+    }
+
+    @Test
+    void aWorkerKeepsWhatItAcceptsAndCountsItForTheSurge() {
+        AcceptShare<String> w0 = w.get(0);
+        for (int k = 0; k < 8; k++) {
+            assertFalse(w0.passOn("c" + k, k), "kept: no hand-off");
+            assertFalse(BusyEstimator.full(busy(0)));
+        }
+        assertFalse(w0.passOn("c8", 8));
+        assertEquals(900 | FULL_BIT, busy(0), "the ninth at once makes it full, published on its line");
+        assertEquals(0, w0.sentCount());
+        assertEquals(null, channel.receive(1));
+        assertEquals(null, channel.receive(2));
+    }
+
+    @Test
+    void establishedConnectionsNeverMove() {
+        w.get(1).passStart();
+        w.get(1).passEnd(0);
+        assertEquals(0, w.get(0).rebalancePick(40), "share would move one to w1; fountain moves none");
+    }
+
+    @Test
+    void aLaterWorkerLeavesTheListenerAndTakesItWhenTwoLooksAMillisecondApartSeeNoProgress() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true), "w0 is free: its connection");
+        assertEquals(T0 + MS, w1.listenDeadline(), "look again in 1 ms");
+        clock.advance(MS - 1);
+        assertFalse(w1.takeListener(true), "0.999999 ms: too soon to judge");
+        assertEquals(T0 + MS, w1.listenDeadline(), "the first look stays the baseline");
+        clock.advance(1);
+        assertTrue(w1.takeListener(true), "still there 1 ms later and w0 did nothing (stopped while parked)");
+    }
+
+    @Test
+    void aConnectionArrivingJustAfterAnEmptyLookIsTakenFromAStuckHeadWithin2ms() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(false), "nothing waits: stay away, look again");
+        assertEquals(T0 + MS, w1.listenDeadline());
+        clock.advance(MS);
+        assertFalse(w1.takeListener(true), "the first look that finds it");
+        assertEquals(T0 + 2 * MS, w1.listenDeadline());
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "2 ms after the empty look");
+    }
+
+    @Test
+    void aFullLeftNotStartedOrSlowEarlierWorkerIsNotTaking() {
+        AcceptShare<String> w1 = w.get(1);
+        full(0);
+        assertTrue(w1.takeListener(true), "w0 full");
+        page.setVolatile(PageLayout.busyWord(0), 0);
+        w.get(0).leave();
+        assertTrue(w1.takeListener(true), "w0 LEFT");
+        page.setVolatile(PageLayout.stateWord(0), PageLayout.NOT_STARTED);
+        assertTrue(w1.takeListener(true), "w0 NOT_STARTED");
+        page.setVolatile(PageLayout.stateWord(0), T0 - 2 * MS - 1);
+        assertTrue(w1.takeListener(true), "w0 inside one pass for over 2 ms");
+        page.setVolatile(PageLayout.stateWord(0), T0 - 2 * MS);
+        assertFalse(w1.takeListener(true), "exactly 2 ms is not over 2 ms");
+    }
+
+    @Test
+    void aHeadInAPassIsLeftOnlyUntilThePassTurnsSlow() {
+        page.setVolatile(PageLayout.stateWord(0), T0 - 3 * MS / 2);
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true));
+        assertEquals(T0 + MS / 2 + 1, w1.listenDeadline(), "0.5 ms from now, not 1");
+        clock.advance(MS / 2 + 1);
+        assertTrue(w1.takeListener(true), "a pass over 2 ms: not taking");
+    }
+
+    @Test
+    void theHeadIsTheFirstTakingWorkerBeforeMe() {
+        full(0);
+        AcceptShare<String> w2 = w.get(2);
+        assertFalse(w2.takeListener(true), "w0 is full, w1 is free: w1's turn");
+        full(1);
+        assertTrue(w2.takeListener(true), "both before it full: w2 fills");
+    }
+
+    @Test
+    void aHeadThatMakesProgressIsTakingNotStuck() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true));
+        clock.advance(MS / 2);
+        w.get(0).passStart();
+        w.get(0).passOn("c", 0); // publishes active = 1
+        w.get(0).passEnd(1);
+        clock.advance(MS / 2);
+        assertFalse(w1.takeListener(true), "w0 took one: a new connection, a new first look");
+        assertEquals(T0 + 2 * MS, w1.listenDeadline());
+    }
+
+    @Test
+    void aStuckHeadCostsOnlyTheFirstConnectionItsWait() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true));
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "the first waited");
+        assertTrue(w1.takeListener(false), "w0 stuck: w1 listens, empty or not");
+        clock.advance(5 * MS);
+        assertTrue(w1.takeListener(true), "w0 still shows nothing new: skipped at once");
+        w.get(0).passStart();
+        w.get(0).passOn("c", 0);
+        w.get(0).passEnd(1);
+        assertFalse(w1.takeListener(true), "w0 accepted again: it is back, its turn again");
+    }
+
+    @Test
+    void anEmptyLookEndsTheWait() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true));
+        clock.advance(MS / 2);
+        assertFalse(w1.takeListener(false), "w0 took it: w1 stays away from the listener");
+        assertEquals(T0 + 3 * MS / 2, w1.listenDeadline(), "and looks again in 1 ms");
+        clock.advance(MS);
+        assertFalse(w1.takeListener(true), "a new connection: its own first look");
+        assertEquals(T0 + 5 * MS / 2, w1.listenDeadline());
+    }
+
+    @Test
+    void aFreeWorkerWithNoTakingHeadListens() {
+        full(0);
+        assertTrue(w.get(1).takeListener(false), "w0 full: w1 is a taker, keep the listener in epoll");
+    }
+
+    @Test
+    void startForgetsAPredecessorsFullFlag() {
+        full(1);
+        AcceptShare<String> replacement = new AcceptShare<>(page, channel, clock, AcceptPolicy.fountain(), 3, 1);
+        replacement.bind();
+        replacement.start();
+        assertEquals(0, busy(1));
+    }
+
+    @Test
+    void samplesArePublishedWithHysteresis() {
+        AcceptShare<String> w0 = w.get(0);
+        long busyNanos = 0;
+        w0.sample(busyNanos);
+        for (int k = 1; k <= 3; k++) {
+            clock.advance(20 * MS);
+            busyNanos += 20 * MS;
+            w0.sample(busyNanos);
+        }
+        assertEquals(875 | FULL_BIT, busy(0), "100 % busy: 500, 750, 875 per mille, full");
+        clock.advance(10 * MS);
+        w0.sample(busyNanos);
+        assertEquals(875 | FULL_BIT, busy(0), "10 ms later: no sample");
+        clock.advance(10 * MS);
+        busyNanos += 10 * MS;
+        w0.sample(busyNanos);
+        assertEquals(687, busy(0), "(875 + 500) / 2 = 687 < 700: free");
+    }
+
+    @Test
+    void shareAndRaceAlwaysTakeTheListenerAndIgnoreSamples() {
+        for (AcceptPolicy p : new AcceptPolicy[] {AcceptPolicy.share(), AcceptPolicy.race()}) {
+            AtomicLongArrayPage pg = AtomicLongArrayPage.forWorkers(2);
+            AcceptShare<String> w1 = new AcceptShare<>(pg, new QueueChannel<>(2, 4), clock, p, 2, 1);
+            w1.bind();
+            w1.start();
+            assertTrue(w1.takeListener(true), p.name());
+            assertTrue(w1.takeListener(false), p.name());
+            w1.sample(5 * MS);
+            clock.advance(40 * MS);
+            w1.sample(45 * MS);
+            assertEquals(0, pg.getVolatile(PageLayout.busyWord(1)), p.name());
+            assertThrows(IllegalStateException.class, w1::listenDeadline, p.name() + " never leaves it");
+        }
+    }
+}
