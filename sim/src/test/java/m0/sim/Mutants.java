@@ -47,6 +47,11 @@ final class Mutants {
         }
 
         @Override
+        public void work() {
+            real.work();
+        }
+
+        @Override
         public void passEnd(long open) {
             real.passEnd(open);
         }
@@ -74,6 +79,21 @@ final class Mutants {
         @Override
         public boolean leaveStep(Consumer<? super Conn> admit) {
             return real.leaveStep(admit);
+        }
+
+        @Override
+        public int rebalancePick(long open) {
+            return real.rebalancePick(open);
+        }
+
+        @Override
+        public boolean rebalance(int target, Conn c) {
+            return real.rebalance(target, c);
+        }
+
+        @Override
+        public boolean handOver(Conn c) {
+            return real.handOver(c);
         }
     }
 
