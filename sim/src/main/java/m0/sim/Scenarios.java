@@ -90,6 +90,9 @@ public final class Scenarios {
     public static final Scenario REBALANCE = new Scenario("REBALANCE",
             "three workers, a cold skew: w0 holds " + Scenarios.SKEW + " idle connections, w1 and w2 none; every tick each"
             + " receives, looks and moves at most one", 3, Scenarios::rebalance);
+    public static final Scenario REBALANCE_UNEVEN = new Scenario("REBALANCE-uneven",
+            "three workers holding 2 / 0 / 4 idle connections; every tick each receives, looks and moves at most one", 3,
+            Scenarios::rebalanceUneven);
     public static final Scenario REBALANCE_LEAVE = new Scenario("REBALANCE-leave",
             "REBALANCE (3 held) while w1 leaves at once", 3,
             Scenarios::rebalanceLeave);
@@ -102,7 +105,7 @@ public final class Scenarios {
 
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE,
-            REBALANCE, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER);
+            REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER);
 
     private Scenarios() {
     }
@@ -205,6 +208,19 @@ public final class Scenarios {
         s.setup(() -> s.holds(w[0], SKEW));
     }
 
+    /**
+     * Three different loads, 2 / 0 / 4 (a respawn into a spread that was not even): the middle
+     * one is two over the lightest too, but only the heaviest's moves are needed.
+     */
+    static void rebalanceUneven(Sim s) {
+        Worker[] w = skew(s);
+        ticking(s, SKEW_SMALL_TICKS, w);
+        s.setup(() -> {
+            s.holds(w[0], 2);
+            s.holds(w[2], 4);
+        });
+    }
+
     /** w1 leaves at once: a move racing its LEFT is taken back or forwarded by its drain. */
     static void rebalanceLeave(Sim s) {
         Worker[] w = skew(s);
@@ -238,7 +254,11 @@ public final class Scenarios {
         Worker[] w = skew(s);
         SupervisorOps<Conn> sup = s.supervisorOps();
         ticking(s, SKEW_TICKS, w);
-        s.setup(() -> s.holds(w[0], SKEW));
+        s.setup(() -> {
+            s.holds(w[0], SKEW);
+            s.holds(w[1], 1); // a receiver that holds some: an orphaned raise against it is load it must read
+            s.holds(w[2], 1);
+        });
         s.actor("sup", () -> {
             s.kill(w[0]);
             respawned(s, sup, 0, SKEW_TICKS);
