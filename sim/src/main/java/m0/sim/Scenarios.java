@@ -254,11 +254,7 @@ public final class Scenarios {
         Worker[] w = skew(s);
         SupervisorOps<Conn> sup = s.supervisorOps();
         ticking(s, SKEW_TICKS, w);
-        s.setup(() -> {
-            s.holds(w[0], SKEW);
-            s.holds(w[1], 1); // a receiver that holds some: an orphaned raise against it is load it must read
-            s.holds(w[2], 1);
-        });
+        s.setup(() -> s.holds(w[0], SKEW));
         s.actor("sup", () -> {
             s.kill(w[0]);
             respawned(s, sup, 0, SKEW_TICKS);

@@ -103,8 +103,11 @@ class ModelCheckTest {
         {Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
         {Scenarios.REBALANCE_LEAVE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
         {Scenarios.REBALANCE_KILL, Mutants.REBALANCE_TARGETS_NOT_STARTED, "NS"},
-        {Scenarios.REBALANCE_KILL_SENDER, Mutants.REBALANCE_OWN_OPEN_ONLY, "CONVERGE"},
+        {Scenarios.REBALANCE_KILL_SENDER, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
     };
+
+    /** REBALANCE-uneven's schedules tried at random: its exhaustive exploration outgrows the budget. */
+    static final long UNEVEN_SEEDS = 10_000;
 
     /**
      * Rebalance: no connection lost or doubled, no more moves than the initial excess,
@@ -124,6 +127,25 @@ class ModelCheckTest {
                 PageKind.current = PageKind.ARRAY;
             }
         }
+        // 2 / 0 / 4: the mutant is found at once; the core over random schedules only (ADR 0014).
+        Explorer.Report anySender = Explorer.exhaustive(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, true);
+        rows.add(anySender.row() + " " + (anySender.first == null ? "NOT FOUND" : anySender.first.violations.get(0).rule + " found"));
+        if (anySender.first == null || !anySender.first.violations.get(0).rule.equals("PING-PONG")) {
+            failures.add("REBALANCE-uneven / mutant-rb-any-sender: expected PING-PONG, got "
+                    + (anySender.first == null ? "nothing" : anySender.first.violations));
+        }
+        long t0 = System.nanoTime();
+        long bad = 0;
+        for (long seed = 1; seed <= UNEVEN_SEEDS; seed++) {
+            Sim.Result r = Scenarios.REBALANCE_UNEVEN.build(Protocol.core(), new RandomChoices(seed), false).run();
+            if (!r.ok()) {
+                bad++;
+                failures.add("REBALANCE-uneven under the core, seed " + seed + ": " + r.violations + "\n" + r.trace());
+                break;
+            }
+        }
+        rows.add(String.format("| REBALANCE-uneven | core, random seeds 1..%d | array | %d seeds, %d failing, %.2f s |",
+                UNEVEN_SEEDS, UNEVEN_SEEDS, bad, (System.nanoTime() - t0) / 1e9));
         System.out.println("\nrebalance (ADR 0014)\n" + Explorer.Report.header());
         rows.forEach(System.out::println);
         assertTrue(failures.isEmpty(), String.join("\n", failures));

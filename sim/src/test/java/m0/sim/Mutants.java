@@ -409,29 +409,22 @@ final class Mutants {
             p, self, AcceptPolicy.share(), new Rebalance(0, AcceptShare.REBALANCE_INTERVAL_NANOS)));
 
     /** Rebalance's look names a replacement between bind and start: nothing reads its channel yet. */
-    static final Protocol REBALANCE_TARGETS_NOT_STARTED = looking("mutant-rb-not-started", true, false, false);
+    static final Protocol REBALANCE_TARGETS_NOT_STARTED = looking("mutant-rb-not-started", true, false);
 
     /**
      * Rebalance without "heaviest only": a worker two over the lightest moves though a sibling is
      * heavier, and the heaviest's moves are still needed after it: one move too many.
      */
-    static final Protocol REBALANCE_ANY_SENDER = looking("mutant-rb-any-sender", false, false, true);
-
-    /**
-     * Rebalance's look reads its own load as its open connections only, without
-     * {@code pending - taken}: what is raised against it (an orphaned raise a dead sender left,
-     * which every sibling counts) is invisible to it alone, and it stays the heaviest for good.
-     */
-    static final Protocol REBALANCE_OWN_OPEN_ONLY = looking("mutant-rb-own-open", false, true, false);
+    static final Protocol REBALANCE_ANY_SENDER = looking("mutant-rb-any-sender", false, true);
 
     /** The core's look, with one rule undone; the move is the core's. */
-    private static Protocol looking(String name, boolean targetsNotStarted, boolean ownOpenOnly, boolean anySender) {
+    private static Protocol looking(String name, boolean targetsNotStarted, boolean anySender) {
         return worker(name, (p, self) -> new WorkerMutant(p, self) {
             private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
 
             @Override
             public int rebalancePick(long open) {
-                long own = ownOpenOnly ? open : open + siblings.pending(self) - siblings.taken(self);
+                long own = open + siblings.pending(self) - siblings.taken(self);
                 int lightest = self;
                 long lightestLoad = Long.MAX_VALUE;
                 for (int i = 0; i < p.workers; i++) {

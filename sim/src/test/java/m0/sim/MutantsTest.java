@@ -26,7 +26,9 @@ class MutantsTest {
                 Arguments.of(Scenarios.RP, Mutants.RP, "RP"),
                 Arguments.of(Scenarios.RB, Mutants.RB, "RB"),
                 Arguments.of(Scenarios.SENDER_KILLED, Mutants.R5, "R5"),
-                Arguments.of(Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"));
+                Arguments.of(Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"),
+                Arguments.of(Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"),
+                Arguments.of(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"));
     }
 
     @ParameterizedTest(name = "{0} finds {1}")
@@ -78,6 +80,6 @@ class MutantsTest {
 
     static Stream<Scenarios.Scenario> fast() {
         return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
-                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE);
+                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.REBALANCE_KILL_SENDER);
     }
 }
