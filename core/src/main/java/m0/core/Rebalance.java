@@ -20,6 +20,11 @@ import static m0.core.PageLayout.NOT_STARTED;
  *       pick reads it; a sibling's is {@link Siblings#load} (pending before active), which can
  *       count a connection twice for an instant but never misses one. An error makes a look
  *       move less, never more.
+ *   <li><b>Heaviest only.</b> Move only while no live sibling reads heavier than own load. A
+ *       middle worker two over the lightest could move too, but the heaviest must still move
+ *       as often, so its move is one too many: 2 / 0 / 4 took three moves (the middle one gave
+ *       one away and got one back from the heaviest) where two even it (ADR 0014, found by the
+ *       simulator's REBALANCE-uneven). A sibling read high only makes a look move less.
  *   <li><b>Live and quick targets only.</b> LEFT, NOT_STARTED (nothing reads its channel yet)
  *       and a sibling inside one pass for over 2 ms are never targets.
  *   <li><b>Rate.</b> At most one move per {@code intervalNanos}: a skew of 32 drains in tens
@@ -92,10 +97,13 @@ public final class Rebalance {
             if (state == LEFT || state == NOT_STARTED) {
                 continue;
             }
-            if (state > 0 && Siblings.slowPass(state, now)) {
-                continue;
-            }
             long load = siblings.load(i);
+            if (load > own) {
+                return self; // its moves are the needed ones: heaviest only, above
+            }
+            if (state > 0 && Siblings.slowPass(state, now)) {
+                continue; // its load counts above, but it is no target
+            }
             if (load < lightestLoad) {
                 lightestLoad = load;
                 lightest = i;

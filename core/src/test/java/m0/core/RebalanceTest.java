@@ -27,6 +27,18 @@ class RebalanceTest {
     }
 
     @Test
+    void onlyAHeaviestWorkerMoves() {
+        Fixture f = new Fixture(3).started();
+        published(f, 1, 0);
+        published(f, 2, 4);
+        assertEquals(0, f.w(0).rebalancePick(2), "two over the lightest, but a sibling is heavier");
+        assertEquals(1, f.w(0).rebalancePick(4), "as heavy as the heaviest: it may move");
+        f.w(2).work();
+        f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
+        assertEquals(0, f.w(0).rebalancePick(2), "a slow sibling is no target, but its load still counts");
+    }
+
+    @Test
     void aMoveIsAHandOffAndTheNextWaitsOutTheInterval() {
         Fixture f = new Fixture(2).started();
         AcceptShare<String> w0 = f.w(0);

@@ -63,24 +63,53 @@ final class Oracles {
      * WAIT-START: or while a sibling is starting (bound, not started), within the leaver's wait.
      */
     static void checkIdleClose(Sim s, Actor leaver, Conn c) {
+        Worker starting = startingSibling(s, leaver);
+        if (starting != null) {
+            c.violation = "WAIT-START";
+            s.violation("WAIT-START", leaver + " closed " + c + " unserved while " + starting + " is starting");
+            return;
+        }
+        Worker w = servingSibling(s, leaver);
+        if (w != null) {
+            c.violation = "B25-idle";
+            s.violation("B25-idle", leaver + " closed " + c + " unserved as idle while " + w + " serves");
+        }
+    }
+
+    /** CONN: a leaver closed one of its own keep-alive connections while a sibling still serves. */
+    static void checkLeaveClose(Sim s, Actor leaver, Conn c) {
+        Worker w = servingSibling(s, leaver);
+        if (w != null) {
+            c.violation = "CONN";
+            s.violation("CONN", leaver + " closed its idle " + c + " while " + w + " serves: the client loses it");
+        }
+    }
+
+    /** A sibling bound and not yet started, within the leaver's wait for one (WAIT-START). */
+    private static Worker startingSibling(Sim s, Actor leaver) {
         int self = leaver.worker == null ? -1 : leaver.worker.index;
         for (int j = 0; j < s.workers; j++) {
             Worker w = s.current[j];
             if (j != self && w != null && w.bound && !w.started && !w.dead && leaver.worker != null
                     && s.now - leaver.worker.leftAt < m0.core.AcceptShare.START_WAIT_NANOS) {
-                c.violation = "WAIT-START";
-                s.violation("WAIT-START", leaver + " closed " + c + " unserved while " + w + " is starting");
-                return;
+                return w;
             }
+        }
+        return null;
+    }
+
+    private static Worker servingSibling(Sim s, Actor leaver) {
+        int self = leaver.worker == null ? -1 : leaver.worker.index;
+        for (int j = 0; j < s.workers; j++) {
+            Worker w = s.current[j];
             if (j == self || w == null || !w.started || w.dead || w.exited || w.left) {
                 continue;
             }
             if (Siblings.live(s.raw.getVolatile(PageLayout.stateWord(j)))) {
-                c.violation = "B25-idle";
-                s.violation("B25-idle", leaver + " closed " + c + " unserved as idle while " + w + " serves");
-                return;
+                return w;
             }
         }
+        return null;
     }
 
     /** RB: the give-up drain closes only what no live worker (with room) would take. */
@@ -137,6 +166,11 @@ final class Oracles {
             balance(s);
         }
         s.listener.atQuiescence();
+        if (s.rebalanceOracle) {
+            connections(s);
+            moves(s);
+            converged(s);
+        }
         for (Conn c : s.conns) {
             if (c.served || c.eof != null) {
                 continue;
@@ -231,6 +265,98 @@ final class Oracles {
         }
         if (max - min > BALANCE_SLACK) {
             s.violation("BALANCE", "served per worker " + java.util.Arrays.toString(served) + ": max - min = " + (max - min));
+        }
+    }
+
+    /**
+     * CONN: every connection is in exactly one place, a live worker's hands or one channel, or
+     * in none after a close the protocol allows (its holder died, a give-up or a leaver found no
+     * live worker: those closes are judged when they happen). A connection in two places is
+     * duplicated; in none without a close, lost (a leaver that exited holding it, say).
+     */
+    private static void connections(Sim s) {
+        for (Conn c : s.conns) {
+            int places = 0;
+            Actor holder = null;
+            for (Actor a : s.actors) {
+                if (a.held.contains(c)) {
+                    places++;
+                    holder = a;
+                }
+            }
+            for (int i = 0; i < s.workers; i++) {
+                if (s.channels[i].contains(c)) {
+                    places++;
+                }
+            }
+            if (c.eof != null ? places != 0 : places != 1) {
+                s.violation("CONN", c + " is in " + places + " places" + (c.eof == null ? "" : " after " + c.eof));
+                return;
+            }
+            if (holder != null && (holder.worker == null || holder.state == Actor.DEAD || holder.worker.exited)) {
+                s.violation("CONN", c + " is held by " + holder + ", which serves nothing");
+                return;
+            }
+        }
+    }
+
+    /**
+     * The initial excess: {@code sum over i of max(0, load_i - floor(mean))} over the loads the
+     * run starts with, every index live. A move from the heaviest to the lightest across a gap of
+     * two or more lowers it or leaves it where it ends (ADR 0014), so no more moves than this are
+     * ever needed; connections that died with a killed worker add one possible move each.
+     */
+    static long initialExcess(Sim s) {
+        long total = 0;
+        for (long l : s.initialLoad) {
+            total += l;
+        }
+        long floor = total / s.workers;
+        long excess = 0;
+        for (long l : s.initialLoad) {
+            excess += Math.max(0, l - floor);
+        }
+        return excess;
+    }
+
+    /** PING-PONG: no more moves than the initial excess (plus one per connection a death took). */
+    private static void moves(Sim s) {
+        long bound = initialExcess(s) + s.diedWithHolder;
+        if (s.moves > bound) {
+            s.violation("PING-PONG", s.moves + " moves, over the initial excess " + initialExcess(s)
+                    + (s.diedWithHolder > 0 ? " + " + s.diedWithHolder + " died with a killed worker" : ""));
+        }
+    }
+
+    /**
+     * CONVERGE: at quiescence the live workers' loads, as the page shows them (open connections
+     * plus raises orphaned against the index by a dead sender), differ by at most one.
+     */
+    private static void converged(Sim s) {
+        long[] load = new long[s.workers];
+        long max = Long.MIN_VALUE;
+        long min = Long.MAX_VALUE;
+        int live = 0;
+        for (int i = 0; i < s.workers; i++) {
+            Worker w = s.current[i];
+            if (w == null || !w.started || w.dead || w.exited || w.left || s.givenUp[i]) {
+                load[i] = -1;
+                continue;
+            }
+            long orphaned = 0;
+            for (Actor a : s.actors) {
+                if (a.state == Actor.DEAD) {
+                    orphaned += a.balance[i];
+                }
+            }
+            load[i] = w.actor.held.size() + s.channels[i].size() + orphaned;
+            max = Math.max(max, load[i]);
+            min = Math.min(min, load[i]);
+            live++;
+        }
+        if (live > 1 && max - min > 1) {
+            s.violation("CONVERGE", "loads per worker " + java.util.Arrays.toString(load) + " (-1: not live):"
+                    + " max - min = " + (max - min) + " at quiescence");
         }
     }
 }

@@ -4,6 +4,7 @@ import java.util.function.Consumer;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.GiveUp;
+import m0.core.Rebalance;
 import m0.core.SupervisorShare;
 
 /** Makes each process's protocol objects over the simulated ports. */
@@ -44,7 +45,14 @@ public interface Protocol {
 
         /** The core with another pick policy (a mutant's pick). */
         public static WorkerOps<Conn> worker(Ports p, int self, AcceptPolicy policy) {
-            AcceptShare<Conn> share = new AcceptShare<>(p.page, p.channel, p.clock, policy, p.workers, self);
+            return worker(p, self, policy, new Rebalance(AcceptShare.REBALANCE_DEAD_BAND,
+                    AcceptShare.REBALANCE_INTERVAL_NANOS));
+        }
+
+        /** The core with other rebalance rules (a mutant's thresholds). */
+        public static WorkerOps<Conn> worker(Ports p, int self, AcceptPolicy policy, Rebalance rebalance) {
+            AcceptShare<Conn> share = new AcceptShare<>(p.page, p.channel, p.clock, policy, p.workers, self,
+                    AcceptShare.LEAVE_DRAIN_NANOS, rebalance);
             return new WorkerOps<>() {
                 @Override
                 public void bind() {
@@ -59,6 +67,11 @@ public interface Protocol {
                 @Override
                 public void passStart() {
                     share.passStart();
+                }
+
+                @Override
+                public void work() {
+                    share.work();
                 }
 
                 @Override
@@ -104,6 +117,21 @@ public interface Protocol {
                 @Override
                 public long listenDeadline() {
                     return share.listenDeadline();
+                }
+
+                @Override
+                public int rebalancePick(long open) {
+                    return share.rebalancePick(open);
+                }
+
+                @Override
+                public boolean rebalance(int target, Conn connection) {
+                    return share.rebalance(target, connection);
+                }
+
+                @Override
+                public boolean handOver(Conn connection) {
+                    return share.handOver(connection);
                 }
             };
         }

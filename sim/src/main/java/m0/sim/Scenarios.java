@@ -95,8 +95,25 @@ public final class Scenarios {
             "w1 leaves with a hand-off queued while w0, its only sibling, is killed, reaped and respawned (starts 50 ms later)",
             Scenarios::waitStart);
 
+    public static final Scenario REBALANCE = new Scenario("REBALANCE",
+            "three workers, a cold skew: w0 holds " + Scenarios.SKEW + " idle connections, w1 and w2 none; every tick each"
+            + " receives, looks and moves at most one", 3, Scenarios::rebalance);
+    public static final Scenario REBALANCE_UNEVEN = new Scenario("REBALANCE-uneven",
+            "three workers holding 2 / 0 / 4 idle connections; every tick each receives, looks and moves at most one", 3,
+            Scenarios::rebalanceUneven);
+    public static final Scenario REBALANCE_LEAVE = new Scenario("REBALANCE-leave",
+            "REBALANCE (3 held) while w1 leaves at once", 3,
+            Scenarios::rebalanceLeave);
+    public static final Scenario REBALANCE_KILL = new Scenario("REBALANCE-kill",
+            "REBALANCE (3 held) while w1 is killed at any point of the second tick, reaped and respawned", 3,
+            Scenarios::rebalanceKill);
+    public static final Scenario REBALANCE_KILL_SENDER = new Scenario("REBALANCE-kill-sender",
+            "REBALANCE while w0 is killed at any point of its first move, reaped and respawned", 3,
+            Scenarios::rebalanceKillSender);
+
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
-            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START);
+            R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START,
+            REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER);
 
     private Scenarios() {
     }
@@ -151,6 +168,105 @@ public final class Scenarios {
         s.balanceOracle = true;
         s.loop(w0, () -> w0.serveUntil(Sim.T0 + 30 * Sim.MS));
         s.loop(w1, () -> w1.serveUntil(Sim.T0 + 30 * Sim.MS));
+    }
+
+    /**
+     * The rebalance worlds' bounds (ADR 0014): how many idle connections the heavy worker holds
+     * and for how many ticks everyone keeps waking. A move takes a tick of its own (the rate
+     * allows one per 2 ms, the tick is 10 ms), so the ticks cover the moves, the receipts and one
+     * look more that finds nothing to do. A leave or a kill with 4 held outgrows the budget
+     * (over 100 s an exploration here), so those hold 3.
+     */
+    static final int SKEW = 4;
+    static final int SKEW_TICKS = 5;
+    static final int SKEW_SMALL = 3;
+    static final int SKEW_SMALL_TICKS = 3;
+
+    /** Three started workers, none accepting; the rebalance oracles on. */
+    private static Worker[] skew(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).accepts(false);
+        started(s, w0, w1, w2);
+        s.rebalanceOracle = true;
+        return new Worker[] {w0, w1, w2};
+    }
+
+    /** Every worker of {@code w} wakes each tick until {@code ticks} have passed. */
+    private static void ticking(Sim s, int ticks, Worker... w) {
+        for (Worker x : w) {
+            s.loop(x, () -> x.rebalanceUntil(Sim.T0 + ticks * s.tick));
+        }
+    }
+
+    /** The supervisor's reap and respawn of {@code index}: bind, start, then tick like the rest. */
+    private static void respawned(Sim s, SupervisorOps<Conn> sup, int index, int ticks) {
+        s.reap(index, sup);
+        s.respawn(index, r -> {
+            r.accepts(false);
+            r.bind();
+            r.start();
+            r.rebalanceUntil(Sim.T0 + ticks * s.tick);
+        });
+    }
+
+    static void rebalance(Sim s) {
+        Worker[] w = skew(s);
+        ticking(s, SKEW_TICKS, w);
+        s.setup(() -> s.holds(w[0], SKEW));
+    }
+
+    /**
+     * Three different loads, 2 / 0 / 4 (a respawn into a spread that was not even): the middle
+     * one is two over the lightest too, but only the heaviest's moves are needed.
+     */
+    static void rebalanceUneven(Sim s) {
+        Worker[] w = skew(s);
+        ticking(s, SKEW_SMALL_TICKS, w);
+        s.setup(() -> {
+            s.holds(w[0], 2);
+            s.holds(w[2], 4);
+        });
+    }
+
+    /** w1 leaves at once: a move racing its LEFT is taken back or forwarded by its drain. */
+    static void rebalanceLeave(Sim s) {
+        Worker[] w = skew(s);
+        ticking(s, SKEW_SMALL_TICKS, w[0], w[2]);
+        s.loop(w[1], w[1]::leaveHandingOver);
+        s.setup(() -> s.holds(w[0], SKEW_SMALL));
+    }
+
+    /**
+     * w1 is killed at any point of the second tick (holding what the first move gave it, or
+     * receiving the second), reaped, and respawned into its index (bind, then start) while w0
+     * goes on moving: the replacement is NOT_STARTED, then empty.
+     */
+    static void rebalanceKill(Sim s) {
+        Worker[] w = skew(s);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        ticking(s, SKEW_SMALL_TICKS, w);
+        s.setup(() -> s.holds(w[0], SKEW_SMALL));
+        s.actor("sup", () -> {
+            s.sleep(s.tick);
+            s.kill(w[1]);
+            respawned(s, sup, 1, SKEW_SMALL_TICKS);
+        });
+    }
+
+    /**
+     * w0, the one that moves, is killed at any point of its first tick (between a raise and its
+     * send: an orphaned raise against the target), reaped and respawned empty.
+     */
+    static void rebalanceKillSender(Sim s) {
+        Worker[] w = skew(s);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        ticking(s, SKEW_TICKS, w);
+        s.setup(() -> s.holds(w[0], SKEW));
+        s.actor("sup", () -> {
+            s.kill(w[0]);
+            respawned(s, sup, 0, SKEW_TICKS);
+        });
     }
 
     static void r5(Sim s) {

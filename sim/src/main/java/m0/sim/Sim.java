@@ -37,6 +37,12 @@ public final class Sim {
     boolean stopOnViolation = true;
     /** The balance oracle: at quiescence, served connections per worker differ by at most one. */
     boolean balanceOracle;
+    /**
+     * The rebalance oracles (ADR 0014): at quiescence every connection is held once by a live
+     * worker or was closed by a death or leave, moves stay within the initial excess, the loads
+     * have converged.
+     */
+    boolean rebalanceOracle;
     /** Random mode: a kill is offered at each scheduling point of a killable actor, 1 in this. */
     int killOneIn;
     /** Random mode: a worker is descheduled for up to 5 ms at a scheduling point, 1 in this. */
@@ -82,6 +88,12 @@ public final class Sim {
     final List<Violation> violations = new ArrayList<>();
     /** Raises orphaned by deaths, counted at quiescence (accepted by the oracles). */
     long orphans;
+    /** Each index's connections at the start of the run ({@link #holds}): the excess is over these. */
+    final long[] initialLoad;
+    /** Idle connections rebalance moved (successful {@link #rebalance} calls). */
+    long moves;
+    /** Open connections that died with a killed worker. */
+    long diedWithHolder;
 
     public Sim(int workers, Protocol protocol, ChoiceSource source, boolean fullTrace) {
         this(workers, protocol, source, fullTrace, 10 * MS, 8);
@@ -114,6 +126,7 @@ public final class Sim {
         this.giveUpAt = new long[workers];
         this.giveUpDoneStep = new long[workers];
         Arrays.fill(giveUpDoneStep, -1);
+        this.initialLoad = new long[workers];
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
@@ -182,6 +195,25 @@ public final class Sim {
         Conn c = new Conn(conns.size() + 1);
         conns.add(c);
         return c;
+    }
+
+    /**
+     * Worker {@code w} (its loop already given) starts the run holding {@code n} keep-alive
+     * connections, answered and idle, and has published them as its load at a pass end.
+     */
+    public List<Conn> holds(Worker w, int n) {
+        List<Conn> out = new ArrayList<>();
+        for (int k = 0; k < n; k++) {
+            Conn c = newConn();
+            c.served = true;
+            c.servedBy = w.index;
+            c.holder = w.actor;
+            w.actor.held.add(c);
+            out.add(c);
+        }
+        initialLoad[w.index] += n;
+        page.setVolatile(PageLayout.activeWord(w.index), w.open());
+        return out;
     }
 
     /** Runs {@code body} now, outside the schedule (setup: its accesses are traced, not scheduled). */
@@ -294,6 +326,53 @@ public final class Sim {
         return target;
     }
 
+    /** Rebalance's look, and the NS / RP oracles on what it read. */
+    int rebalancePick(Worker w, long open) {
+        Actor me = me();
+        Arrays.fill(me.stateReadStep, -1);
+        int target = w.ops.rebalancePick(open);
+        trace(me, "rebalancePick(open=" + open + ") -> w" + target);
+        if (target != w.index) {
+            Oracles.checkPick(this, me, target);
+        }
+        return target;
+    }
+
+    /** Rebalance's move of the idle {@code c}; counted when the target's channel holds it. */
+    boolean rebalance(Worker w, int target, Conn c) {
+        boolean moved = w.ops.rebalance(target, c);
+        if (moved) {
+            moves++;
+        }
+        trace(me(), "rebalance(w" + target + ", " + c + ") -> " + (moved ? "moved" : "kept"));
+        return moved;
+    }
+
+    /** A leaver closes one of its own idle connections that no live sibling would take. */
+    void closeAtLeave(Conn c) {
+        Actor me = leaverClosePoint();
+        release(me, c);
+        c.eof = "closed by leaver " + me + " (no live sibling took it)";
+        trace(me, "close " + c + " (leaving, no live sibling)");
+        Oracles.checkLeaveClose(this, me, c);
+    }
+
+    /** A leaver's close, judged against every sibling's state and life: a step that reads them. */
+    private Actor leaverClosePoint() {
+        Actor me = me();
+        long reads = 0;
+        for (int j = 0; j < workers; j++) {
+            reads |= Footprint.bit(Footprint.state(j));
+        }
+        for (Actor a : actors) {
+            if (a.worker != null) {
+                reads |= Footprint.bit(Footprint.proc(a.id));
+            }
+        }
+        point(me, reads, 0);
+        return me;
+    }
+
     void serve(Worker w, Conn c) {
         Actor me = me();
         c.served = true;
@@ -306,17 +385,7 @@ public final class Sim {
 
     /** A leaver closes a connection as idle: the B25-idle oracle judges it. */
     void closeIdle(Conn c) {
-        Actor me = me();
-        long reads = 0;
-        for (int j = 0; j < workers; j++) {
-            reads |= Footprint.bit(Footprint.state(j));
-        }
-        for (Actor a : actors) {
-            if (a.worker != null) {
-                reads |= Footprint.bit(Footprint.proc(a.id));
-            }
-        }
-        point(me, reads, 0);
+        Actor me = leaverClosePoint();
         release(me, c);
         c.eof = "closed as idle by leaver " + me;
         trace(me, "close " + c + " (idle, never served)");
@@ -339,6 +408,12 @@ public final class Sim {
 
     /** A process exits normally: it closes what it holds. */
     void exit(Actor a) {
+        if (rebalanceOracle && a.worker != null && !a.worker.left) {
+            // The rebalance worlds end while their workers still serve: the loop's last wake
+            // is the run's end, not the process's, and it keeps what it holds (a kill still can).
+            trace(a, "last wake (still serving " + a.held.size() + ")");
+            return;
+        }
         for (Conn c : a.held) {
             if (!c.served) {
                 c.eof = "closed unserved at exit of " + a;
@@ -373,6 +448,7 @@ public final class Sim {
         Actor a = w.actor;
         if (a != null) {
             a.state = Actor.DEAD;
+            diedWithHolder += a.held.size();
             for (Conn c : a.held) {
                 c.eof = "holder " + a + " died";
                 c.holder = null;

@@ -125,6 +125,76 @@ public final class Worker {
         sim.closeIdle(c);
     }
 
+    /**
+     * One wake of the loop with rebalance on: receive what its channel holds, then, holding an
+     * idle connection, look once and move at most one (inside the pass: the move changes what
+     * the pass end publishes). A wake that finds nothing to do writes nothing: no stamp (busy
+     * means busy), and its pass end would only rewrite the values already published, so the
+     * model leaves it out.
+     */
+    public void rebalancePass() {
+        boolean busy = false;
+        if (sim.poll(this)) {
+            ops.work();
+            busy = true;
+            Conn c;
+            while ((c = ops.receive()) != null) {
+                admit(c);
+            }
+        }
+        Conn idle = idle();
+        if (idle != null) {
+            int target = sim.rebalancePick(this, open());
+            if (target != index) {
+                if (!busy) {
+                    ops.work();
+                    busy = true;
+                }
+                sim.rebalance(this, target, idle);
+            }
+        }
+        if (busy) {
+            ops.passEnd(open());
+        }
+    }
+
+    /** A connection it holds between requests (every held one has been answered), or null. */
+    private Conn idle() {
+        for (int k = actor.held.size() - 1; k >= 0; k--) {
+            Conn c = actor.held.get(k);
+            if (c.served) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** Wakes every tick until {@code until}, each wake a {@link #rebalancePass}. */
+    public void rebalanceUntil(long until) {
+        while (sim.now() < until && !terminate) {
+            rebalancePass();
+            sim.sleep(sim.tick);
+        }
+    }
+
+    /**
+     * SIGTERM with connections open, as m0serve leaves: the core's leave, each idle connection
+     * handed over to a live sibling (closed only when none would take it), then the drain.
+     */
+    public void leaveHandingOver() {
+        ops.leave();
+        left = true;
+        leftAt = sim.now();
+        for (Conn c : new java.util.ArrayList<>(actor.held)) {
+            if (!ops.handOver(c)) {
+                sim.closeAtLeave(c);
+            }
+        }
+        while (ops.leaveStep(leaverAdmitter)) {
+            sim.sleep(sim.tick);
+        }
+    }
+
     /** SIGTERM: the core's leave, then its bounded drain, forwarding what arrives. */
     public void leaveAndDrain() {
         ops.leave();

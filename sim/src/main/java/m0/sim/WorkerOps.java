@@ -14,6 +14,9 @@ public interface WorkerOps<C> {
 
     void passStart();
 
+    /** This pass has work: stamp its start now, once (busy means busy). */
+    void work();
+
     void passEnd(long open);
 
     int pick(long open);
@@ -39,4 +42,13 @@ public interface WorkerOps<C> {
     default long listenDeadline() {
         throw new IllegalStateException("this protocol never leaves the listener");
     }
+
+    /** Rebalance, the look: to whom to hand one idle connection now; self for nobody. */
+    int rebalancePick(long open);
+
+    /** Rebalance, the move: hand the idle {@code connection} to {@code target}. */
+    boolean rebalance(int target, C connection);
+
+    /** A leaver hands one of its own idle connections to a live sibling. */
+    boolean handOver(C connection);
 }

@@ -49,7 +49,7 @@ class ModelCheckTest {
         for (PageKind page : PageKind.values()) {
             PageKind.current = page;
             try {
-                explore(rows, failures);
+                explore(PAIRS, 30, rows, failures);
             } finally {
                 PageKind.current = PageKind.ARRAY;
             }
@@ -100,8 +100,61 @@ class ModelCheckTest {
         assertTrue(failures.isEmpty(), String.join("\n", failures));
     }
 
-    private static void explore(List<String> rows, List<String> failures) {
-        for (Object[] pair : PAIRS) {
+    /** The rebalance worlds (ADR 0014), each with the mutant it must catch; both pages. */
+    static final Object[][] REBALANCE_PAIRS = {
+        {Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+        {Scenarios.REBALANCE_LEAVE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+        {Scenarios.REBALANCE_KILL, Mutants.REBALANCE_TARGETS_NOT_STARTED, "NS"},
+        {Scenarios.REBALANCE_KILL_SENDER, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+    };
+
+    /** REBALANCE-uneven's schedules tried at random: its exhaustive exploration outgrows the budget. */
+    static final long UNEVEN_SEEDS = 10_000;
+
+    /**
+     * Rebalance: no connection lost or doubled, no more moves than the initial excess,
+     * convergence at quiescence, under a leave and kills; every interleaving under the core, and
+     * each rule undone caught. Budget: about 3 minutes for all of it on a loaded machine.
+     */
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void rebalanceEveryInterleaving() {
+        List<String> rows = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (PageKind page : PageKind.values()) {
+            PageKind.current = page;
+            try {
+                explore(REBALANCE_PAIRS, 90, rows, failures);
+            } finally {
+                PageKind.current = PageKind.ARRAY;
+            }
+        }
+        // 2 / 0 / 4: the mutant is found at once; the core over random schedules only (ADR 0014).
+        Explorer.Report anySender = Explorer.exhaustive(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, true);
+        rows.add(anySender.row() + " " + (anySender.first == null ? "NOT FOUND" : anySender.first.violations.get(0).rule + " found"));
+        if (anySender.first == null || !anySender.first.violations.get(0).rule.equals("PING-PONG")) {
+            failures.add("REBALANCE-uneven / mutant-rb-any-sender: expected PING-PONG, got "
+                    + (anySender.first == null ? "nothing" : anySender.first.violations));
+        }
+        long t0 = System.nanoTime();
+        long bad = 0;
+        for (long seed = 1; seed <= UNEVEN_SEEDS; seed++) {
+            Sim.Result r = Scenarios.REBALANCE_UNEVEN.build(Protocol.core(), new RandomChoices(seed), false).run();
+            if (!r.ok()) {
+                bad++;
+                failures.add("REBALANCE-uneven under the core, seed " + seed + ": " + r.violations + "\n" + r.trace());
+                break;
+            }
+        }
+        rows.add(String.format("| REBALANCE-uneven | core, random seeds 1..%d | array | %d seeds, %d failing, %.2f s |",
+                UNEVEN_SEEDS, UNEVEN_SEEDS, bad, (System.nanoTime() - t0) / 1e9));
+        System.out.println("\nrebalance (ADR 0014)\n" + Explorer.Report.header());
+        rows.forEach(System.out::println);
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+    }
+
+    private static void explore(Object[][] pairs, long budgetSeconds, List<String> rows, List<String> failures) {
+        for (Object[] pair : pairs) {
             Scenarios.Scenario sc = (Scenarios.Scenario) pair[0];
             Protocol mutant = (Protocol) pair[1];
             String rule = (String) pair[2];
@@ -111,8 +164,8 @@ class ModelCheckTest {
                 failures.add(sc + " on " + PageKind.current + " under the core: " + (real.first == null ? "incomplete" : real.first.violations
                         + "\n" + real.first.trace()));
             }
-            if (real.nanos > 30_000_000_000L) {
-                failures.add(sc + " on " + PageKind.current + " took " + real.nanos / 1e9 + " s (budget 30 s)");
+            if (real.nanos > budgetSeconds * 1_000_000_000L) {
+                failures.add(sc + " on " + PageKind.current + " took " + real.nanos / 1e9 + " s (budget " + budgetSeconds + " s)");
             }
             Explorer.Report m = Explorer.exhaustive(sc, mutant, true);
             rows.add(m.row() + " " + (m.first == null ? "NOT FOUND" : m.first.violations.get(0).rule + " found"));

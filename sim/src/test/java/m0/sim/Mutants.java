@@ -2,7 +2,9 @@ package m0.sim;
 
 import java.util.function.Consumer;
 import m0.core.AcceptPolicy;
+import m0.core.AcceptShare;
 import m0.core.PageLayout;
+import m0.core.Rebalance;
 import m0.core.Siblings;
 
 /**
@@ -44,6 +46,11 @@ final class Mutants {
         @Override
         public void passStart() {
             real.passStart();
+        }
+
+        @Override
+        public void work() {
+            real.work();
         }
 
         @Override
@@ -89,6 +96,21 @@ final class Mutants {
         @Override
         public long listenDeadline() {
             return real.listenDeadline();
+        }
+
+        @Override
+        public int rebalancePick(long open) {
+            return real.rebalancePick(open);
+        }
+
+        @Override
+        public boolean rebalance(int target, Conn c) {
+            return real.rebalance(target, c);
+        }
+
+        @Override
+        public boolean handOver(Conn c) {
+            return real.handOver(c);
         }
     }
 
@@ -431,4 +453,52 @@ final class Mutants {
             return -1;
         }
     });
+
+    /**
+     * Rebalance with no dead band: a move across a gap of one only swaps the two loads, and the
+     * next look moves it back. Safe (each move is a hand-off), and a ping-pong.
+     */
+    static final Protocol REBALANCE_NO_DEAD_BAND = worker("mutant-no-dead-band", (p, self) -> Protocol.Core.worker(
+            p, self, AcceptPolicy.share(), new Rebalance(0, AcceptShare.REBALANCE_INTERVAL_NANOS)));
+
+    /** Rebalance's look names a replacement between bind and start: nothing reads its channel yet. */
+    static final Protocol REBALANCE_TARGETS_NOT_STARTED = looking("mutant-rb-not-started", true, false);
+
+    /**
+     * Rebalance without "heaviest only": a worker two over the lightest moves though a sibling is
+     * heavier, and the heaviest's moves are still needed after it: one move too many.
+     */
+    static final Protocol REBALANCE_ANY_SENDER = looking("mutant-rb-any-sender", false, true);
+
+    /** The core's look, with one rule undone; the move is the core's. */
+    private static Protocol looking(String name, boolean targetsNotStarted, boolean anySender) {
+        return worker(name, (p, self) -> new WorkerMutant(p, self) {
+            private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
+
+            @Override
+            public int rebalancePick(long open) {
+                long own = open + siblings.pending(self) - siblings.taken(self);
+                int lightest = self;
+                long lightestLoad = Long.MAX_VALUE;
+                for (int i = 0; i < p.workers; i++) {
+                    long state = i == self ? 0 : siblings.state(i);
+                    if (i == self || state == PageLayout.LEFT || (state == PageLayout.NOT_STARTED && !targetsNotStarted)) {
+                        continue;
+                    }
+                    long load = siblings.load(i);
+                    if (load > own && !anySender) {
+                        return self;
+                    }
+                    if (state > 0 && Siblings.slowPass(state, siblings.now())) {
+                        continue;
+                    }
+                    if (load < lightestLoad) {
+                        lightestLoad = load;
+                        lightest = i;
+                    }
+                }
+                return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+            }
+        });
+    }
 }

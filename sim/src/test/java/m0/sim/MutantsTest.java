@@ -28,7 +28,9 @@ class MutantsTest {
                 Arguments.of(Scenarios.SENDER_KILLED, Mutants.R5, "R5"),
                 Arguments.of(Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"),
                 Arguments.of(Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"),
-                Arguments.of(Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"));
+                Arguments.of(Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"),
+                Arguments.of(Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"),
+                Arguments.of(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"));
     }
 
     @ParameterizedTest(name = "{0} finds {1}")
@@ -80,6 +82,7 @@ class MutantsTest {
 
     static Stream<Scenarios.Scenario> fast() {
         return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
-                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND, Scenarios.WAIT_START);
+                Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND, Scenarios.WAIT_START,
+                Scenarios.REBALANCE_KILL_SENDER);
     }
 }
