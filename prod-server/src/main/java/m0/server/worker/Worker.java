@@ -43,8 +43,9 @@ import m0.server.stats.WorkerCounters;
  * A worker JVM: one epoll loop over the listener, its hand-off channel, its connections, the
  * wake-up its blocking pool and signal handlers share, and its supervisor's pidfd.
  *
- * <p>Every wake-up of epoll is one pass of the core: {@code passStart()}, the events,
- * {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
+ * <p>Every wake-up of epoll is one pass of the core: the events, stamped by {@code work()} at
+ * the first that is real work (docs/adr/0015), then a rebalance look after work or on its
+ * tick, and {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
  * the channel is drained with {@code receive()} to null; accepted and received connections
  * enter through the same tail ({@link #admit}). SIGTERM (or the supervisor's death) runs
  * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, hands its idle
@@ -256,11 +257,11 @@ public final class Worker {
         // HUP is the supervisor's (a reload); a hang-up sent to the whole group must not kill us.
         Signals.onSignal("HUP", () -> { });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        epoll.add(wake.fd(), Epoll.IN, WAKE); // before the warm-up: a pool app's answer wakes us
+        warmUp();
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
         }
-        epoll.add(wake.fd(), Epoll.IN, WAKE); // before the warm-up: a pool app's answer wakes us
-        warmUp();
         parentFd = Processes.pidfdOpen(spec.supervisorPid());
         epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
         listenerArmed = true;
@@ -339,7 +340,8 @@ public final class Worker {
         int listener = -1;
         int[] pair = null;
         Connection c = null;
-        long deadline = System.nanoTime() + WARM_UP_NANOS;
+        long begin = System.nanoTime();
+        long deadline = begin + WARM_UP_NANOS;
         try (Socket client = new Socket()) {
             InetAddress loopback = InetAddress.getLoopbackAddress();
             listener = Sockets.listenTcp(loopback, 0, 1);
@@ -369,6 +371,9 @@ public final class Worker {
             admit(back.fd(), back.peer(), true);
             c = byFd[back.fd()];
             warmExchanges(c, client, deadline);
+            // One line per worker start, beside the supervisor's "started N ms after its spawn".
+            System.err.printf("m0serve worker %d: warmed up in %.1f ms (%d requests, a hand-off to itself)%n",
+                    spec.index(), (System.nanoTime() - begin) / 1e6, 2 * WARM_REQUESTS);
         } catch (IOException | RuntimeException e) {
             failures.log("warm-up skipped: " + e);
         } finally {
