@@ -50,6 +50,11 @@ class RebalanceIntegrationTest {
     private static final long SETTLE_MS = 3_000;
     /** The crash test holds the replacement NOT_STARTED this long, so reconnects surely land on the survivor. */
     private static final String HOLD_MS = "1000";
+    /**
+     * The tests hold keep-alive connections across a worker's start, which takes seconds on
+     * this machine under load: the default 5 s idle timeout would close them meanwhile.
+     */
+    private static final String IDLE_MS = "120000";
 
     /**
      * (a) The cold first burst: fresh 2-worker servers, 32 keep-alive connections at once right
@@ -61,7 +66,7 @@ class RebalanceIntegrationTest {
     void aColdFirstBurstIsEvenedOnTheSameConnections() throws Exception {
         List<String> seen = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
-            try (ServerProcess s = ServerProcess.start("--workers", "2")) {
+            try (ServerProcess s = ServerProcess.start("--workers", "2", "--idle-timeout-ms", IDLE_MS)) {
                 assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
                 SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", s.port), PROBE_TIMEOUT_MS);
                 try (SpreadProbe.Held held = probe.open(Shape.BURST, 32)) {
@@ -81,7 +86,7 @@ class RebalanceIntegrationTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void fourWorkersSettleEveryBurstOfSixtyFourToSixteenEach() throws Exception {
         List<String> seen = new ArrayList<>();
-        try (ServerProcess s = ServerProcess.start("--workers", "4")) {
+        try (ServerProcess s = ServerProcess.start("--workers", "4", "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
             PageWatch page = PageWatch.of(s);
             SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", s.port), PROBE_TIMEOUT_MS);
@@ -110,7 +115,8 @@ class RebalanceIntegrationTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void afterACrashTheReconnectedConnectionsMoveBack(String rebalance) throws Exception {
         Map<String, String> hold = Map.of("M0_TEST_ARM_GAP_MS", HOLD_MS, "M0_TEST_ARM_GAP_INDEX", "1");
-        try (ServerProcess s = ServerProcess.start(hold, "--workers", "2", "--rebalance", rebalance)) {
+        try (ServerProcess s = ServerProcess.start(hold, "--workers", "2", "--rebalance", rebalance,
+                "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
             PageWatch page = PageWatch.of(s);
             SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", s.port), PROBE_TIMEOUT_MS);
@@ -164,7 +170,7 @@ class RebalanceIntegrationTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void requestsSentWhileTheirConnectionMovesAreAnsweredExactlyOnce() throws Exception {
-        try (ServerProcess s = ServerProcess.start("--workers", "1")) {
+        try (ServerProcess s = ServerProcess.start("--workers", "1", "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
             PageWatch page = PageWatch.of(s, 2);
             List<Http> clients = new ArrayList<>();
