@@ -90,6 +90,12 @@ public final class M0serve implements Callable<Integer> {
                     + "loaded apart from m0serve's own classes (docs/apps.md).")
     String appClasspath;
 
+    @Option(names = "--rebalance", defaultValue = "on", paramLabel = "on|off",
+            description = "Workers hand idle keep-alive connections to a lighter sibling until the "
+                    + "loads are even within one (after a cold start, a crash, SIGTTIN); 'off' for A/B "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String rebalance;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -191,9 +197,12 @@ public final class M0serve implements Callable<Integer> {
         if (maxConnections < 0) {
             throw usage("--max-connections must be 0 (from the descriptor limit) or more, got " + maxConnections);
         }
+        if (!"on".equals(rebalance) && !"off".equals(rebalance)) {
+            throw usage("--rebalance must be on or off, got '" + rebalance + "'");
+        }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,
-                bodyTimeoutMillis, maxBodyBytes, maxConnections);
+                bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance));
     }
 
     /** The class must exist and be an App; it is constructed only in the workers. */

@@ -57,6 +57,12 @@ public final class ProbeCommand implements Callable<Integer> {
                     + "worker's longest pass in ms (* past the 2 ms pick skips)")
     Long watchPid;
 
+    @Option(names = "--settle-ms", defaultValue = "0",
+            description = "ask /pid on the round's connections, wait MS ms with all still open, ask again on "
+                    + "the same connections and report that spread (rebalance moves idle connections; "
+                    + "the first is printed as 'landed'; default ${DEFAULT-VALUE}: ask once)")
+    int settleMillis;
+
     @Option(names = "--timeout-ms", defaultValue = "5000", description = "per-connection timeout (default ${DEFAULT-VALUE})")
     int timeoutMillis;
 
@@ -85,7 +91,14 @@ public final class ProbeCommand implements Callable<Integer> {
                     Thread.sleep(pauseMillis); // a client's think time, not synchronisation of ours
                 }
                 Spread spread;
-                if (watched == null) {
+                if (settleMillis > 0) {
+                    try (SpreadProbe.Held held = probe.open(shape, connections)) {
+                        Spread landed = held.spread(workers);
+                        Thread.sleep(settleMillis); // the settle time being measured, not synchronisation
+                        spread = held.spread(workers);
+                        System.out.println(spread + "  landed " + landed.counts());
+                    }
+                } else if (watched == null) {
                     spread = probe.round(shape, connections, workers);
                     System.out.println(spread);
                 } else {

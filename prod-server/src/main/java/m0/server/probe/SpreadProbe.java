@@ -128,6 +128,28 @@ public final class SpreadProbe {
             return who;
         }
 
+        /**
+         * A client whose server process died: every connection that {@code workerOfEach} (as
+         * asked before) placed on {@code lost} is closed and opened afresh in its place, as a
+         * pool reconnects. Returns how many were reopened.
+         */
+        public int reopen(List<Integer> workerOfEach, int lost) throws IOException {
+            int reopened = 0;
+            for (int k = 0; k < open.size(); k++) {
+                if (workerOfEach.get(k) != lost) {
+                    continue;
+                }
+                open.get(k).close();
+                Socket socket = new Socket();
+                open.set(k, socket);
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(timeoutMillis);
+                socket.connect(server, timeoutMillis);
+                reopened++;
+            }
+            return reopened;
+        }
+
         /** Asks {@code /pid} on every connection and counts per worker. */
         public Spread spread(int workers) throws IOException {
             Map<Integer, Integer> perWorker = new HashMap<>();

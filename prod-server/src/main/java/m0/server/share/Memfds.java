@@ -1,10 +1,16 @@
 package m0.server.share;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Optional;
+import m0.core.ByteBufferPage;
+import m0.core.Page;
 
 /**
  * Finds a memfd another process holds, by the name it was created with: how an observer
@@ -35,5 +41,20 @@ public final class Memfds {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * {@code words} 64-bit words of {@code file} (a {@code /proc/PID/fd/N} memfd link) as a
+     * page: read-write grows the file to fit, read-only is an observer's view.
+     */
+    public static Page map(Path file, int words, boolean write) {
+        try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                : FileChannel.open(file, StandardOpenOption.READ)) {
+            MappedByteBuffer b = ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
+                    0, 8L * words);
+            return new ByteBufferPage(b, 0, words);
+        } catch (IOException e) {
+            throw new UncheckedIOException("mapping " + file, e);
+        }
     }
 }

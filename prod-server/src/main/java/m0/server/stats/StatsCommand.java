@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = "Print a running server's page per worker: state, active, pending, taken, "
                 + "sent, received, forwarded, re-homed and lost; then start-up times (spawn to PARKED per worker, "
-                + "launch to ready).")
+                + "launch to ready) and idle connections each live worker rebalanced.")
 public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")
@@ -95,6 +95,7 @@ public final class StatsCommand implements Callable<Integer> {
             out.print(snapshot.format());
             // Held by a supervisor only; a worker's pid shows the page alone.
             StartupTimes.attach(pid).ifPresent(t -> out.print(t.format(snapshot.workers().size())));
+            out.print(WorkerCounters.format(pid));
             out.flush();
             if (intervalMillis <= 0) {
                 break;

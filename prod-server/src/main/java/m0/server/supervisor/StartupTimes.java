@@ -1,14 +1,9 @@
 package m0.server.supervisor;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
-import m0.core.ByteBufferPage;
 import m0.core.Page;
 import m0.server.jnr.Fds;
 import m0.server.share.Memfds;
@@ -58,7 +53,7 @@ public final class StartupTimes {
     /** The supervisor's, zeroed. */
     static StartupTimes create(int lines) {
         int fd = Fds.memfd(NAME);
-        StartupTimes t = new StartupTimes(map(Path.of("/proc/self/fd/" + fd), words(lines), true), lines);
+        StartupTimes t = new StartupTimes(Memfds.map(Path.of("/proc/self/fd/" + fd), words(lines), true), lines);
         t.words.setVolatile(LINES, lines);
         return t;
     }
@@ -71,7 +66,7 @@ public final class StartupTimes {
                 return Optional.empty();
             }
             int lines = (int) (Files.size(p.get()) / 8 - HEADER) / 2;
-            return lines < 1 ? Optional.empty() : Optional.of(new StartupTimes(map(p.get(), words(lines), false), lines));
+            return lines < 1 ? Optional.empty() : Optional.of(new StartupTimes(Memfds.map(p.get(), words(lines), false), lines));
         } catch (IOException e) {
             return Optional.empty(); // gone, or not ours to read
         }
@@ -79,17 +74,6 @@ public final class StartupTimes {
 
     private static int words(int lines) {
         return HEADER + 2 * lines;
-    }
-
-    private static Page map(Path file, int words, boolean write) {
-        try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
-                : FileChannel.open(file, StandardOpenOption.READ)) {
-            MappedByteBuffer b = ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
-                    0, 8L * words);
-            return new ByteBufferPage(b, 0, words);
-        } catch (IOException e) {
-            throw new UncheckedIOException("mapping " + file, e);
-        }
     }
 
     /** A worker was spawned at index {@code index} at {@code nanos} (System.nanoTime). */

@@ -746,7 +746,8 @@ public final class Supervisor {
                 WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
                 config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
-                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections());
+                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
+                config.rebalance());
         int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
         inherit[0] = listener;
         inherit[1] = shared.fd();

@@ -1,16 +1,23 @@
 package m0.server.worker;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.Page;
 import m0.core.PageLayout;
+import m0.core.Rebalance;
 import m0.server.http.App;
 import m0.server.http.AppContext;
 import m0.server.http.Apps;
@@ -30,13 +37,15 @@ import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
 import m0.server.share.SocketChannels;
+import m0.server.stats.WorkerCounters;
 
 /**
  * A worker JVM: one epoll loop over the listener, its hand-off channel, its connections, the
  * wake-up its blocking pool and signal handlers share, and its supervisor's pidfd.
  *
- * <p>Every wake-up of epoll is one pass of the core: {@code passStart()}, the events,
- * {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
+ * <p>Every wake-up of epoll is one pass of the core: the events, stamped by {@code work()} at
+ * the first that is real work (docs/adr/0015), then a rebalance look after work or on its
+ * tick, and {@code passEnd(open)}. Every accept goes through {@code passOn} (false: admit it here), and
  * the channel is drained with {@code receive()} to null; accepted and received connections
  * enter through the same tail ({@link #admit}). SIGTERM (or the supervisor's death) runs
  * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, hands its idle
@@ -136,6 +145,33 @@ public final class Worker {
     private boolean acceptPaused;
     private final RateLimitedLog acceptFailures;
 
+    /**
+     * How often a worker holding idle connections looks whether one should move, when no
+     * pass end did (a sibling that respawned or was added is lighter, and nothing wakes us).
+     * 25 ms: a skew left by a crash starts draining within a tick, far inside the second a
+     * client could notice; 40 wake-ups a second cost microseconds each. A pass end after work
+     * looks anyway, so under load the tick never fires.
+     */
+    static final long REBALANCE_TICK_NANOS = 25_000_000L;
+    /** Requests the warm-up asks before and after its hand-off to itself. */
+    private static final int WARM_REQUESTS = 3;
+    private static final byte[] WARM_REQUEST =
+            "GET / HTTP/1.1\r\nHost: m0serve-warm-up\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    /** The warm-up's bound, whatever the app does: past it the worker starts as it is. */
+    private static final long WARM_UP_NANOS = 5_000_000_000L;
+    private static final int WARM_IO_MILLIS = 100;
+    /** start() has run: the loop's passes are the protocol's. */
+    private boolean started;
+    /** --rebalance on and the policy shares: the loop looks at pass ends and on the tick. */
+    private final boolean rebalancing;
+    /** When the next look is due without work (System.nanoTime); MAX_VALUE: none. */
+    private long nextRebalance = Long.MAX_VALUE;
+    private int rebalanceCursor;
+    /** This pass did work (see {@link #work()}): its end looks whether to rebalance. */
+    private boolean worked;
+    private final WorkerCounters counters;
+    private long shownRebalanced;
+
     Worker(WorkerSpec spec, App app) {
         this.spec = spec;
         this.app = app;
@@ -145,7 +181,12 @@ public final class Worker {
         receiveFds[spec.index()] = spec.receiveFd();
         SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds, "m0serve worker " + spec.index() + ": ");
         this.share = new AcceptShare<>(page, channels, System::nanoTime,
-                AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index());
+                AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index(),
+                AcceptShare.LEAVE_DRAIN_NANOS, spec.rebalance()
+                        ? new Rebalance(AcceptShare.REBALANCE_DEAD_BAND, AcceptShare.REBALANCE_INTERVAL_NANOS)
+                        : Rebalance.off());
+        this.rebalancing = share.sharing() && spec.rebalance();
+        this.counters = WorkerCounters.create();
         this.sentBase = page.getVolatile(PageLayout.sentWord(spec.index()));
         this.receivedBase = page.getVolatile(PageLayout.receivedWord(spec.index()));
         this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
@@ -237,6 +278,8 @@ public final class Worker {
             }
         });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        epoll.add(wake.fd(), Epoll.IN, WAKE); // before the warm-up: a pool app's answer wakes us
+        warmUp();
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
         }
@@ -244,17 +287,19 @@ public final class Worker {
         epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
         listenerArmed = true;
         epoll.add(spec.receiveFd(), Epoll.IN, CHANNEL);
-        epoll.add(wake.fd(), Epoll.IN, WAKE);
         epoll.add(parentFd, Epoll.IN, PARENT);
         holdBeforeStart();
         share.start();
+        started = true;
         if (Integer.toString(spec.index()).equals(System.getenv("M0_TEST_DIE_AT_START_INDEX"))) {
             System.err.println("m0serve worker " + spec.index() + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
             return 1;
         }
         for (;;) { // one pass per wake-up; ends only through the graceful stop below
             int n = epoll.await(timeoutMillis());
-            share.passStart();
+            // Busy means busy (docs/adr/0015): no stamp here. The pass is stamped by work(), at
+            // its first real work; a wake-up that lost the accept race to a sibling stays PARKED.
+            worked = false;
             long now = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 dispatch(epoll.data(i), epoll.events(i), now);
@@ -270,6 +315,9 @@ public final class Worker {
             }
             if (!listenerArmed) {
                 armListenerIfDue(now);
+            }
+            if (rebalancing && !stopping && (worked || now - nextRebalance >= 0)) {
+                rebalance(now);
             }
             share.passEnd(open);
             publishStats();
@@ -287,6 +335,114 @@ public final class Worker {
             recorder.close();
         }
         return 0;
+    }
+
+    /**
+     * The pass has real work: stamp its start on the page (once per pass; see
+     * {@link AcceptShare#work()}), and look at rebalance at its end.
+     */
+    private void work() {
+        worked = true;
+        if (started) { // the warm-up's passes are no pass of the protocol: the index is NOT_STARTED
+            share.work();
+        }
+    }
+
+    /**
+     * Warm before ready (docs/adr/0016): before {@code start()} writes PARKED, the paths a
+     * first burst takes run once, so that no sibling's pick reads our first pass, run cold, as
+     * "inside one pass for over 2 ms". A loopback connection of our own is accepted, admitted
+     * and asked {@link #WARM_REQUESTS} requests through the session and the app; then it is
+     * handed to ourselves over a datagram pair through the same channel code and hand-off as
+     * rebalance (sendmsg and recvmsg with SCM_RIGHTS), admitted as a received hand-off and asked
+     * again. Every libc function of the loop is bound on the way. Nothing here touches the page
+     * or its counters (the index stays NOT_STARTED, {@link #work()} stamps nothing yet).
+     * Best effort and bounded: a failure is one line and the worker starts as it would have.
+     * {@code M0_WARM_UP=0} skips it (the A/B knob for the measurement).
+     */
+    private void warmUp() {
+        if ("0".equals(System.getenv("M0_WARM_UP"))) {
+            return;
+        }
+        int listener = -1;
+        int[] pair = null;
+        Connection c = null;
+        // The warm-up's requests are no client's: out of the access log and the metrics.
+        RequestRecorder recording = recorder;
+        recorder = null;
+        long begin = System.nanoTime();
+        long deadline = begin + WARM_UP_NANOS;
+        try (Socket client = new Socket()) {
+            InetAddress loopback = InetAddress.getLoopbackAddress();
+            listener = Sockets.listenTcp(loopback, 0, 1);
+            client.setTcpNoDelay(true);
+            client.connect(new InetSocketAddress(loopback, Sockets.localPort(listener)), WARM_IO_MILLIS);
+            Acceptor warmAcceptor = new Acceptor(listener);
+            int fd;
+            while ((fd = warmAcceptor.accept()) < 0) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("the warm-up connection was not accepted");
+                }
+                Thread.onSpinWait(); // the handshake completes in the kernel, microseconds away
+            }
+            admit(fd, warmAcceptor.lastPeer(), false);
+            c = byFd[fd];
+            warmExchanges(c, client, deadline);
+            pair = Sockets.datagramPair(SocketChannels.BUFFER_BYTES);
+            SocketChannels toSelf = new SocketChannels(new int[] {pair[0]}, new int[] {pair[1]},
+                    "m0serve worker " + spec.index() + " warm-up: ");
+            if (!handOff(c, a -> toSelf.send(0, a))) {
+                throw new IllegalStateException("the warm-up hand-off was refused");
+            }
+            Accepted back = toSelf.receive(0);
+            if (back == null || back == Accepted.LOST) {
+                throw new IllegalStateException("the warm-up hand-off did not arrive");
+            }
+            admit(back.fd(), back.peer(), true);
+            c = byFd[back.fd()];
+            warmExchanges(c, client, deadline);
+            // One line per worker start, beside the supervisor's "started N ms after its spawn".
+            System.err.printf("m0serve worker %d: warmed up in %.1f ms (%d requests, a hand-off to itself)%n",
+                    spec.index(), (System.nanoTime() - begin) / 1e6, 2 * WARM_REQUESTS);
+        } catch (IOException | RuntimeException e) {
+            failures.log("warm-up skipped: " + e);
+        } finally {
+            if (c != null) {
+                close(c);
+            }
+            recorder = recording;
+            if (listener >= 0) {
+                Fds.close(listener);
+            }
+            if (pair != null) {
+                Fds.close(pair[0]);
+                Fds.close(pair[1]);
+            }
+        }
+    }
+
+    /** {@link #WARM_REQUESTS} keep-alive requests on the warm-up connection, each answered in full. */
+    private void warmExchanges(Connection c, Socket client, long deadline) throws IOException {
+        byte[] buf = new byte[IO_BYTES];
+        for (int k = 0; k < WARM_REQUESTS; k++) {
+            client.getOutputStream().write(WARM_REQUEST);
+            boolean answered = false;
+            while (!answered) {
+                if (c == null || c.closed || System.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException("the warm-up request was not answered");
+                }
+                int n = epoll.await(WARM_IO_MILLIS);
+                for (int i = 0; i < n; i++) {
+                    dispatch(epoll.data(i), epoll.events(i), System.nanoTime());
+                }
+                // Idle with bytes at the client: the whole answer was written (loopback writes
+                // land in the peer's buffer before write returns).
+                answered = c.session.idle() && client.getInputStream().available() > 0;
+            }
+            while (client.getInputStream().available() > 0) {
+                client.getInputStream().read(buf);
+            }
+        }
     }
 
     private void requestStop() {
@@ -326,6 +482,11 @@ public final class Worker {
         if (!share.sharing()) {
             return; // one worker, or the bare race: nothing to count
         }
+        long rebalanced = share.rebalancedCount();
+        if (rebalanced != shownRebalanced) {
+            shownRebalanced = rebalanced;
+            counters.rebalanced(rebalanced);
+        }
         long sent = share.sentCount();
         long received = share.receivedCount();
         long forwarded = share.forwardedCount();
@@ -357,10 +518,11 @@ public final class Worker {
             long ms = (Math.min(acceptResumeAt, nextSweep) - System.nanoTime()) / 1_000_000L + 1;
             return (int) Math.max(0, Math.min(ms, 60_000));
         }
-        if (nextSweep == Long.MAX_VALUE) {
+        long next = rebalancing ? Math.min(nextSweep, nextRebalance) : nextSweep;
+        if (next == Long.MAX_VALUE) {
             return -1;
         }
-        long ms = (nextSweep - System.nanoTime()) / 1_000_000L + 1;
+        long ms = (next - System.nanoTime()) / 1_000_000L + 1;
         return (int) Math.max(0, Math.min(ms, 60_000));
     }
 
@@ -370,6 +532,7 @@ public final class Worker {
             if (c == null || c.closed) {
                 return;
             }
+            work(); // bytes to parse, output to write, an EOF: the app's code may run inline
             try {
                 if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
                     onReadable(c, now, events);
@@ -424,8 +587,9 @@ public final class Worker {
                 return;
             }
             if (fd < 0) {
-                return;
+                return; // EAGAIN: a sibling won the race; an empty wake-up is not work
             }
+            work();
             // One worker, or the bare race: no allocation, no page access (sharing() is false).
             if (!share.sharing()) {
                 admit(fd, recorder == null ? null : acceptor.lastPeer(), false); // the peer: for the access log
@@ -469,6 +633,7 @@ public final class Worker {
         Accepted c;
         try {
             while ((c = share.receive()) != null) {
+                work();
                 admit(c.fd(), c.peer(), true);
             }
         } catch (RuntimeException e) {
@@ -521,6 +686,7 @@ public final class Worker {
         Connection c;
         while ((c = completions.poll()) != null) {
             if (!c.closed) {
+                work();
                 try {
                     c.session.pollCompletions(now);
                     flush(c, now);
@@ -766,27 +932,95 @@ public final class Worker {
 
     /**
      * An idle connection of a leaver goes to a live sibling through the core's handOver (see
-     * there why); closed when no sibling is live (the whole server is stopping).
+     * there why); closed when no sibling is live or starting (the whole server is stopping).
      */
     private void handOverOrClose(Connection c) {
         if (share.sharing() && !c.session.closeAfterFlush() && c.peer != null) {
-            // The queued message keeps the socket open after our close, and with it our epoll
-            // registration: remove it first, or a reused descriptor number could inherit it.
-            epoll.delete(c.fd);
-            if (share.handOver(new Accepted(c.fd, c.peer))) {
-                c.closed = true; // the channel closed our copy
-                byFd[c.fd] = null;
-                open--;
+            if (handOff(c, share::handOver)) {
                 return;
             }
             if (share.awaitingStart()) {
-                // No sibling live, one starting (a respawn): keep serving it and try again at
-                // the next step, rather than close it under a client about to reuse it.
-                epoll.add(c.fd, c.interest, c.fd);
+                // No sibling live, one starting (a respawn): keep serving it (handOff put it
+                // back in our epoll set) and try again at the next step, rather than close it
+                // under a client about to reuse it.
                 return;
             }
         }
         close(c);
+    }
+
+    /**
+     * The hand-off of one of our idle connections, shared by a leaver's hand-over, rebalance
+     * and the warm-up: out of our epoll set, then {@code send}; on true the channel holds it
+     * and closed our copy, and we forget it. On false it is still ours and registered again
+     * (a leaver closes it then).
+     */
+    private boolean handOff(Connection c, Predicate<Accepted> send) {
+        // The queued message keeps the socket open after our close, and with it our epoll
+        // registration: remove it first, or a reused descriptor number could inherit it.
+        epoll.delete(c.fd);
+        if (send.test(new Accepted(c.fd, c.peer))) {
+            c.closed = true; // the channel closed our copy
+            byFd[c.fd] = null;
+            open--;
+            return true;
+        }
+        epoll.add(c.fd, c.interest, c.fd);
+        return false;
+    }
+
+    /**
+     * Rebalance (core's {@link m0.core.Rebalance}): while the core's look names a lighter
+     * sibling, hand it one idle connection. The core's rate allows one move per interval, so
+     * this moves at most one now and schedules the next look; with nothing to move, the next
+     * look is a tick away while we hold enough connections that one could ever move.
+     */
+    private void rebalance(long now) {
+        boolean moved = false;
+        for (;;) {
+            int target = share.rebalancePick(open);
+            if (target == share.self()) {
+                break;
+            }
+            Connection c = idleConnection();
+            if (c == null) {
+                break; // nothing idle now: the next look retries
+            }
+            work(); // a move is work, stamped before it like any
+            if (!handOff(c, a -> share.rebalance(target, a))) {
+                break; // a full channel: we keep serving it, and the next look retries
+            }
+            moved = true;
+        }
+        if (moved) {
+            nextRebalance = now + AcceptShare.REBALANCE_INTERVAL_NANOS;
+        } else if (open > AcceptShare.REBALANCE_DEAD_BAND) {
+            nextRebalance = now + REBALANCE_TICK_NANOS;
+        } else {
+            nextRebalance = Long.MAX_VALUE; // one connection never moves: no tick
+        }
+    }
+
+    /**
+     * A connection that can move now: between requests, nothing buffered in userspace, no
+     * response owed or being written, not mid-body, no app call on the pool, not closing. All
+     * its state is in the kernel then; a request the client sends meanwhile waits in the
+     * socket for the target. Scanned from a cursor, so moves take connections in turn.
+     */
+    private Connection idleConnection() {
+        for (int k = 0; k <= maxFd; k++) {
+            int fd = rebalanceCursor = rebalanceCursor >= maxFd ? 0 : rebalanceCursor + 1;
+            Connection c = byFd[fd];
+            if (c != null && movable(c)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static boolean movable(Connection c) {
+        return !c.closed && !c.lingering && c.peer != null && c.session.idle()
+                && !c.session.closeAfterFlush() && c.session.wantsInput();
     }
 
     private void stepStop(long now) {

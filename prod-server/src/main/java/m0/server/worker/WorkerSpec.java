@@ -18,7 +18,8 @@ import java.util.Map;
 public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
-                         long bodyTimeoutMillis, long maxBodyBytes, long maxConnections) {
+                         long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
+                         boolean rebalance) {
 
     public static final int LISTEN_FD = 3;
     public static final int PAGE_FD = 4;
@@ -53,6 +54,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
         m.put("body-timeout-ms", Long.toString(bodyTimeoutMillis));
         m.put("max-body-bytes", Long.toString(maxBodyBytes));
         m.put("max-connections", Long.toString(maxConnections));
+        m.put("rebalance", rebalance ? "on" : "off");
         List<String> args = new ArrayList<>();
         m.forEach((k, v) -> args.add(k + "=" + v));
         return args;
@@ -73,7 +75,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
                 get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
                 Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")),
                 Long.parseLong(get(m, "body-timeout-ms")), Long.parseLong(get(m, "max-body-bytes")),
-                Long.parseLong(get(m, "max-connections")));
+                Long.parseLong(get(m, "max-connections")), !"off".equals(m.get("rebalance")));
     }
 
     private static String get(Map<String, String> m, String key) {

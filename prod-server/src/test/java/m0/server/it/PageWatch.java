@@ -26,6 +26,11 @@ final class PageWatch {
         return new PageWatch(SupervisorPage.open(server.pid(), 0));
     }
 
+    /** The first {@code workers} lines, whatever the supervisor's --workers (a server grown by SIGTTIN). */
+    static PageWatch of(ServerProcess server, int workers) throws IOException {
+        return new PageWatch(SupervisorPage.open(server.pid(), workers));
+    }
+
     PageSnapshot read() {
         return page.read();
     }

@@ -176,6 +176,21 @@ final class ServerProcess implements AutoCloseable {
         return process.descendants().toList();
     }
 
+    /** The pid of the supervisor's live worker at {@code index} (its argv says index=N), or -1. */
+    long workerPid(int index) {
+        for (ProcessHandle h : process.toHandle().children().filter(ProcessHandle::isAlive).toList()) {
+            try {
+                String cmdline = Files.readString(Path.of("/proc/" + h.pid() + "/cmdline"), StandardCharsets.UTF_8);
+                if (List.of(cmdline.split("\0")).contains("index=" + index)) {
+                    return h.pid();
+                }
+            } catch (IOException e) {
+                // gone meanwhile
+            }
+        }
+        return -1;
+    }
+
     @Override
     public void close() throws IOException {
         kill(process);

@@ -406,17 +406,7 @@ class SharingLifecycleIntegrationTest {
 
     /** The pid of the supervisor's worker at {@code index} (its argv says index=N), or -1. */
     private static long workerPid(ServerProcess s, int index) {
-        for (long pid : childPids(s)) {
-            try {
-                String cmdline = Files.readString(Path.of("/proc/" + pid + "/cmdline"), StandardCharsets.UTF_8);
-                if (List.of(cmdline.split("\0")).contains("index=" + index)) {
-                    return pid;
-                }
-            } catch (IOException e) {
-                // gone meanwhile
-            }
-        }
-        return -1;
+        return s.workerPid(index);
     }
 
     /** The one-letter state of {@code pid} in /proc/pid/stat (R, S, T, Z...). */

@@ -58,7 +58,10 @@ class StatsIntegrationTest {
 
     @Test
     void statsPrintsThePageOfAServingServerMatchingAHeldBurst() throws Exception {
-        try (ServerProcess server = ServerProcess.start("--workers", "2")) {
+        // Rebalance off: a connection moved between the clients' /pid and the page read would
+        // make "the page agrees with what the clients saw" a race (RebalanceIntegrationTest
+        // reads the rebalanced line with moves).
+        try (ServerProcess server = ServerProcess.start("--workers", "2", "--rebalance", "off")) {
             String pid = Long.toString(server.pid());
             Map.Entry<Integer, String> ready = stats("--pid", pid, "--wait-ready-ms", Integer.toString(READY_MS));
             assertEquals(0, ready.getKey(), ready.getValue());
@@ -86,6 +89,8 @@ class StatsIntegrationTest {
                 PageSnapshot held = page.await("showing 32 active", s -> s.totalActive() == 32, PUBLISH_MS);
                 Map.Entry<Integer, String> printed = stats("--pid", pid);
                 assertEquals(0, printed.getKey(), printed.getValue());
+                assertTrue(printed.getValue().contains("rebalanced (idle connections moved, live workers): w0=0 w1=0"),
+                        "the per-worker rebalance counts, none moved:\n" + printed.getValue());
                 Map<Integer, String[]> row = rows(printed.getValue());
                 for (int i = 0; i < 2; i++) {
                     WorkerLine line = held.worker(i);
