@@ -310,74 +310,92 @@ final class Mutants {
         };
     }
 
-    /** RP undone: the supervisor reaps without marking the index LEFT. */
-    static final Protocol RP = supervisor("mutant-RP", p -> {
-        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
-        return new SupervisorOps<>() {
-            @Override
-            public void markReaped(int index) {
-                // the historical _remove_pid: nothing written
-            }
+    /**
+     * Delegates every supervisor operation to the real core; a mutant overrides one. A reap
+     * that replaces goes to the core whole (it counts the replacement before its LEFT); one that
+     * does not goes through {@link #markReaped(int)}, which the RP mutant overrides.
+     */
+    abstract static class SupervisorMutant implements SupervisorOps<Conn> {
+        final SupervisorOps<Conn> real;
 
-            @Override
-            public Drain<Conn> giveUp(int index) {
-                return real.giveUp(index);
+        SupervisorMutant(Ports p) {
+            this.real = Protocol.core().supervisor(p);
+        }
+
+        @Override
+        public void markReaped(int index) {
+            real.markReaped(index);
+        }
+
+        @Override
+        public void markReaped(int index, boolean replacing) {
+            if (replacing) {
+                real.markReaped(index, true);
+            } else {
+                markReaped(index);
             }
-        };
+        }
+
+        @Override
+        public void spawning(int index) {
+            real.spawning(index);
+        }
+
+        @Override
+        public void started(int index) {
+            real.started(index);
+        }
+
+        @Override
+        public Drain<Conn> giveUp(int index) {
+            return real.giveUp(index);
+        }
+    }
+
+    /** RP undone: the supervisor reaps without marking the index LEFT. */
+    static final Protocol RP = supervisor("mutant-RP", p -> new SupervisorMutant(p) {
+        @Override
+        public void markReaped(int index) {
+            // the historical _remove_pid: nothing written
+        }
     });
 
     /** RB undone: giving up on an index leaves what was queued to it in its channel. */
-    static final Protocol RB = supervisor("mutant-RB", p -> {
-        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
-        return new SupervisorOps<>() {
-            @Override
-            public void markReaped(int index) {
-                real.markReaped(index);
-            }
-
-            @Override
-            public Drain<Conn> giveUp(int index) {
-                return close -> false; // no drain: the queued hand-offs wait until the server stops
-            }
-        };
+    static final Protocol RB = supervisor("mutant-RB", p -> new SupervisorMutant(p) {
+        @Override
+        public Drain<Conn> giveUp(int index) {
+            return close -> false; // no drain: the queued hand-offs wait until the server stops
+        }
     });
 
     /**
      * A supervisor that does not count the workers it spawns as starting (as before): a leaver
      * with no live sibling cannot tell that one is coming and closes what it holds unserved.
      */
-    static final Protocol NO_STARTING_COUNT = supervisor("mutant-no-starting", p -> {
-        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
-        return new SupervisorOps<>() {
-            @Override
-            public void markReaped(int index) {
-                real.markReaped(index);
-            }
+    static final Protocol NO_STARTING_COUNT = supervisor("mutant-no-starting", p -> new SupervisorMutant(p) {
+        @Override
+        public void markReaped(int index, boolean replacing) {
+            real.markReaped(index);
+        }
 
-            @Override
-            public Drain<Conn> giveUp(int index) {
-                return real.giveUp(index);
-            }
-        };
+        @Override
+        public void spawning(int index) {
+        }
+
+        @Override
+        public void started(int index) {
+        }
     });
 
     /**
      * No watch: the supervisor stops reading a given-up channel once its drain is done, so a
      * send that stalled past the bound strands there (LATE-SEND).
      */
-    static final Protocol NO_WATCH = supervisor("mutant-no-watch", p -> {
-        SupervisorOps<Conn> real = Protocol.core().supervisor(p);
-        return new SupervisorOps<>() {
-            @Override
-            public void markReaped(int index) {
-                real.markReaped(index);
-            }
-
-            @Override
-            public Drain<Conn> giveUp(int index) {
-                return real.giveUp(index)::step; // the drain, and no watch after it
-            }
-        };
+    static final Protocol NO_WATCH = supervisor("mutant-no-watch", p -> new SupervisorMutant(p) {
+        @Override
+        public Drain<Conn> giveUp(int index) {
+            return real.giveUp(index)::step; // the drain, and no watch after it
+        }
     });
 
     /**
