@@ -22,7 +22,7 @@ MUTANTS = {
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
     ]),
     "B25-leaver (drain once, no wait on pending - taken)": ("AcceptShare.java", [
-        ("return inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;", "return false;"),
+        ("return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;", "return !awaitingStart.isEmpty();"),
     ]),
     "B25-leaver (LEFT stored after the drain's first receive)": ("AcceptShare.java", [
         ("        page.setVolatile(stateWord, PageLayout.LEFT);\n        if (sharing) {", "        if (sharing) {"),
