@@ -42,8 +42,8 @@ MUTANTS = {
         ("        page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);\n", ""),
     ]),
     "RB (give-up does not drain the dead worker's channel)": ("GiveUp.java", [
-        ("        while (inFlight() > 0) {\n            C connection = channel.receive(index);",
-         "        while (inFlight() < 0) {\n            C connection = channel.receive(index);"),
+        ("            while (inFlight() > 0) {\n                C connection = channel.receive(index);",
+         "            while (inFlight() < 0) {\n                C connection = channel.receive(index);"),
     ]),
     "take-back (a send that throws leaves its raise behind)": ("HandOff.java", [
         ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),

@@ -359,7 +359,7 @@ public final class AcceptShare<C> {
             }
         }
         long inFlight = page.getVolatile(pendingWord) - page.getVolatile(takenWord);
-        return !awaitingStart.isEmpty();
+        return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
     }
 
     /**
