@@ -91,6 +91,9 @@ public interface LibC {
 
     int kill(int pid, int sig);
 
+    /** Only ever called with SIG_DFL (0): the handler argument is a pointer-sized integer. */
+    long signal(int sig, long handler);
+
     int getpid();
 
     int getppid();

@@ -9,6 +9,9 @@ public final class Processes {
     public static final int SIGSTOP = 19;
     public static final int SIGCONT = 18;
 
+    private static final long SIG_DFL = 0;
+    private static final long SIG_ERR = -1;
+
     static final int WNOHANG = 1;
     static final int WUNTRACED = 2;
     static final int WCONTINUED = 8;
@@ -92,6 +95,19 @@ public final class Processes {
     }
 
     /** Sends {@code signal} to {@code pid}; false when it no longer exists. */
+    /**
+     * Sets {@code signal}'s disposition back to the default. A parent that ignores a signal
+     * ({@code nohup} ignores HUP, a non-interactive shell's {@code &} ignores INT and QUIT)
+     * passes SIG_IGN on through exec, and the JVM will not install a handler over an inherited
+     * SIG_IGN: {@code sun.misc.Signal.handle} then returns quietly and the signal stays lost.
+     * nginx, too, installs its handlers whatever it inherited.
+     */
+    public static void resetToDefault(int signal) {
+        if (Native.libc().signal(signal, SIG_DFL) == SIG_ERR) {
+            throw new NativeException("signal(" + signal + ", SIG_DFL)", Native.errno());
+        }
+    }
+
     public static boolean kill(int pid, int signal) {
         if (pid <= 0) {
             throw new IllegalArgumentException("kill needs one pid: " + pid);
