@@ -173,7 +173,7 @@ public final class Sim {
         if (turn.running()) {
             Actor parent = turn.holder();
             source.onSpawn(parent.id, a.id);
-            Carrier.run(a);
+            Carrier.run(a, turn.kind);
         }
         return a;
     }
