@@ -50,8 +50,10 @@ final class Carrier implements Runnable {
      * The kind new runs use: virtual where the JDK has them, unless {@code -Dm0.sim.carriers=platform}.
      * A test seam too ({@code SchedulerHangTest} runs each kind); set it between runs only.
      */
-    static volatile Kind kind = VIRTUAL_BUILDER != null && !"platform".equals(System.getProperty("m0.sim.carriers"))
+    static final Kind DEFAULT = VIRTUAL_BUILDER != null && !"platform".equals(System.getProperty("m0.sim.carriers"))
             ? Kind.VIRTUAL : Kind.PLATFORM;
+
+    static volatile Kind kind = DEFAULT;
 
     private static final ArrayDeque<Carrier> PLATFORM_POOL = new ArrayDeque<>();
     private static final ArrayDeque<Carrier> VIRTUAL_POOL = new ArrayDeque<>();
@@ -81,8 +83,9 @@ final class Carrier implements Runnable {
         }
     }
 
-    static boolean virtualAvailable() {
-        return VIRTUAL_BUILDER != null;
+    /** The kinds this JDK can run: platform always, virtual on 21+. */
+    static List<Kind> kinds() {
+        return VIRTUAL_BUILDER == null ? List.of(Kind.PLATFORM) : List.of(Kind.PLATFORM, Kind.VIRTUAL);
     }
 
     /** Starts {@code actor}'s body on a pooled carrier of the current kind; it waits for the baton. */
