@@ -46,6 +46,10 @@ public final class Explorer {
      * @param stopAtFirst stop at the first violating run (a mutant hunt)
      */
     public static Report exhaustive(Scenarios.Scenario scenario, Protocol protocol, boolean stopAtFirst) {
+        return Carrier.control(() -> explore(scenario, protocol, stopAtFirst));
+    }
+
+    private static Report explore(Scenarios.Scenario scenario, Protocol protocol, boolean stopAtFirst) {
         Report r = new Report(scenario.name, protocol.name());
         Dpor dpor = new Dpor();
         long t0 = System.nanoTime();
