@@ -71,12 +71,7 @@ final class Carrier implements Runnable {
         this.ofKind = ofKind;
         String name = "sim-carrier-" + (ofKind == Kind.VIRTUAL ? "v" : "") + n;
         if (ofKind == Kind.VIRTUAL) {
-            try {
-                thread = (Thread) UNSTARTED.invoke(VIRTUAL_BUILDER, this);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("cannot start a virtual carrier", e);
-            }
-            thread.setName(name);
+            thread = virtual(this, name);
         } else {
             thread = new Thread(this, name);
             thread.setDaemon(true);
@@ -123,20 +118,14 @@ final class Carrier implements Runnable {
             return body.get();
         }
         Object[] out = new Object[2];
-        Thread t;
-        try {
-            t = (Thread) UNSTARTED.invoke(VIRTUAL_BUILDER, (Runnable) () -> {
-                CONTROLLING.set(Boolean.TRUE);
-                try {
-                    out[0] = body.get();
-                } catch (RuntimeException | Error e) {
-                    out[1] = e;
-                }
-            });
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot start a virtual controller", e);
-        }
-        t.setName("sim-controller");
+        Thread t = virtual(() -> {
+            CONTROLLING.set(Boolean.TRUE);
+            try {
+                out[0] = body.get();
+            } catch (RuntimeException | Error e) {
+                out[1] = e;
+            }
+        }, "sim-controller");
         t.start();
         boolean interrupted = false;
         for (;;) {
@@ -162,6 +151,19 @@ final class Carrier implements Runnable {
     }
 
     private static final ThreadLocal<Boolean> CONTROLLING = new ThreadLocal<>();
+
+    /** An unstarted virtual thread. Under ALL's lock: a {@code Thread.Builder} is not for concurrent use. */
+    private static Thread virtual(Runnable body, String name) {
+        synchronized (ALL) {
+            try {
+                Thread t = (Thread) UNSTARTED.invoke(VIRTUAL_BUILDER, body);
+                t.setName(name);
+                return t;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("cannot make a virtual thread", e);
+            }
+        }
+    }
 
     /** The carrier whose thread is the caller's, or null (a test's or the controller's thread). */
     static Carrier current() {
