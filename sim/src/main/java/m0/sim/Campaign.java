@@ -34,6 +34,10 @@ public final class Campaign {
      * @param seconds wall-time budget (or -1)
      */
     public static Summary run(Protocol protocol, long from, long seeds, double seconds, PrintStream out) {
+        return Carrier.control(() -> campaign(protocol, from, seeds, seconds, out));
+    }
+
+    private static Summary campaign(Protocol protocol, long from, long seeds, double seconds, PrintStream out) {
         Summary s = new Summary();
         long t0 = System.nanoTime();
         long deadline = seconds < 0 ? Long.MAX_VALUE : t0 + (long) (seconds * 1e9);
@@ -65,8 +69,8 @@ public final class Campaign {
 
     /** A failing random run reduced to a small schedule breaking its first rule (see {@link Shrinker}). */
     public static Shrinker.Outcome shrink(Protocol protocol, Sim.Result failing) {
-        return Shrinker.shrink(src -> RandomWorld.build(protocol, src, true), failing.schedule,
-                failing.violations.get(0).rule, SHRINK_BUDGET);
+        return Carrier.control(() -> Shrinker.shrink(src -> RandomWorld.build(protocol, src, true), failing.schedule,
+                failing.violations.get(0).rule, SHRINK_BUDGET));
     }
 
     static final int SHRINK_BUDGET = 3000;

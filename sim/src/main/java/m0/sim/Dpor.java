@@ -44,8 +44,18 @@ public final class Dpor implements ChoiceSource {
     // happens-before, recomputed each run
     private final int[][] actorClock = new int[MAX_ACTORS][MAX_ACTORS];
     private final int[] count = new int[MAX_ACTORS];
-    private final List<int[]> eventClock = new ArrayList<>();
-    private final List<Integer> eventActor = new ArrayList<>();
+    /**
+     * Actors 0..known-1 have been seen this run; every clock is zero past known. An actor not
+     * yet seen has done nothing, so its clock is the last time advance's join ({@code advanced}):
+     * it takes that when first seen, and the loops stop at known (ADR 0026: the 32 x 32 join
+     * at each advance was an eighth of an exhaustive run's CPU).
+     */
+    private int known;
+    private final int[] advanced = new int[MAX_ACTORS];
+    /** Each event's vector clock and actor, in arrays kept across runs (no allocation per step). */
+    private int[][] eventClock = new int[256][];
+    private int[] eventActor = new int[256];
+    private int events;
     private final int[] lastWrite = new int[64];
     private final int[][] readsSince = new int[64][];
     private final int[] readsSinceCount = new int[64];
@@ -68,8 +78,9 @@ public final class Dpor implements ChoiceSource {
             Arrays.fill(c, 0);
         }
         Arrays.fill(count, 0);
-        eventClock.clear();
-        eventActor.clear();
+        Arrays.fill(advanced, 0);
+        known = 0;
+        events = 0;
         Arrays.fill(lastWrite, -1);
         Arrays.fill(readsSinceCount, 0);
     }
@@ -81,6 +92,7 @@ public final class Dpor implements ChoiceSource {
             if (e.actor(k) >= MAX_ACTORS) {
                 throw new IllegalStateException("exhaustive mode supports " + MAX_ACTORS + " actors");
             }
+            see(e.actor(k));
             mask |= 1L << e.actor(k);
         }
         if (depth < replayDepth) {
@@ -147,8 +159,16 @@ public final class Dpor implements ChoiceSource {
     }
 
     private boolean happensBefore(int event, int p) {
-        int q = eventActor.get(event);
-        return q == p || actorClock[p][q] >= eventClock.get(event)[q];
+        int q = eventActor[event];
+        return q == p || actorClock[p][q] >= eventClock[event][q];
+    }
+
+    /** Actor a takes part from now on: every actor up to it gets the clock it has had all along. */
+    private void see(int a) {
+        while (known <= a) {
+            System.arraycopy(advanced, 0, actorClock[known], 0, known);
+            known++;
+        }
     }
 
     @Override
@@ -168,25 +188,33 @@ public final class Dpor implements ChoiceSource {
             }
             nextSleep = keep;
         }
-        int[] vc = actorClock[actor].clone();
+        see(actor);
+        int ev = events++;
+        if (ev == eventClock.length) {
+            eventClock = Arrays.copyOf(eventClock, ev * 2);
+            eventActor = Arrays.copyOf(eventActor, ev * 2);
+        }
+        int[] vc = eventClock[ev];
+        if (vc == null) {
+            vc = eventClock[ev] = new int[MAX_ACTORS];
+        }
+        System.arraycopy(actorClock[actor], 0, vc, 0, MAX_ACTORS);
         long objects = reads | writes;
         long o2 = objects;
         while (o2 != 0) {
             int o = Long.numberOfTrailingZeros(o2);
             o2 &= o2 - 1;
             if (lastWrite[o] >= 0) {
-                join(vc, eventClock.get(lastWrite[o]));
+                join(vc, eventClock[lastWrite[o]]);
             }
             if ((writes & (1L << o)) != 0) {
                 for (int k = 0; k < readsSinceCount[o]; k++) {
-                    join(vc, eventClock.get(readsSince[o][k]));
+                    join(vc, eventClock[readsSince[o][k]]);
                 }
             }
         }
         vc[actor] = ++count[actor];
-        int ev = eventClock.size();
-        eventClock.add(vc);
-        eventActor.add(actor);
+        eventActor[ev] = actor;
         System.arraycopy(vc, 0, actorClock[actor], 0, MAX_ACTORS);
         while (objects != 0) {
             int o = Long.numberOfTrailingZeros(objects);
@@ -206,27 +234,29 @@ public final class Dpor implements ChoiceSource {
 
     @Override
     public void onTimeAdvance() {
-        int[] all = new int[MAX_ACTORS];
-        for (int[] c : actorClock) {
-            join(all, c);
+        for (int a = 0; a < known; a++) {
+            join(advanced, actorClock[a]);
         }
-        for (int[] c : actorClock) {
-            System.arraycopy(all, 0, c, 0, MAX_ACTORS);
+        for (int a = 0; a < known; a++) {
+            System.arraycopy(advanced, 0, actorClock[a], 0, known);
         }
     }
 
     @Override
     public void onWake(int waker, int woken) {
+        see(Math.max(waker, woken));
         join(actorClock[woken], actorClock[waker]); // the wake-up is ordered after the step that woke it
     }
 
     @Override
     public void onSpawn(int parent, int child) {
+        see(Math.max(parent, child));
         System.arraycopy(actorClock[parent], 0, actorClock[child], 0, MAX_ACTORS);
     }
 
-    private static void join(int[] into, int[] from) {
-        for (int i = 0; i < MAX_ACTORS; i++) {
+    /** Every clock is zero past {@code known}: joining the first {@code known} entries is the whole join. */
+    private void join(int[] into, int[] from) {
+        for (int i = 0; i < known; i++) {
             if (from[i] > into[i]) {
                 into[i] = from[i];
             }

@@ -46,11 +46,17 @@ public final class Explorer {
      * @param stopAtFirst stop at the first violating run (a mutant hunt)
      */
     public static Report exhaustive(Scenarios.Scenario scenario, Protocol protocol, boolean stopAtFirst) {
+        return Carrier.control(() -> explore(scenario, protocol, stopAtFirst));
+    }
+
+    private static Report explore(Scenarios.Scenario scenario, Protocol protocol, boolean stopAtFirst) {
         Report r = new Report(scenario.name, protocol.name());
         Dpor dpor = new Dpor();
         long t0 = System.nanoTime();
         for (;;) {
-            Sim sim = scenario.build(protocol, dpor, true);
+            // Runs keep their last lines only (a full trace was a sixth of a run's CPU); the
+            // first violating one is replayed from its schedule for the whole trace.
+            Sim sim = scenario.build(protocol, dpor, false);
             Sim.Result res = sim.run();
             r.steps += res.steps;
             if (res.orphans > 0) {
@@ -59,7 +65,7 @@ public final class Explorer {
             if (!res.ok()) {
                 r.violations++;
                 if (r.first == null) {
-                    r.first = res;
+                    r.first = fullTrace(scenario, protocol, res);
                 }
             }
             boolean more = dpor.nextExecution();
@@ -76,6 +82,16 @@ public final class Explorer {
         r.sleepBlocked = dpor.sleepBlocked();
         r.maxDepth = dpor.maxDepth();
         return r;
+    }
+
+    /** The run again from its schedule, traced in full; the same trace, or the scenario is not deterministic. */
+    private static Sim.Result fullTrace(Scenarios.Scenario scenario, Protocol protocol, Sim.Result run) {
+        Sim.Result again = replay(scenario, protocol, run.schedule);
+        if (again.traceHash != run.traceHash || !again.schedule.equals(run.schedule)) {
+            throw new IllegalStateException(scenario.name + ": the schedule " + run.schedule
+                    + " replays to another trace: the scenario is not deterministic");
+        }
+        return again;
     }
 
     /** Replays one schedule string of a scenario. */

@@ -20,6 +20,8 @@ import java.util.concurrent.locks.LockSupport;
 final class Scheduler {
 
     private final Sim sim;
+    /** The run's carriers: one kind for every actor of a run (ADR 0026). */
+    final Carrier.Kind kind = Carrier.kind;
     private final Actor setupActor;
     /** Who the final oracles act as, once the run has ended. */
     private final Actor oracle;
@@ -56,7 +58,7 @@ final class Scheduler {
         controller = Thread.currentThread();
         running = true;
         for (Actor a : sim.actors) {
-            Carrier.run(a);
+            Carrier.run(a, kind);
         }
         Actor first = decide(null);
         if (first == null) {
@@ -160,16 +162,23 @@ final class Scheduler {
         LockSupport.unpark(next.thread);
     }
 
+    /**
+     * Waits for the turn. A platform carrier spins a little first (the baton often comes back at
+     * once); a virtual one parks at once: every virtual carrier shares one scheduler thread, so
+     * a spin would only keep the next actor from running.
+     */
     private void awaitBaton(Actor me) {
-        int spins = 0;
+        int spins = kind == Carrier.Kind.VIRTUAL ? 0 : SPINS;
         while (baton != me) {
-            if (++spins < 200) {
+            if (--spins > 0) {
                 Thread.onSpinWait();
             } else {
                 LockSupport.park(this);
             }
         }
     }
+
+    private static final int SPINS = Integer.getInteger("m0.sim.spins", 200);
 
     /** A scheduling point: {@code me} announces its next access and waits to be chosen. */
     void point(Actor me, long reads, long writes) {
@@ -340,8 +349,8 @@ final class Scheduler {
      */
     Actor me() {
         Actor a = baton;
-        Thread t = Thread.currentThread();
-        if (running && t instanceof Carrier && ((Carrier) t).carrying() != a) {
+        Carrier c;
+        if (running && (c = Carrier.current()) != null && c.carrying() != a) {
             throw new Killed();
         }
         return a == null || !running ? (ended ? oracle : setupActor) : a;

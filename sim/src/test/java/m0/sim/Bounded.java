@@ -72,6 +72,16 @@ final class Bounded {
                 sb.append("    at ").append(st[k]).append('\n');
             }
         }
+        for (Thread t : Carrier.all()) {
+            if (!t.getName().startsWith("sim-carrier-v")) {
+                continue; // a platform carrier: listed above
+            }
+            sb.append('"').append(t.getName()).append("\" ").append(t.getState()).append(" (virtual)\n");
+            StackTraceElement[] st = t.getStackTrace();
+            for (int k = 0; k < Math.min(st.length, 12); k++) {
+                sb.append("    at ").append(st[k]).append('\n');
+            }
+        }
         return sb.toString();
     }
 }

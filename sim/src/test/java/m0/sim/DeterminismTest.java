@@ -28,6 +28,41 @@ class DeterminismTest {
         assertEquals(a.schedule, b.schedule);
     }
 
+    /** A random run keeps only its last lines and never builds them; its hash is still the full trace's. */
+    @Test
+    void theShortTraceHashesWhatTheFullTraceHolds() {
+        for (long seed = 1; seed <= 5; seed++) {
+            Sim.Result full = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
+            Sim.Result ring = RandomWorld.build(Protocol.core(), new RandomChoices(seed), false).run();
+            assertEquals(full.traceHash, ring.traceHash, "seed " + seed);
+            assertTrue(full.trace().endsWith(ring.trace()), "seed " + seed + ": the short trace is the full one's tail");
+            assertEquals(64, ring.trace().split("\n").length, "seed " + seed);
+        }
+    }
+
+    /** The carrier kind (ADR 0026) decides no schedule: every kind the JDK has runs a seed to the same trace. */
+    @Test
+    void everyCarrierKindRunsASeedToTheSameTrace() {
+        java.util.List<Carrier.Kind> kinds = Carrier.kinds();
+        assertEquals(Runtime.version().feature() >= 21, kinds.contains(Carrier.Kind.VIRTUAL), kinds::toString);
+        String first = null;
+        for (Carrier.Kind k : kinds) {
+            Carrier.kind = k;
+            try {
+                Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(11), true).run();
+                Explorer.Report e = Explorer.exhaustive(Scenarios.RB, Protocol.core(), false);
+                String got = r.trace() + r.schedule + " / RB: " + e.executions + " executions, " + e.steps + " steps";
+                if (first == null) {
+                    first = got;
+                } else {
+                    assertEquals(first, got, k + " carriers");
+                }
+            } finally {
+                Carrier.kind = Carrier.DEFAULT;
+            }
+        }
+    }
+
     @Test
     void differentSeedsDiffer() {
         Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(1), false).run();
