@@ -8,6 +8,7 @@ import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
 import m0.server.http.App;
+import m0.server.log.StartTrace;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -100,6 +101,8 @@ public final class M0serve implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        StartTrace.as("supervisor");
+        StartTrace.mark("main");
         System.exit(commandLine().execute(args));
     }
 
@@ -115,6 +118,7 @@ public final class M0serve implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        StartTrace.mark("command line parsed");
         return new Supervisor(config(), operatorConfig(), System.out).run();
     }
 

@@ -4,6 +4,7 @@ import jnr.constants.platform.Errno;
 import jnr.ffi.LastError;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
+import m0.server.log.StartTrace;
 
 /**
  * The one libc binding, its errno, and the Linux x86_64 constants the wrappers use.
@@ -65,8 +66,10 @@ public final class Native {
     private static final LibC LIBC;
 
     static {
+        StartTrace.mark("binding libc");
         LIBC = LibraryLoader.create(LibC.class).load("c");
         RUNTIME = Runtime.getRuntime(LIBC);
+        StartTrace.mark("libc bound");
     }
 
     private Native() {

@@ -22,6 +22,7 @@ import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
 import m0.server.jnr.Spawn;
 import m0.server.log.RateLimitedLog;
+import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
@@ -189,6 +190,7 @@ public final class Supervisor {
             return 1;
         }
         port = Sockets.localPort(listener);
+        StartTrace.mark("listener bound");
         String address = Sockets.localHostPort(listener);
         shared = SharedPage.create(lines);
         page = shared.page();
@@ -212,6 +214,7 @@ public final class Supervisor {
         }
         // Sharing on whatever the policy: the marks (LEFT on reap) and the give-up drain are
         // lifecycle, not per-connection work; under race nothing is ever queued to drain.
+        StartTrace.mark("page and channels made");
         share = new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         Signals.onSignal("TERM", () -> requestStop());
@@ -232,9 +235,11 @@ public final class Supervisor {
             reopenRequested = true;
             wake.signal();
         });
+        StartTrace.mark("signals handled");
         for (int i = 0; i < target; i++) {
             slots[i].member = true;
             spawn(i);
+            StartTrace.mark("worker " + i + " spawned");
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
                 address, target, config.acceptPolicy(), ProcessHandle.current().pid());
@@ -465,6 +470,7 @@ public final class Supervisor {
             announcedReady = true;
             out.printf("m0serve: ready: %d worker(s) started%n", running());
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
+            StartTrace.mark("ready");
             out.flush();
             notify.ready(ProcessHandle.current().pid(), statusLine());
         }
