@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The launcher (bin/m0serve) with class-data archives, on the real processes (docs/adr/0011).
+ * The launcher (bin/m0serve) with its class-data archive, on the real processes (docs/adr/0011, 0027).
  * In the test phase there is no shaded jar yet, so the test lays out what the build does: an
  * {@code m0serve.jar} (main classes jarred, dependencies by its Class-Path: CDS cannot archive
  * from a directory) beside a copy of the launcher, then runs the build's training
@@ -100,11 +100,30 @@ class ClassDataSharingIntegrationTest {
                 "-XX:+UseSerialGC -Xms8m -Xlog:class+load=info:file=" + log), "--workers", "1");
         assertHello(s.port);
         String classes = Files.readString(log);
-        assertTrue(classes.contains("m0.server.worker.Worker source: shared objects file (top)"),
-                "the worker's own classes come from the archive:\n" + head(classes));
-        assertTrue(classes.contains("m0.server.http.HttpSession source: shared objects file (top)"),
-                "and the HTTP classes:\n" + head(classes));
+        assertArchived(classes, "m0.server.worker.Worker", "the worker's own classes come from the archive");
+        assertArchived(classes, "m0.server.http.HttpSession", "and the HTTP classes");
+        assertArchived(classes, "com.kenai.jffi.Invoker", "and the libc binding's (docs/adr/0028)");
         assertFalse(classes.contains("picocli"), "a worker never loads the command line's classes");
+        assertFalse(classes.contains("org.objectweb.asm."),
+                "no bytecode is generated at start (jnr-ffi's binding ran ASM over the whole interface)");
+    }
+
+    @Test
+    void theSupervisorLoadsTheCommandLineFromTheArchive() throws Exception {
+        // A static archive holds picocli's classes (file version 49), which JDK 17's dynamic one skipped.
+        Path log = trained.resolve("supervisor-classes.log");
+        Launched s = launch(trained, Map.of("M0_JAVA_OPTS",
+                "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xlog:class+load=info:file=" + log), "--workers", "1");
+        assertHello(s.port);
+        String classes = Files.readString(log);
+        assertArchived(classes, "picocli.CommandLine", "picocli comes from the archive");
+        assertArchived(classes, "m0.server.cli.M0serve", "and the command line");
+        assertArchived(classes, "m0.server.supervisor.Supervisor", "and the supervisor");
+    }
+
+    private static void assertArchived(String classLog, String className, String what) {
+        // "(top)" follows for a dynamic archive's layer; a static archive's classes say only this.
+        assertTrue(classLog.contains(className + " source: shared objects file"), what + ":\n" + head(classLog));
     }
 
     @Test
