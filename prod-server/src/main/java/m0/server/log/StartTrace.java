@@ -44,9 +44,19 @@ public final class StartTrace {
             return;
         }
         long now = System.nanoTime();
-        System.err.printf("m0serve start-trace pid %d %s: %s at %.1f ms (main thread %.1f ms CPU, process %d ms)%n",
-                ProcessHandle.current().pid(), who, phase, (now - EXEC_NANOS) / 1e6, threadCpuNanos() / 1e6,
-                processCpuMillis());
+        long thread = threadCpuNanos();
+        long process = processCpuMillis();
+        // No printf or string concatenation: their first use (Formatter, indy bootstraps) would
+        // cost the next phase milliseconds that are not its own.
+        StringBuilder b = new StringBuilder(128).append("m0serve start-trace pid ").append(ProcessHandle.current().pid())
+                .append(' ').append(who).append(": ").append(phase).append(" at ");
+        tenths(b, (now - EXEC_NANOS) / 100_000).append(" ms (main thread ");
+        tenths(b, thread / 100_000).append(" ms CPU, process ").append(process).append(" ms)");
+        System.err.println(b);
+    }
+
+    private static StringBuilder tenths(StringBuilder b, long tenths) {
+        return b.append(tenths / 10).append('.').append(Math.abs(tenths % 10));
     }
 
     private static String[] statFields() throws IOException {
