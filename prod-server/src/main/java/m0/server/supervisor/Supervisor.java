@@ -105,6 +105,9 @@ public final class Supervisor {
     private int port;
     /** Spawn to start per index, launch to ready: for the log and m0serve stats (docs/adr/0011). */
     private StartupTimes startup;
+    /** A worker's java command up to its main class, and its environment; made at the first spawn. */
+    private List<String> workerPrefix;
+    private List<String> workerEnv;
 
     /** Old indices a running reload has still to replace, one at a time. */
     private final Deque<Integer> reloadQueue = new ArrayDeque<>();
@@ -759,16 +762,20 @@ public final class Supervisor {
         inherit[1] = shared.fd();
         inherit[2] = receiveFds[index];
         System.arraycopy(sendFds, 0, inherit, 3, lines);
-        List<String> argv = new ArrayList<>(JavaCommand.workerPrefix());
-        argv.add(Worker.class.getName());
-        argv.addAll(spec.toArgs());
-        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
-        List<String> env = new ArrayList<>();
-        for (Map.Entry<String, String> e : System.getenv().entrySet()) {
-            if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
-                env.add(e.getKey() + "=" + e.getValue());
+        if (workerPrefix == null) { // the same for every worker of this supervisor: made once
+            workerPrefix = JavaCommand.workerPrefix();
+            workerPrefix.add(Worker.class.getName());
+            workerEnv = new ArrayList<>();
+            for (Map.Entry<String, String> e : System.getenv().entrySet()) {
+                if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
+                    workerEnv.add(e.getKey() + "=" + e.getValue());
+                }
             }
         }
+        List<String> argv = new ArrayList<>(workerPrefix);
+        argv.addAll(spec.toArgs());
+        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
+        List<String> env = workerEnv;
         Slot s = slots[index];
         startup.spawned(index, System.nanoTime());
         // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a
