@@ -47,7 +47,8 @@ final class JavaCommand {
         List<String> argv = new ArrayList<>();
         argv.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java"));
-        argv.addAll(cdsOptions(System.getProperty(CDS_PROPERTY), System.getProperty(CDS_LIST_PROPERTY)));
+        argv.addAll(cdsOptions(archiveInUse() ? System.getProperty(CDS_PROPERTY) : null,
+                System.getProperty(CDS_LIST_PROPERTY)));
         String opts = System.getenv().getOrDefault("M0_WORKER_JAVA_OPTS", DEFAULT_OPTS);
         for (String o : opts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
@@ -63,6 +64,26 @@ final class JavaCommand {
         argv.add("-cp");
         argv.add(System.getProperty("java.class.path"));
         return argv;
+    }
+
+    /**
+     * Whether this JVM maps class data ("sharing" in {@code java.vm.info}). JDK 17 rejects an
+     * archive it was given (another JDK, the jar moved: the class path no longer matches) without
+     * a word, and then shares nothing, not even the JDK's own archive.
+     */
+    static boolean archiveInUse() {
+        return System.getProperty("java.vm.info", "").contains("sharing");
+    }
+
+    /**
+     * The one line for an archive the launcher passed and this JVM rejected; null when there is
+     * none to say. Its workers then start without it, on the JDK's own archive.
+     */
+    static String rejectedArchive() {
+        String archive = System.getProperty(CDS_PROPERTY);
+        return archive == null || archive.isBlank() || archiveInUse() ? null
+                : "m0serve: class-data archive not usable by this JVM (another JDK, or the jar moved), starting without it: "
+                        + archive;
     }
 
     /**

@@ -174,6 +174,10 @@ public final class Supervisor {
 
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
     public int run() {
+        String rejected = JavaCommand.rejectedArchive();
+        if (rejected != null) {
+            System.err.println(rejected);
+        }
         String where = Sockets.hostPort(config.host(), config.port());
         try {
             listener = SocketActivation.adopt(System.getenv(), ProcessHandle.current().pid());

@@ -104,8 +104,8 @@ class ClassDataSharingIntegrationTest {
         assertArchived(classes, "m0.server.http.HttpSession", "and the HTTP classes");
         assertArchived(classes, "com.kenai.jffi.Invoker", "and the libc binding's (docs/adr/0028)");
         assertFalse(classes.contains("picocli"), "a worker never loads the command line's classes");
-        assertFalse(classes.contains("org.objectweb.asm."),
-                "no bytecode is generated at start (jnr-ffi's binding ran ASM over the whole interface)");
+        assertFalse(classes.contains("] org.objectweb.asm.") || classes.contains("$jnr$ffi$"),
+                "no binding class is generated at start (jnr-ffi's ran its ASM over the whole interface)");
     }
 
     @Test
@@ -124,6 +124,23 @@ class ClassDataSharingIntegrationTest {
     private static void assertArchived(String classLog, String className, String what) {
         // "(top)" follows for a dynamic archive's layer; a static archive's classes say only this.
         assertTrue(classLog.contains(className + " source: shared objects file"), what + ":\n" + head(classLog));
+    }
+
+    @Test
+    void anArchiveTheJvmRejectsIsSaidOnceAndTheWorkersStartOnTheJdksOwn(@TempDir Path moved) throws Exception {
+        // The trained layout moved elsewhere: the archive still looks fresh to the launcher, but
+        // it names the old jar path, so JDK 17 rejects it without a word (and shares nothing).
+        layout(moved);
+        Files.copy(trained.resolve("m0serve.jsa"), moved.resolve("m0serve.jsa"));
+        assertTrue(moved.resolve("m0serve.jsa").toFile().setLastModified(System.currentTimeMillis() + 1000));
+        Launched s = launch(moved, Map.of(), "--workers", "1");
+        ProcessHandle worker = onlyWorker(s);
+        assertHello(s.port);
+        String err = s.stderr();
+        assertEquals(1, err.lines().filter(l -> l.contains("class-data archive not usable")).count(), err);
+        String maps = maps(worker.pid());
+        assertFalse(maps.contains("m0serve.jsa"), "the worker is not given the rejected archive");
+        assertTrue(maps.contains("classes.jsa"), "it shares the JDK's own archive instead");
     }
 
     @Test
