@@ -95,11 +95,7 @@ class ClassDataSharingIntegrationTest {
 
     @Test
     void aWorkerLoadsItsClassesFromTheArchiveAndNoPicocliEvenWithItsOptionsReplaced() throws Exception {
-        Path log = trained.resolve("worker-classes.log");
-        Launched s = launch(trained, Map.of("M0_WORKER_JAVA_OPTS",
-                "-XX:+UseSerialGC -Xms8m -Xlog:class+load=info:file=" + log), "--workers", "1");
-        assertHello(s.port);
-        String classes = Files.readString(log);
+        String classes = classesLoaded("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -Xms8m");
         assertArchived(classes, "m0.server.worker.Worker", "the worker's own classes come from the archive");
         assertArchived(classes, "m0.server.http.HttpSession", "and the HTTP classes");
         assertArchived(classes, "com.kenai.jffi.Invoker", "and the libc binding's (docs/adr/0028)");
@@ -111,14 +107,18 @@ class ClassDataSharingIntegrationTest {
     @Test
     void theSupervisorLoadsTheCommandLineFromTheArchive() throws Exception {
         // A static archive holds picocli's classes (file version 49), which JDK 17's dynamic one skipped.
-        Path log = trained.resolve("supervisor-classes.log");
-        Launched s = launch(trained, Map.of("M0_JAVA_OPTS",
-                "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xlog:class+load=info:file=" + log), "--workers", "1");
-        assertHello(s.port);
-        String classes = Files.readString(log);
+        String classes = classesLoaded("M0_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1");
         assertArchived(classes, "picocli.CommandLine", "picocli comes from the archive");
         assertArchived(classes, "m0.server.cli.M0serve", "and the command line");
         assertArchived(classes, "m0.server.supervisor.Supervisor", "and the supervisor");
+    }
+
+    /** The class-load log of a 1-worker server's supervisor or worker (by its options' variable), after a hello. */
+    private String classesLoaded(String optionsVariable, String options) throws Exception {
+        Path log = trained.resolve(optionsVariable + "-classes.log");
+        Launched s = launch(trained, Map.of(optionsVariable, options + " -Xlog:class+load=info:file=" + log), "--workers", "1");
+        assertHello(s.port);
+        return Files.readString(log);
     }
 
     private static void assertArchived(String classLog, String className, String what) {
