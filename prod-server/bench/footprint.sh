@@ -12,9 +12,14 @@
 #   4. Keep-alive hello, 2 workers, new and old running side by side, ROUNDS x 10 s alternating:
 #      server CPU per request (utime+stime of supervisor and workers) and requests per second.
 # The machine's 2 cores are shared with wrk and with whatever else runs: every absolute time is
-# printed with the load average; compare the ratios.
+# printed with the load average; compare the ratios, and the CPU figures (utime + stime), which the
+# load moves far less than wall time.
 #
 #   prod-server/bench/footprint.sh [rounds=3] [idle-seconds=60]
+#
+# M0SERVE_BASE=/path/to/other/prod-server/target/m0serve puts another build (main, say: its own
+# defaults and archive) in the "old" column as "base", side by side with this one (docs/adr/0027).
+# FOOTPRINT_PARTS="pss start kill cpu" (the default: all) picks the parts to run.
 #
 # Needs: wrk, nginx, python3-uvicorn (Debian: apt-get install -y wrk nginx-light python3-uvicorn),
 # and the build (mvn -q -pl prod-server -am package -DskipTests: target/m0serve, the jar, the archive).
@@ -35,16 +40,30 @@ TICK=$(getconf CLK_TCK)
 # The options m0serve had before issue 15 (bin/m0serve and JavaCommand at 43e7569).
 OLD_SUP="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx64m -XX:-UsePerfData"
 OLD_WORKER="-XX:+UseSerialGC -Xss512k -XX:-UsePerfData -Xmx512m"
+BASE_LAUNCHER=${M0SERVE_BASE:-}
+if [ -n "$BASE_LAUNCHER" ]; then
+  [ -x "$BASE_LAUNCHER" ] || { echo "M0SERVE_BASE=$BASE_LAUNCHER is not a launcher" >&2; exit 1; }
+  OLD=base
+else
+  OLD=old
+fi
+PARTS=${FOOTPRINT_PARTS:-pss start kill cpu}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 pss_mib() { awk '/^Pss:/ {printf "%.1f", $2 / 1024}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "-"; }
 
-# m0 NAME PORT new|old ARGS... : starts through the launcher; pid in BENCH_PID_<NAME>; waits for "ready:"
+# m0 NAME PORT new|old|base ARGS... : starts through the launcher; pid in BENCH_PID_<NAME>; waits for
+# "ready:"; READY_CPU_MS, READY_SUP_MS and READY_WORKERS_MS (each worker's, '+'-joined) are the CPU
+# time spent until then
 m0_start() {
   local name=$1 port=$2 kind=$3; shift 3
   if [ "$kind" = old ]; then
     M0_CDS=0 M0_JAVA_OPTS="$OLD_SUP" M0_WORKER_JAVA_OPTS="$OLD_WORKER" \
       "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+  elif [ "$kind" = base ]; then
+    env -u M0_CDS -u M0_JAVA_OPTS -u M0_WORKER_JAVA_OPTS \
+      "$BASE_LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
   else
     env -u M0_CDS -u M0_JAVA_OPTS -u M0_WORKER_JAVA_OPTS \
       "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
@@ -55,6 +74,10 @@ m0_start() {
   for _ in $(seq 12000); do # 60 s in 5 ms steps
     if grep -q "m0serve: ready:" "$WORK/$name.out" 2>/dev/null; then
       READY_CPU_MS=$(( $(tree_ticks "$pid") * 1000 / TICK )) # start-up CPU of supervisor + workers
+      READY_SUP_MS=$(( $(pid_ticks "$pid") * 1000 / TICK ))
+      local c; READY_WORKERS_MS=""
+      for c in $(pgrep -P "$pid" | sort -n); do READY_WORKERS_MS+="+$(( $(pid_ticks "$c") * 1000 / TICK ))"; done
+      READY_WORKERS_MS=${READY_WORKERS_MS#+}
       return 0
     fi
     kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; return 1; }
@@ -77,15 +100,17 @@ m0_stop() {
   BENCH_PIDS=("${keep[@]}")
 }
 
+pid_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}' || echo 0; }
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else printf "%.0f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "footprint: rounds $ROUNDS, idle $IDLE s, $(nproc) cores, load $(loadavg) at start ($(date -u +%H:%M:%SZ))"
 
 # ---- 1. PSS after load, after idle --------------------------------------------------------------
+if part pss; then
 declare -A PORT
-for s in new old uvicorn nginx; do PORT[$s]=$(free_port); done
+for s in new $OLD uvicorn nginx; do PORT[$s]=$(free_port); done
 m0_start new "${PORT[new]}" new --workers 2
-m0_start old "${PORT[old]}" old --workers 2
+m0_start $OLD "${PORT[$OLD]}" $OLD --workers 2
 uvicorn_start uvicorn "${PORT[uvicorn]}" 2
 nginx_start nginx "${PORT[nginx]}" 2
 
@@ -99,7 +124,7 @@ pss_row() {
   echo "$line | total $total"
 }
 declare -A AFTER_LOAD
-for s in new old uvicorn nginx; do
+for s in new $OLD uvicorn nginx; do
   wrk -t2 -c32 -d5s "http://127.0.0.1:${PORT[$s]}/" >"$WORK/wrk-$s.txt"
   pid_var="BENCH_PID_$s"; AFTER_LOAD[$s]=$(pss_row "${!pid_var}")
 done
@@ -107,43 +132,51 @@ echo
 echo "PSS MiB, 2 workers: supervisor/master, each worker | total   (load $(loadavg))"
 printf "%-8s %-46s %s\n" server "after 5 s of wrk -t2 -c32" "after $IDLE s idle"
 sleep "$IDLE"
-for s in new old uvicorn nginx; do
+for s in new $OLD uvicorn nginx; do
   pid_var="BENCH_PID_$s"
   printf "%-8s %-46s %s\n" "$s" "${AFTER_LOAD[$s]}" "$(pss_row "${!pid_var}")"
 done
-for s in new old; do pid_var="BENCH_PID_$s"; m0_stop "${!pid_var}"; done
+for s in new $OLD; do pid_var="BENCH_PID_$s"; m0_stop "${!pid_var}"; done
 bench_cleanup; BENCH_PIDS=()
+fi
 
 # ---- 2. launch to ready ---------------------------------------------------------------------------
+if part start; then
 echo
 echo "launch to ready, ms (median of $ROUNDS; the supervisor's own figures in brackets), and the CPU"
-echo "time supervisor + workers spent until then (median): less sensitive to the machine's load"
+echo "time supervisor + workers spent until then (median; the supervisor's and each worker's, every"
+echo "round, in brackets): less sensitive to the machine's load"
 for n in 2 4; do
-  declare -A OUTSIDE=() INSIDE=() CPU=()
+  declare -A OUTSIDE=() INSIDE=() CPU=() PER=()
   for r in $(seq "$ROUNDS"); do
-    for kind in new old; do
+    for kind in new $OLD; do
       port=$(free_port); t0=$(now_ms)
       m0_start "l$kind" "$port" "$kind" --workers "$n"
       t1=$(now_ms)
       OUTSIDE[$kind]+="$((t1 - t0)) "
       CPU[$kind]+="$READY_CPU_MS "
+      PER[$kind]+="$READY_SUP_MS/$READY_WORKERS_MS "
       INSIDE[$kind]+="$(sed -n 's/.*m0serve: ready \([0-9]*\) ms after launch.*/\1/p' "$WORK/l$kind.err" | head -1) "
       pid_var="BENCH_PID_l$kind"; m0_stop "${!pid_var}"
     done
   done
-  for kind in new old; do
-    printf "  %d workers %-4s %6s ms  [%s]   CPU %5s ms   load %s\n" "$n" "$kind" \
+  for kind in new $OLD; do
+    printf "  %d workers %-4s %6s ms  [%s]   CPU %5s ms  [%s]   load %s\n" "$n" "$kind" \
       "$(echo "${OUTSIDE[$kind]}" | tr ' ' '\n' | grep . | median)" \
-      "$(echo "${INSIDE[$kind]}" | xargs)" "$(echo "${CPU[$kind]}" | tr ' ' '\n' | grep . | median)" "$(loadavg)"
+      "$(echo "${INSIDE[$kind]}" | xargs)" "$(echo "${CPU[$kind]}" | tr ' ' '\n' | grep . | median)" \
+      "$(echo "${PER[$kind]}" | xargs)" "$(loadavg)"
   done
 done
+fi
 
 # ---- 3. SIGKILL of a worker to its replacement started ----------------------------------------------
+if part kill; then
 echo
-echo "SIGKILL of the highest-pid worker to its replacement PARKED, ms (median of $ROUNDS; spawn to PARKED in brackets)"
-declare -A KILLED=() SPAWNED=()
+echo "SIGKILL of the highest-pid worker to its replacement PARKED, ms (median of $ROUNDS; spawn to PARKED"
+echo "in brackets), and the replacement's CPU until then (median)"
+declare -A KILLED=() SPAWNED=() RCPU=()
 for r in $(seq "$ROUNDS"); do
-  for kind in new old; do
+  for kind in new $OLD; do
     port=$(free_port)
     m0_start "k$kind" "$port" "$kind" --workers 2
     pid_var="BENCH_PID_k$kind"; sup=${!pid_var}
@@ -160,28 +193,32 @@ for r in $(seq "$ROUNDS"); do
       sleep 0.005
     done
     t1=$(now_ms)
+    fresh=$(echo "$line" | sed -n 's/.*(pid \([0-9]*\)) started.*/\1/p')
     KILLED[$kind]+="$((t1 - t0)) "
     SPAWNED[$kind]+="$(echo "$line" | sed -n 's/.*started \([0-9]*\) ms after its spawn.*/\1/p') "
+    [ -n "$fresh" ] && RCPU[$kind]+="$(( $(pid_ticks "$fresh") * 1000 / TICK )) "
     m0_stop "$sup"
   done
 done
-for kind in new old; do
-  printf "  %-4s %6s ms  [%s]   load %s\n" "$kind" "$(echo "${KILLED[$kind]}" | tr ' ' '\n' | grep . | median)" \
-    "$(echo "${SPAWNED[$kind]}" | xargs)" "$(loadavg)"
+for kind in new $OLD; do
+  printf "  %-4s %6s ms  [%s]   CPU %5s ms   load %s\n" "$kind" "$(echo "${KILLED[$kind]}" | tr ' ' '\n' | grep . | median)" \
+    "$(echo "${SPAWNED[$kind]}" | xargs)" "$(echo "${RCPU[$kind]}" | tr ' ' '\n' | grep . | median)" "$(loadavg)"
 done
+fi
 
 # ---- 4. CPU per request, requests per second --------------------------------------------------------
+if part cpu; then
 echo
 PN=$(free_port); PO=$(free_port)
 m0_start cnew "$PN" new --workers 2
-m0_start cold "$PO" old --workers 2
+m0_start cold "$PO" $OLD --workers 2
 wrk -t2 -c32 -d5s "http://127.0.0.1:$PN/" >/dev/null # warm-up (JIT)
 wrk -t2 -c32 -d5s "http://127.0.0.1:$PO/" >/dev/null
 echo "keep-alive hello, 2 workers, wrk -t2 -c32, $ROUNDS x 10 s alternating (load $(loadavg))"
 printf "  %-6s %-5s %12s %10s %12s\n" round kind requests "us CPU/req" "req/s"
-declare -A REQS=([new]=0 [old]=0) TICKS=([new]=0 [old]=0)
+declare -A REQS=([new]=0 [$OLD]=0) TICKS=([new]=0 [$OLD]=0)
 for r in $(seq "$ROUNDS"); do
-  for kind in new old; do
+  for kind in new $OLD; do
     if [ "$kind" = new ]; then port=$PN; pid=$BENCH_PID_cnew; else port=$PO; pid=$BENCH_PID_cold; fi
     before=$(tree_ticks "$pid")
     wrk -t2 -c32 -d10s "http://127.0.0.1:$port/" >"$WORK/wrk.txt"
@@ -192,7 +229,8 @@ for r in $(seq "$ROUNDS"); do
       "$(awk -v t=$((after - before)) -v n="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/n}')" "$(wrk_rps "$WORK/wrk.txt")"
   done
 done
-awk -v rn="${REQS[new]}" -v tn="${TICKS[new]}" -v ro="${REQS[old]}" -v to="${TICKS[old]}" -v hz="$TICK" 'BEGIN{
+awk -v rn="${REQS[new]}" -v tn="${TICKS[new]}" -v ro="${REQS[$OLD]}" -v to="${TICKS[$OLD]}" -v hz="$TICK" -v o="$OLD" 'BEGIN{
   cn = tn/hz*1e6/rn; co = to/hz*1e6/ro;
-  printf "  total: new %.2f, old %.2f us CPU/req: ratio new/old %.3f; req/s ratio new/old %.3f\n", cn, co, cn/co, rn/ro }'
+  printf "  total: new %.2f, %s %.2f us CPU/req: ratio new/%s %.3f; req/s ratio new/%s %.3f\n", cn, o, co, o, cn/co, o, rn/ro }'
+fi
 echo "load $(loadavg) at the end ($(date -u +%H:%M:%SZ))"

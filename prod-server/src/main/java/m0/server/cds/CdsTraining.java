@@ -19,11 +19,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The build's class-data-sharing training run (docs/adr/0011): starts the launcher with
+ * The build's class-data-sharing training run (docs/adr/0011, 0027): starts the launcher with
  * {@code M0_CDS_TRAIN=1} on 127.0.0.1, an ephemeral port and one worker, sends the requests
  * whose classes a worker loads (keep-alive, pipelining, the blocking pool, errors), then stops
- * it with SIGTERM; the worker writes the archive at its exit, beside the jar ({@value #ARCHIVE}),
- * for the supervisor and all workers alike.
+ * it with SIGTERM. The supervisor and the worker each list the classes they loaded
+ * ({@code -XX:DumpLoadedClassList}); the training merges the two lists and dumps one static
+ * archive from them, beside the jar ({@value #ARCHIVE}), for the supervisor and all workers
+ * alike. A static archive, unlike JDK 17's dynamic one, also holds classes of file version 49
+ * (picocli's) and the JDK's own classes the roles use.
  *
  * <pre>java -cp m0serve.jar m0.server.cds.CdsTraining path/to/m0serve [timeout-seconds]</pre>
  *
@@ -35,6 +38,11 @@ public final class CdsTraining {
 
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/");
     static final String ARCHIVE = "m0serve.jsa";
+    /** The class lists the launcher asks each role for under M0_CDS_TRAIN, and their union. */
+    static final List<String> CLASS_LISTS = List.of("m0serve-supervisor.classlist", "m0serve-worker.classlist");
+    static final String MERGED_LIST = "m0serve.classlist";
+    /** The dump's own output (warnings for the dynamic proxies it cannot archive, ...). */
+    static final String DUMP_LOG = "m0serve-cds-dump.log";
 
     /** Each batch on a connection of its own; the last request of each closes it. */
     private static final List<String> BATCHES = List.of(
@@ -105,8 +113,12 @@ public final class CdsTraining {
             if (!p.waitFor(remainingMillis(deadline), TimeUnit.MILLISECONDS)) {
                 return failed("the server did not exit within " + timeoutSeconds + " s of the start", p, archive);
             }
-            if (p.exitValue() != 0 || !Files.isRegularFile(archive)) {
-                return failed("the server exited " + p.exitValue() + " without writing " + archive, p, archive);
+            if (p.exitValue() != 0) {
+                return failed("the server exited " + p.exitValue(), p, archive);
+            }
+            String dumped = dump(dir, archive, deadline);
+            if (dumped != null) {
+                return failed(dumped, p, archive);
             }
             System.err.printf("m0serve: class-data archive written in %d ms: %s (%d KiB)%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), archive, Files.size(archive) / 1024);
@@ -115,6 +127,40 @@ public final class CdsTraining {
             return failed(e.toString(), p, archive);
         } finally {
             killTree(p); // nothing outlives the training, whatever happened
+        }
+    }
+
+    /**
+     * Merges the roles' class lists (first occurrence kept, the supervisor's first) and runs
+     * {@code java -Xshare:dump} over them with the jar as class path: the launcher's own
+     * {@code java} and jar path, which a run must match. Returns null, or why it failed.
+     */
+    private static String dump(Path dir, Path archive, long deadline) throws IOException, InterruptedException {
+        java.util.LinkedHashSet<String> lines = new java.util.LinkedHashSet<>();
+        for (String name : CLASS_LISTS) {
+            Path list = dir.resolve(name);
+            if (!Files.isRegularFile(list) || Files.size(list) == 0) {
+                return "no class list " + list;
+            }
+            lines.addAll(Files.readAllLines(list, StandardCharsets.UTF_8));
+        }
+        Path merged = dir.resolve(MERGED_LIST);
+        Files.write(merged, lines, StandardCharsets.UTF_8);
+        Path log = dir.resolve(DUMP_LOG);
+        Process d = new ProcessBuilder(System.getenv().getOrDefault("JAVA", "java"), "-Xshare:dump",
+                "-XX:SharedClassListFile=" + merged, "-XX:SharedArchiveFile=" + archive,
+                "-cp", dir.resolve("m0serve.jar").toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!d.waitFor(remainingMillis(deadline), TimeUnit.MILLISECONDS)) {
+                return "the archive dump did not end in time (" + log + ")";
+            }
+            if (d.exitValue() != 0 || !Files.isRegularFile(archive)) {
+                return "the archive dump exited " + d.exitValue() + " (" + log + ")";
+            }
+            return null;
+        } finally {
+            d.destroyForcibly();
         }
     }
 

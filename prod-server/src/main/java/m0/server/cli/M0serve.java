@@ -8,6 +8,7 @@ import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
 import m0.server.http.App;
+import m0.server.log.StartTrace;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,56 +25,56 @@ public final class M0serve implements Callable<Integer> {
 
     static final String BUILTIN = "builtin";
 
-    @Option(names = "--bind", defaultValue = "127.0.0.1:8080", paramLabel = "HOST:PORT",
+    @Option(names = "--bind", paramLabel = "HOST:PORT",
             description = "Address to listen on; port 0 picks a free one (default: ${DEFAULT-VALUE}).")
-    String bind;
+    String bind = "127.0.0.1:8080";
 
-    @Option(names = "--workers", defaultValue = "1", paramLabel = "N",
+    @Option(names = "--workers", paramLabel = "N",
             description = "Worker processes (default: ${DEFAULT-VALUE}).")
-    int workers;
+    int workers = 1;
 
-    @Option(names = "--app", defaultValue = BUILTIN, paramLabel = "CLASS",
+    @Option(names = "--app", paramLabel = "CLASS",
             description = "Application class (m0.server.http.App), or 'builtin' (default).")
-    String app;
+    String app = BUILTIN;
 
-    @Option(names = "--blocking-threads", defaultValue = "2", paramLabel = "N",
+    @Option(names = "--blocking-threads", paramLabel = "N",
             description = "Blocking-pool threads per worker for App.blocking requests; 0 runs them inline "
                     + "(default: ${DEFAULT-VALUE}).")
-    int blockingThreads;
+    int blockingThreads = 2;
 
     @Option(names = "--accept-policy", paramLabel = "share|race",
             description = "Who serves an accepted connection: 'share' (least loaded; the default for any "
                     + "worker count, so workers added by SIGTTIN share) or 'race' (the acceptor; M0_ACCEPT_SHARE=0 forces it).")
     String acceptPolicy;
 
-    @Option(names = "--max-header-bytes", defaultValue = "16384", paramLabel = "BYTES",
+    @Option(names = "--max-header-bytes", paramLabel = "BYTES",
             description = "Request line + headers limit; past it: 431 (default: ${DEFAULT-VALUE}).")
-    int maxHeaderBytes;
+    int maxHeaderBytes = 16384;
 
-    @Option(names = "--idle-timeout-ms", defaultValue = "5000", paramLabel = "MS",
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS",
             description = "Keep-alive idle timeout (default: ${DEFAULT-VALUE}).")
-    long idleTimeoutMillis;
+    long idleTimeoutMillis = 5000;
 
-    @Option(names = "--header-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+    @Option(names = "--header-timeout-ms", paramLabel = "MS",
             description = "A started request head must complete within this; else 408 (default: ${DEFAULT-VALUE}).")
-    long headerTimeoutMillis;
+    long headerTimeoutMillis = 10000;
 
-    @Option(names = "--body-timeout-ms", defaultValue = "10000", paramLabel = "MS",
+    @Option(names = "--body-timeout-ms", paramLabel = "MS",
             description = "A request body that receives nothing for this long gets 408 (default: ${DEFAULT-VALUE}).")
-    long bodyTimeoutMillis;
+    long bodyTimeoutMillis = 10000;
 
-    @Option(names = "--max-body-bytes", defaultValue = "1048576", paramLabel = "BYTES",
+    @Option(names = "--max-body-bytes", paramLabel = "BYTES",
             description = "Request body limit (decoded); past it: 413 (default: ${DEFAULT-VALUE}).")
-    long maxBodyBytes;
+    long maxBodyBytes = 1048576;
 
-    @Option(names = "--grace-ms", defaultValue = "10000", paramLabel = "MS",
+    @Option(names = "--grace-ms", paramLabel = "MS",
             description = "On SIGTERM, how long workers finish in-flight requests (default: ${DEFAULT-VALUE}).")
-    long graceMillis;
+    long graceMillis = 10000;
 
-    @Option(names = "--max-connections", defaultValue = "0", paramLabel = "N",
+    @Option(names = "--max-connections", paramLabel = "N",
             description = "Open connections per worker past which it stops accepting (it still takes "
                     + "hand-offs); 0: RLIMIT_NOFILE less what the worker holds and a reserve (default).")
-    long maxConnections;
+    long maxConnections = 0;
 
     @Option(names = "--metrics-bind", paramLabel = "HOST:PORT",
             description = "Serve Prometheus metrics at http://HOST:PORT/metrics from the supervisor; port 0 picks "
@@ -90,17 +91,127 @@ public final class M0serve implements Callable<Integer> {
                     + "loaded apart from m0serve's own classes (docs/apps.md).")
     String appClasspath;
 
-    @Option(names = "--rebalance", defaultValue = "on", paramLabel = "on|off",
+    @Option(names = "--rebalance", paramLabel = "on|off",
             description = "Workers hand idle keep-alive connections to a lighter sibling until the "
                     + "loads are even within one (after a cold start, a crash, SIGTTIN); 'off' for A/B "
                     + "(default: ${DEFAULT-VALUE}).")
-    String rebalance;
+    String rebalance = "on";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        StartTrace.as("supervisor");
+        StartTrace.mark("main");
+        M0serve plain = plain(args);
+        if (plain != null) {
+            ServerConfig config = null;
+            OperatorConfig ops = null;
+            try {
+                config = plain.config();
+                ops = plain.operatorConfig();
+            } catch (NotPlain e) {
+                // a value config() rejects: picocli parses again and says what is wrong, as always
+            }
+            if (ops != null) {
+                System.exit(plain.serve(config, ops));
+                return;
+            }
+        }
         System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The server's own flags, read without picocli: building picocli's model of this command
+     * costs the supervisor ~0.2 s of CPU (docs/adr/0027), on the path of every start, before it
+     * can spawn a worker. Only the plain case is read here: every argument one of the options
+     * {@link #set} knows, as {@code --name value} or {@code --name=value}, once each, numbers in
+     * plain decimal. Anything else (--help, --version, a subcommand, an unknown, repeated or
+     * malformed flag) returns null and goes to picocli, which answers it as it always did;
+     * {@code M0serveCommandLineTest} holds the two to the same options and the same results.
+     *
+     * @return the command with its fields set, or null for picocli
+     */
+    static M0serve plain(String[] args) {
+        M0serve m = new M0serve();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (!arg.startsWith("--")) {
+                return null; // a subcommand, a short option, a stray value
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg : arg.substring(0, eq);
+            String value = eq >= 0 ? arg.substring(eq + 1) : i + 1 < args.length ? args[++i] : null;
+            try {
+                if (value == null || value.isEmpty() || (value.startsWith("-") && !value.equals("-"))
+                        || !seen.add(name) || !m.set(name, value)) {
+                    return null;
+                }
+            } catch (NotPlain e) {
+                return null;
+            }
+        }
+        return m;
+    }
+
+    /** Sets the option {@code name}; false when the name is not one of the server's or the value not plain. */
+    private boolean set(String name, String v) {
+        switch (name) {
+            case "--bind" -> bind = v;
+            case "--workers" -> workers = (int) decimal(v, Integer.MAX_VALUE);
+            case "--app" -> app = v;
+            case "--blocking-threads" -> blockingThreads = (int) decimal(v, Integer.MAX_VALUE);
+            case "--accept-policy" -> acceptPolicy = v;
+            case "--max-header-bytes" -> maxHeaderBytes = (int) decimal(v, Integer.MAX_VALUE);
+            case "--idle-timeout-ms" -> idleTimeoutMillis = decimal(v, Long.MAX_VALUE);
+            case "--header-timeout-ms" -> headerTimeoutMillis = decimal(v, Long.MAX_VALUE);
+            case "--body-timeout-ms" -> bodyTimeoutMillis = decimal(v, Long.MAX_VALUE);
+            case "--max-body-bytes" -> maxBodyBytes = decimal(v, Long.MAX_VALUE);
+            case "--grace-ms" -> graceMillis = decimal(v, Long.MAX_VALUE);
+            case "--max-connections" -> maxConnections = decimal(v, Long.MAX_VALUE);
+            case "--metrics-bind" -> metricsBind = v;
+            case "--access-log" -> accessLog = v;
+            case "--app-classpath" -> appClasspath = v;
+            case "--rebalance" -> rebalance = v;
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code v} as a number when it is plain decimal ("0", or digits without a leading zero) up
+     * to {@code max}. Leading zeros, signs, hex and the rest are picocli's to judge.
+     *
+     * @throws NotPlain otherwise
+     */
+    private static long decimal(String v, long max) {
+        if (v.length() > 18 || (v.length() > 1 && v.charAt(0) == '0')) {
+            throw new NotPlain();
+        }
+        long n = 0;
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c < '0' || c > '9') {
+                throw new NotPlain();
+            }
+            n = 10 * n + (c - '0');
+        }
+        if (n > max) {
+            throw new NotPlain();
+        }
+        return n;
+    }
+
+    /** Not for the plain path (a value it does not read, or one config() rejects): picocli answers. */
+    private static final class NotPlain extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotPlain() {
+            super(null, null, false, false);
+        }
     }
 
     /** The command line with m0serve's error handling: a bad flag prints one line and exits 2. */
@@ -115,7 +226,12 @@ public final class M0serve implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return new Supervisor(config(), operatorConfig(), System.out).run();
+        return serve(config(), operatorConfig());
+    }
+
+    private int serve(ServerConfig config, OperatorConfig ops) {
+        StartTrace.mark("command line parsed");
+        return new Supervisor(config, ops, System.out).run();
     }
 
     /** --metrics-bind and --access-log, validated. */
@@ -225,8 +341,9 @@ public final class M0serve implements Callable<Integer> {
         }
     }
 
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+    /** A usage error (exit 2, one line); read by {@link #plain}, picocli is asked to say it. */
+    private RuntimeException usage(String message) {
+        return spec == null ? new NotPlain() : new ParameterException(spec.commandLine(), message);
     }
 
     /** --version: the jar's Implementation-Version when packaged, else the source tree's. */

@@ -15,7 +15,7 @@ public final class Memory {
 
     public Memory(int bytes) {
         this.buffer = ByteBuffer.allocateDirect(bytes).order(ByteOrder.nativeOrder());
-        this.address = jnr.ffi.Pointer.wrap(Native.runtime(), buffer).address();
+        this.address = LibC.address(buffer);
     }
 
     /** The buffer over the block; absolute get/put only, its position is the caller's. */

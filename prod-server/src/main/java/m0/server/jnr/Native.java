@@ -1,9 +1,7 @@
 package m0.server.jnr;
 
+import com.kenai.jffi.LastError;
 import jnr.constants.platform.Errno;
-import jnr.ffi.LastError;
-import jnr.ffi.LibraryLoader;
-import jnr.ffi.Runtime;
 
 /**
  * The one libc binding, its errno, and the Linux x86_64 constants the wrappers use.
@@ -61,12 +59,12 @@ public final class Native {
     static final short POSIX_SPAWN_SETSIGDEF = 0x04;
     static final short POSIX_SPAWN_SETSIGMASK = 0x08;
 
-    private static final Runtime RUNTIME;
     private static final LibC LIBC;
+    private static final LastError LAST_ERROR;
 
     static {
-        LIBC = LibraryLoader.create(LibC.class).load("c");
-        RUNTIME = Runtime.getRuntime(LIBC);
+        LIBC = new LibC();
+        LAST_ERROR = LastError.getInstance();
     }
 
     private Native() {
@@ -76,13 +74,9 @@ public final class Native {
         return LIBC;
     }
 
-    static Runtime runtime() {
-        return RUNTIME;
-    }
-
     /** The errno the last call on this thread saved. */
     public static int errno() {
-        return LastError.getLastError(RUNTIME);
+        return LAST_ERROR.get();
     }
 
     /** The exception for a call that just failed, with this thread's errno. */

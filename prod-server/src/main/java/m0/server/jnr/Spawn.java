@@ -1,5 +1,6 @@
 package m0.server.jnr;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -68,8 +69,12 @@ public final class Spawn {
                 int argc = argv.size();
                 long argvPtr = strings.address();
                 long envPtr = strings.address(8 * (argc + 1));
-                spawnCheck("posix_spawnp(" + argv.get(0) + ")",
-                        c.posix_spawnp(pidPtr, argv.get(0), actions.address(), attr.address(), argvPtr, envPtr));
+                try {
+                    spawnCheck("posix_spawnp(" + argv.get(0) + ")",
+                            c.posix_spawnp(pidPtr, argv.get(0), actions.address(), attr.address(), argvPtr, envPtr));
+                } finally {
+                    Reference.reachabilityFence(strings); // only its address was passed: keep its buffer
+                }
                 return sigs.buffer().getInt(2 * SIGSET_BYTES);
             } finally {
                 c.posix_spawn_file_actions_destroy(actions.address());

@@ -9,11 +9,11 @@ import java.util.List;
  * How a worker JVM is started: this JVM's own java binary and class path, the worker's JVM
  * options ({@code M0_WORKER_JAVA_OPTS} replaces the defaults), and its main class after.
  *
- * <p>Class-data sharing (docs/adr/0011): the launcher names the workers' archive in the system
+ * <p>Class-data sharing (docs/adr/0011, 0027): the launcher names the archive in the system
  * property {@value #CDS_PROPERTY} when it exists and is newer than the jar; its options go
  * before the JVM options, so an {@code M0_WORKER_JAVA_OPTS} with {@code -Xshare:off} or another
- * archive wins. {@value #CDS_DUMP_PROPERTY} is the build's training run: the worker writes the
- * archive at its exit instead.
+ * archive wins. {@value #CDS_LIST_PROPERTY} is the build's training run: the worker lists the
+ * classes it loads there instead, for the static archive the training dumps afterwards.
  */
 final class JavaCommand {
 
@@ -26,10 +26,12 @@ final class JavaCommand {
     static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
             + " -XX:TrimNativeHeapInterval=1000";
 
-    /** The workers' class-data archive (set by the launcher when the file is there and fresh). */
+    /** The class-data archive (set by the launcher when the file is there and fresh). */
     static final String CDS_PROPERTY = "m0.cds.worker";
-    /** The training run: the worker dumps its loaded classes here at exit. */
-    static final String CDS_DUMP_PROPERTY = "m0.cds.worker.dump";
+    /** The training run: the worker lists the classes it loads in this file. */
+    static final String CDS_LIST_PROPERTY = "m0.cds.worker.classlist";
+    /** Where jffi loads its native library from (the launcher's directory beside the jar). */
+    private static final List<String> PASSED_ON = List.of("jffi.extract.dir", "jffi.boot.library.path");
 
     /**
      * Map the archive where it was dumped: JDK 17.0.15 relocates it by default
@@ -45,16 +47,19 @@ final class JavaCommand {
         List<String> argv = new ArrayList<>();
         argv.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java"));
-        argv.addAll(cdsOptions(System.getProperty(CDS_PROPERTY), System.getProperty(CDS_DUMP_PROPERTY)));
+        argv.addAll(cdsOptions(archiveInUse() ? System.getProperty(CDS_PROPERTY) : null,
+                System.getProperty(CDS_LIST_PROPERTY)));
         String opts = System.getenv().getOrDefault("M0_WORKER_JAVA_OPTS", DEFAULT_OPTS);
         for (String o : opts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
                 argv.add(o);
             }
         }
-        String extract = System.getProperty("jffi.extract.dir");
-        if (extract != null) {
-            argv.add("-Djffi.extract.dir=" + extract);
+        for (String p : PASSED_ON) {
+            String v = System.getProperty(p);
+            if (v != null) {
+                argv.add("-D" + p + "=" + v);
+            }
         }
         argv.add("-cp");
         argv.add(System.getProperty("java.class.path"));
@@ -62,16 +67,34 @@ final class JavaCommand {
     }
 
     /**
-     * The archive's options: dump when training, else use the archive if it is still there. A
-     * missing file is skipped here: JDK 17 given a missing -XX:SharedArchiveFile silently turns
-     * off sharing altogether, the JDK's own base archive included.
+     * Whether this JVM maps class data ("sharing" in {@code java.vm.info}). JDK 17 rejects an
+     * archive it was given (another JDK, the jar moved: the class path no longer matches) without
+     * a word, and then shares nothing, not even the JDK's own archive.
      */
-    static List<String> cdsOptions(String archive, String dump) {
+    static boolean archiveInUse() {
+        return System.getProperty("java.vm.info", "").contains("sharing");
+    }
+
+    /**
+     * The one line for an archive the launcher passed and this JVM rejected; null when there is
+     * none to say. Its workers then start without it, on the JDK's own archive.
+     */
+    static String rejectedArchive() {
+        String archive = System.getProperty(CDS_PROPERTY);
+        return archive == null || archive.isBlank() || archiveInUse() ? null
+                : "m0serve: class-data archive not usable by this JVM (another JDK, or the jar moved), starting without it: "
+                        + archive;
+    }
+
+    /**
+     * The archive's options: list the loaded classes when training, else use the archive if it
+     * is still there. A missing file is skipped here: JDK 17 given a missing
+     * -XX:SharedArchiveFile silently turns off sharing altogether, the JDK's own archive included.
+     */
+    static List<String> cdsOptions(String archive, String classList) {
         List<String> o = new ArrayList<>();
-        if (dump != null && !dump.isBlank()) {
-            o.add("-XX:ArchiveClassesAtExit=" + dump);
-            o.add("-Xlog:cds=off"); // the dump lists every class it skips (picocli, asm: version 49)
-            o.add("-Xlog:cds+dynamic=off");
+        if (classList != null && !classList.isBlank()) {
+            o.add("-XX:DumpLoadedClassList=" + classList);
             return o;
         }
         if (archive != null && !archive.isBlank() && Files.isReadable(Path.of(archive))) {

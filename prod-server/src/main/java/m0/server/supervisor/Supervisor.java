@@ -22,6 +22,7 @@ import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
 import m0.server.jnr.Spawn;
 import m0.server.log.RateLimitedLog;
+import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
@@ -104,6 +105,9 @@ public final class Supervisor {
     private int port;
     /** Spawn to start per index, launch to ready: for the log and m0serve stats (docs/adr/0011). */
     private StartupTimes startup;
+    /** A worker's java command up to its main class, and its environment; made at the first spawn. */
+    private List<String> workerPrefix;
+    private List<String> workerEnv;
 
     /** Old indices a running reload has still to replace, one at a time. */
     private final Deque<Integer> reloadQueue = new ArrayDeque<>();
@@ -170,6 +174,10 @@ public final class Supervisor {
 
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
     public int run() {
+        String rejected = JavaCommand.rejectedArchive();
+        if (rejected != null) {
+            System.err.println(rejected);
+        }
         String where = Sockets.hostPort(config.host(), config.port());
         try {
             listener = SocketActivation.adopt(System.getenv(), ProcessHandle.current().pid());
@@ -189,6 +197,7 @@ public final class Supervisor {
             return 1;
         }
         port = Sockets.localPort(listener);
+        StartTrace.mark("listener bound");
         String address = Sockets.localHostPort(listener);
         shared = SharedPage.create(lines);
         page = shared.page();
@@ -212,6 +221,7 @@ public final class Supervisor {
         }
         // Sharing on whatever the policy: the marks (LEFT on reap) and the give-up drain are
         // lifecycle, not per-connection work; under race nothing is ever queued to drain.
+        StartTrace.mark("page and channels made");
         share = new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         Signals.onSignal("TERM", () -> requestStop());
@@ -232,9 +242,11 @@ public final class Supervisor {
             reopenRequested = true;
             wake.signal();
         });
+        StartTrace.mark("signals handled");
         for (int i = 0; i < target; i++) {
             slots[i].member = true;
             spawn(i);
+            StartTrace.mark("worker " + i + " spawned");
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
                 address, target, config.acceptPolicy(), ProcessHandle.current().pid());
@@ -465,6 +477,7 @@ public final class Supervisor {
             announcedReady = true;
             out.printf("m0serve: ready: %d worker(s) started%n", running());
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
+            StartTrace.mark("ready");
             out.flush();
             notify.ready(ProcessHandle.current().pid(), statusLine());
         }
@@ -753,16 +766,20 @@ public final class Supervisor {
         inherit[1] = shared.fd();
         inherit[2] = receiveFds[index];
         System.arraycopy(sendFds, 0, inherit, 3, lines);
-        List<String> argv = new ArrayList<>(JavaCommand.workerPrefix());
-        argv.add(Worker.class.getName());
-        argv.addAll(spec.toArgs());
-        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
-        List<String> env = new ArrayList<>();
-        for (Map.Entry<String, String> e : System.getenv().entrySet()) {
-            if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
-                env.add(e.getKey() + "=" + e.getValue());
+        if (workerPrefix == null) { // the same for every worker of this supervisor: made once
+            workerPrefix = JavaCommand.workerPrefix();
+            workerPrefix.add(Worker.class.getName());
+            workerEnv = new ArrayList<>();
+            for (Map.Entry<String, String> e : System.getenv().entrySet()) {
+                if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
+                    workerEnv.add(e.getKey() + "=" + e.getValue());
+                }
             }
         }
+        List<String> argv = new ArrayList<>(workerPrefix);
+        argv.addAll(spec.toArgs());
+        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
+        List<String> env = workerEnv;
         Slot s = slots[index];
         startup.spawned(index, System.nanoTime());
         // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a

@@ -33,6 +33,7 @@ import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
+import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
@@ -219,6 +220,8 @@ public final class Worker {
 
     public static void main(String[] args) {
         WorkerSpec spec = WorkerSpec.parse(args);
+        StartTrace.as("worker " + spec.index());
+        StartTrace.mark("main");
         // Inherited through dup2, so not close-on-exec any more: restore it.
         Fds.setCloseOnExec(spec.listenFd());
         Fds.setCloseOnExec(spec.pageFd());
@@ -228,6 +231,7 @@ public final class Worker {
         }
         // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
         ExplodedClassPath.preload(java.util.List.of(Worker.class, m0.core.AcceptShare.class));
+        StartTrace.mark("descriptors adopted");
         WorkerOperations ops = WorkerOperations.parse(args);
         App app;
         try {
@@ -241,7 +245,9 @@ public final class Worker {
             System.exit(EXIT_CONFIG);
             return;
         }
+        StartTrace.mark("app loaded");
         Worker w = new Worker(spec, app);
+        StartTrace.mark("page mapped, loop made");
         try {
             w.recorder = RequestRecorder.create(ops, spec.index(), w.failures);
         } catch (java.io.IOException | RuntimeException e) {
@@ -278,8 +284,10 @@ public final class Worker {
             }
         });
         app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        StartTrace.mark("app initialised");
         epoll.add(wake.fd(), Epoll.IN, WAKE); // before the warm-up: a pool app's answer wakes us
         warmUp();
+        StartTrace.mark("warmed up");
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
         }
@@ -291,6 +299,7 @@ public final class Worker {
         holdBeforeStart();
         share.start();
         started = true;
+        StartTrace.mark("PARKED");
         if (Integer.toString(spec.index()).equals(System.getenv("M0_TEST_DIE_AT_START_INDEX"))) {
             System.err.println("m0serve worker " + spec.index() + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
             return 1;

@@ -1,10 +1,16 @@
 package m0.server.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import m0.server.supervisor.ServerConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -74,5 +80,76 @@ class M0serveCommandLineTest {
         M0serve m = new M0serve();
         new CommandLine(m).parseArgs(args);
         return m.config();
+    }
+
+    // --- the plain path (M0serve.plain, docs/adr/0027): the same options and values as picocli ---
+
+    /** Every server option picocli knows (help and version are picocli's alone). */
+    private static List<CommandLine.Model.OptionSpec> serverOptions() {
+        return M0serve.commandLine().getCommandSpec().options().stream()
+                .filter(o -> !o.usageHelp() && !o.versionHelp()).toList();
+    }
+
+    /** A value of the option's type that the plain path must read. */
+    private static String sample(CommandLine.Model.OptionSpec o) {
+        return o.type() == int.class || o.type() == long.class ? "7" : "host-" + o.longestName().substring(2) + ":9";
+    }
+
+    /** Every option's value, by name, as the fields hold them. */
+    private static Map<String, Object> values(M0serve m) {
+        Map<String, Object> v = new TreeMap<>();
+        for (CommandLine.Model.OptionSpec o : new CommandLine(m).getCommandSpec().options()) {
+            if (!o.usageHelp() && !o.versionHelp()) {
+                v.put(o.longestName(), o.getValue());
+            }
+        }
+        return v;
+    }
+
+    private static Map<String, Object> viaPicocli(String... args) {
+        M0serve m = new M0serve();
+        new CommandLine(m).parseArgs(args);
+        return values(m);
+    }
+
+    @Test
+    void thePlainPathReadsEveryServerOptionAsPicocliDoes() {
+        List<CommandLine.Model.OptionSpec> options = serverOptions();
+        assertTrue(options.size() >= 16, "the server's options: " + options.size());
+        for (CommandLine.Model.OptionSpec o : options) {
+            String name = o.longestName();
+            for (String[] args : new String[][] {{name, sample(o)}, {name + "=" + sample(o)}}) {
+                M0serve plain = M0serve.plain(args);
+                assertNotNull(plain, "the plain path reads " + String.join(" ", args));
+                assertEquals(viaPicocli(args), values(plain), String.join(" ", args));
+            }
+        }
+        assertEquals(viaPicocli(), values(M0serve.plain(new String[0])), "the defaults");
+        String[] all = {"--workers", "4", "--bind=127.0.0.1:0", "--access-log", "-", "--rebalance", "off",
+            "--max-connections", "0", "--grace-ms", "1000000000000"};
+        assertEquals(viaPicocli(all), values(M0serve.plain(all)), String.join(" ", all));
+    }
+
+    @Test
+    void anythingButThePlainCaseIsLeftToPicocli() {
+        for (String[] args : new String[][] {
+                {"--help"}, {"-h"}, {"--version"}, {"-V"}, {"stats"}, {"probe", "--target", "127.0.0.1:1"},
+                {"--workers"}, {"--workers", "1", "--workers", "2"}, {"--workers", "07"}, {"--workers", "x"},
+                {"--workers", "-1"}, {"--workers", "+2"}, {"--workers", "0x10"}, {"--workers", "99999999999"},
+                {"--workers="}, {"--no-such-flag", "1"}, {"--bind", "--workers"}, {"--bind", "127.0.0.1:0", "stray"}}) {
+            assertNull(M0serve.plain(args), String.join(" ", args));
+        }
+    }
+
+    @Test
+    void aPlainCommandWhoseValuesFailValidationIsNotServed() {
+        // main() then runs picocli over the same arguments, which prints the one line and exits 2
+        // (CommandLineIntegrationTest runs that on a real JVM).
+        for (String[] args : new String[][] {{"--workers", "0"}, {"--bind", "nohostport"}, {"--app", "no.such.App"},
+                {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}}) {
+            M0serve plain = M0serve.plain(args);
+            assertNotNull(plain, String.join(" ", args));
+            assertThrows(RuntimeException.class, plain::config, String.join(" ", args));
+        }
     }
 }

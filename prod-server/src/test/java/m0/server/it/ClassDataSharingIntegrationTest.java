@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The launcher (bin/m0serve) with class-data archives, on the real processes (docs/adr/0011).
+ * The launcher (bin/m0serve) with its class-data archive, on the real processes (docs/adr/0011, 0027).
  * In the test phase there is no shaded jar yet, so the test lays out what the build does: an
  * {@code m0serve.jar} (main classes jarred, dependencies by its Class-Path: CDS cannot archive
  * from a directory) beside a copy of the launcher, then runs the build's training
@@ -95,16 +95,52 @@ class ClassDataSharingIntegrationTest {
 
     @Test
     void aWorkerLoadsItsClassesFromTheArchiveAndNoPicocliEvenWithItsOptionsReplaced() throws Exception {
-        Path log = trained.resolve("worker-classes.log");
-        Launched s = launch(trained, Map.of("M0_WORKER_JAVA_OPTS",
-                "-XX:+UseSerialGC -Xms8m -Xlog:class+load=info:file=" + log), "--workers", "1");
-        assertHello(s.port);
-        String classes = Files.readString(log);
-        assertTrue(classes.contains("m0.server.worker.Worker source: shared objects file (top)"),
-                "the worker's own classes come from the archive:\n" + head(classes));
-        assertTrue(classes.contains("m0.server.http.HttpSession source: shared objects file (top)"),
-                "and the HTTP classes:\n" + head(classes));
+        String classes = classesLoaded("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -Xms8m");
+        assertArchived(classes, "m0.server.worker.Worker", "the worker's own classes come from the archive");
+        assertArchived(classes, "m0.server.http.HttpSession", "and the HTTP classes");
+        assertArchived(classes, "com.kenai.jffi.Invoker", "and the libc binding's (docs/adr/0028)");
         assertFalse(classes.contains("picocli"), "a worker never loads the command line's classes");
+        assertFalse(classes.contains("] org.objectweb.asm.") || classes.contains("$jnr$ffi$"),
+                "no binding class is generated at start (jnr-ffi's ran its ASM over the whole interface)");
+    }
+
+    @Test
+    void theSupervisorLoadsTheCommandLineFromTheArchive() throws Exception {
+        // A static archive holds picocli's classes (file version 49), which JDK 17's dynamic one skipped.
+        String classes = classesLoaded("M0_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1");
+        assertArchived(classes, "picocli.CommandLine", "picocli comes from the archive");
+        assertArchived(classes, "m0.server.cli.M0serve", "and the command line");
+        assertArchived(classes, "m0.server.supervisor.Supervisor", "and the supervisor");
+    }
+
+    /** The class-load log of a 1-worker server's supervisor or worker (by its options' variable), after a hello. */
+    private String classesLoaded(String optionsVariable, String options) throws Exception {
+        Path log = trained.resolve(optionsVariable + "-classes.log");
+        Launched s = launch(trained, Map.of(optionsVariable, options + " -Xlog:class+load=info:file=" + log), "--workers", "1");
+        assertHello(s.port);
+        return Files.readString(log);
+    }
+
+    private static void assertArchived(String classLog, String className, String what) {
+        // "(top)" follows for a dynamic archive's layer; a static archive's classes say only this.
+        assertTrue(classLog.contains(className + " source: shared objects file"), what + ":\n" + head(classLog));
+    }
+
+    @Test
+    void anArchiveTheJvmRejectsIsSaidOnceAndTheWorkersStartOnTheJdksOwn(@TempDir Path moved) throws Exception {
+        // The trained layout moved elsewhere: the archive still looks fresh to the launcher, but
+        // it names the old jar path, so JDK 17 rejects it without a word (and shares nothing).
+        layout(moved);
+        Files.copy(trained.resolve("m0serve.jsa"), moved.resolve("m0serve.jsa"));
+        assertTrue(moved.resolve("m0serve.jsa").toFile().setLastModified(System.currentTimeMillis() + 1000));
+        Launched s = launch(moved, Map.of(), "--workers", "1");
+        ProcessHandle worker = onlyWorker(s);
+        assertHello(s.port);
+        String err = s.stderr();
+        assertEquals(1, err.lines().filter(l -> l.contains("class-data archive not usable")).count(), err);
+        String maps = maps(worker.pid());
+        assertFalse(maps.contains("m0serve.jsa"), "the worker is not given the rejected archive");
+        assertTrue(maps.contains("classes.jsa"), "it shares the JDK's own archive instead");
     }
 
     @Test
