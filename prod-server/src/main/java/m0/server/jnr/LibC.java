@@ -59,6 +59,11 @@ public interface LibC {
 
     int epoll_wait(int epfd, long events, int maxEvents, int timeoutMillis);
 
+    /** epoll_wait with a {@code struct timespec} timeout (0: none, wait forever); glibc 2.35, Linux 5.11. */
+    int epoll_pwait2(int epfd, long events, int maxEvents, long timespec, long sigmask, long sigsetSize);
+
+    int poll(long fds, long nfds, int timeoutMillis);
+
     int eventfd(int initval, int flags);
 
     int memfd_create(String name, int flags);
