@@ -72,15 +72,7 @@ public final class Epoll implements AutoCloseable {
      *         {@link #events(int)} and {@link #data(int)}
      */
     public int await(int timeoutMillis) {
-        int n = Native.libc().epoll_wait(fd, ready.address(), maxEvents, timeoutMillis);
-        if (n < 0) {
-            int errno = Native.errno();
-            if (errno == Native.EINTR) {
-                return 0;
-            }
-            throw new NativeException("epoll_wait(" + fd + ")", errno);
-        }
-        return n;
+        return ready(Native.libc().epoll_wait(fd, ready.address(), maxEvents, timeoutMillis), "epoll_wait");
     }
 
     /**
@@ -98,13 +90,17 @@ public final class Epoll implements AutoCloseable {
             b.putLong(8, timeoutNanos % 1_000_000_000L);
             ts = timespec.address();
         }
-        int n = Native.libc().epoll_pwait2(fd, ready.address(), maxEvents, ts, 0, 8);
+        return ready(Native.libc().epoll_pwait2(fd, ready.address(), maxEvents, ts, 0, 8), "epoll_pwait2");
+    }
+
+    /** A wait's result: the events ready, 0 on EINTR (a signal: the caller's next pass looks). */
+    private int ready(int n, String call) {
         if (n < 0) {
             int errno = Native.errno();
             if (errno == Native.EINTR) {
                 return 0;
             }
-            throw new NativeException("epoll_pwait2(" + fd + ")", errno);
+            throw new NativeException(call + "(" + fd + ")", errno);
         }
         return n;
     }

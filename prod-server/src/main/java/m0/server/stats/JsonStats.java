@@ -10,7 +10,7 @@ import m0.server.supervisor.StartupTimes;
  *
  * <pre>{"pid":P,"policy":"share","rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
  *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"busy_per_mille":N,"full":false,
- *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"rebalanced":N,"started_ms":N,"starts":N},...],
+ *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"wakeups":N,"rebalanced":N,"started_ms":N,"starts":N},...],
  *   "ready_ms":N}</pre>
  * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid);
  * {@code busy_per_mille} and {@code full} (fountain's published load) are null under share and
@@ -52,6 +52,7 @@ final class JsonStats {
                         .append(",\"looks\":").append(c.word(WorkerCounters.LOOKS))
                         .append(",\"busy_s\":").append(String.format(Locale.ROOT, "%.6f",
                                 c.word(WorkerCounters.BUSY_NANOS) / 1e9))
+                        .append(",\"wakeups\":").append(c.word(WorkerCounters.WAKEUPS))
                         .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED));
             }
             if (startup != null && w.index() < startup.lines()) {

@@ -1,14 +1,11 @@
 package m0.server.stats;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -29,10 +26,11 @@ import m0.server.share.Memfds;
  *                     first, or fountain left the connection to an earlier worker): the herd
  *   3  LOOKS          fountain: zero-timeout looks at a listener it had left to an earlier worker
  *   4  BUSY_NANOS     its loop's time outside epoll_wait, cumulative (any policy)
+ *   5  WAKEUPS        returns from epoll_wait (its loop's passes), any policy
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
- * release stores (BUSY_NANOS every pass: one store, to a line no other writer touches); a
+ * release stores (BUSY_NANOS and WAKEUPS every pass: two stores, to a line no other writer touches); a
  * reader's acquire loads see each word exact, the set not as one snapshot.
  */
 public final class WorkerCounters {
@@ -45,7 +43,8 @@ public final class WorkerCounters {
     public static final int EMPTY_WAKEUPS = 2;
     public static final int LOOKS = 3;
     public static final int BUSY_NANOS = 4;
-    static final int WORDS = 5;
+    public static final int WAKEUPS = 5;
+    static final int WORDS = 6;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -77,17 +76,7 @@ public final class WorkerCounters {
     }
 
     private static MappedByteBuffer map(Path file, boolean write) {
-        try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
-                : FileChannel.open(file, StandardOpenOption.READ)) {
-            if (write) {
-                ch.truncate(0).write(java.nio.ByteBuffer.allocate(8 * WORDS)); // a memfd starts empty
-            } else if (ch.size() < 8L * WORDS) {
-                throw new IOException("only " + ch.size() + " bytes");
-            }
-            return ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, 8L * WORDS);
-        } catch (IOException e) {
-            throw new UncheckedIOException("mapping " + file, e);
-        }
+        return Memfds.mapWords(file, WORDS, write);
     }
 
     // ---- the worker's loop ----
@@ -143,7 +132,7 @@ public final class WorkerCounters {
 
     /**
      * Two lines for {@code m0serve stats}: each live worker's rebalance count by index, and its
-     * listener counters (accepted, empty wake-ups, fountain's looks, loop busy seconds).
+     * listener counters (accepted, empty wake-ups, fountain's looks, all wake-ups, loop busy seconds).
      */
     public static String format(long supervisorPid) {
         Map<Integer, WorkerCounters> byIndex = ofLiveWorkers(supervisorPid);
@@ -153,12 +142,12 @@ public final class WorkerCounters {
         }
         byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.rebalanced()));
         b.append(System.lineSeparator());
-        b.append("listener (live workers: accepted, wake-ups that accepted nothing, looks, loop busy s):");
+        b.append("listener (live workers: accepted/wake-ups that accepted nothing/looks/wake-ups/loop busy s):");
         if (byIndex.isEmpty()) {
             b.append(" -");
         }
-        byIndex.forEach((i, c) -> b.append(String.format(java.util.Locale.ROOT, " w%d=%d/%d/%d/%.3f", i,
-                c.word(ACCEPTED), c.word(EMPTY_WAKEUPS), c.word(LOOKS), c.word(BUSY_NANOS) / 1e9)));
+        byIndex.forEach((i, c) -> b.append(String.format(java.util.Locale.ROOT, " w%d=%d/%d/%d/%d/%.3f", i,
+                c.word(ACCEPTED), c.word(EMPTY_WAKEUPS), c.word(LOOKS), c.word(WAKEUPS), c.word(BUSY_NANOS) / 1e9)));
         return b.append(System.lineSeparator()).toString();
     }
 }

@@ -14,7 +14,7 @@ import m0.server.stats.WorkerCounters;
  * The server as Prometheus text exposition format 0.0.4 (docs/adr/0017): the shared page's
  * words per worker and per server, the supervisor's own counts, each live worker's request
  * counters from its {@link RequestStats} memfd and its loop's from its {@link WorkerCounters}
- * memfd (busy seconds, accepts, wake-ups that accepted nothing, fountain's looks, rebalanced;
+ * memfd (busy seconds, accepts, wake-ups that accepted nothing, fountain's looks, wake-ups, rebalanced;
  * docs/adr/0022), and under fountain each worker's published busy estimate and full flag. One
  * sample per live worker index ({@code worker="i"}); a reloaded or respawned worker's memfd
  * counters start again at 0.
@@ -100,6 +100,8 @@ final class PrometheusText {
                 "listener readiness the worker was woken for that accepted nothing", WorkerCounters.EMPTY_WAKEUPS, false);
         loopWord(b, live, loops, "m0serve_worker_listener_looks_total",
                 "fountain: zero-timeout looks at a listener left to an earlier worker", WorkerCounters.LOOKS, false);
+        loopWord(b, live, loops, "m0serve_worker_wakeups_total",
+                "returns from epoll_wait: the worker loop's passes", WorkerCounters.WAKEUPS, false);
         loopWord(b, live, loops, "m0serve_worker_rebalanced_total",
                 "idle connections the worker handed to a lighter sibling", WorkerCounters.REBALANCED, false);
         server(b, "m0serve_handoffs_lost_total", "counter",

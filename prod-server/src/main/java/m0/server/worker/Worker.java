@@ -189,7 +189,7 @@ public final class Worker {
     private int rebalanceCursor;
     /** This pass did work (see {@link #work()}): its end looks whether to rebalance. */
     private boolean worked;
-    /** Rebalanced, accepted, empty wake-ups, looks, busy: the worker's memfd (published at pass ends). */
+    /** Rebalanced, accepted, empty wake-ups, looks, busy, wake-ups: the worker's memfd (published at pass ends). */
     private final WorkerCounters counters;
 
     Worker(WorkerSpec spec, App app) {
@@ -329,6 +329,7 @@ public final class Worker {
             // its first real work; a wake-up that lost the accept race to a sibling stays PARKED.
             worked = false;
             long now = System.nanoTime();
+            counters.count(WorkerCounters.WAKEUPS);
             for (int i = 0; i < n; i++) {
                 dispatch(epoll.data(i), epoll.events(i), now);
             }

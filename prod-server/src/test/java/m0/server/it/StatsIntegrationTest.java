@@ -96,7 +96,7 @@ class StatsIntegrationTest {
                 Map<Integer, String[]> row = rows(printed.getValue());
                 assertEquals(2, row.size(), printed.getValue());
                 // Fresh accepts, per worker, on the listener line: the warm-up round and this burst.
-                Matcher listener = Pattern.compile("(?m)^listener .*: w0=(\\d+)/\\d+/0/[0-9.]+ w1=(\\d+)/\\d+/0/[0-9.]+$")
+                Matcher listener = Pattern.compile("(?m)^listener .*: w0=(\\d+)/\\d+/0/\\d+/[0-9.]+ w1=(\\d+)/\\d+/0/\\d+/[0-9.]+$")
                         .matcher(printed.getValue());
                 assertTrue(listener.find(), "the listener line, no looks under share:\n" + printed.getValue());
                 assertEquals(64, Long.parseLong(listener.group(1)) + Long.parseLong(listener.group(2)),

@@ -68,7 +68,7 @@ class StatsJsonIntegrationTest {
                 assertEquals("0", f[3]);
                 assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
                         + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'rebalanced', 'received', 'sent', "
-                        + "'started_ms', 'starts', 'state', 'taken']", f[4]);
+                        + "'started_ms', 'starts', 'state', 'taken', 'wakeups']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");
                 assertEquals("share", f[7], "the default policy");
