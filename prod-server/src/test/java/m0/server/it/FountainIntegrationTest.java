@@ -62,8 +62,8 @@ class FountainIntegrationTest {
      * of this JVM (a GC: its thread waits on a lock, not for a CPU).
      */
     private static final long MARGIN_NANOS = 1_000_000;
-    /** No round may come near a stranding: the late-look control's shortest possible takeover is 21 ms. */
-    private static final long WORST_NANOS = 10_000_000;
+    /** No round may come near a stranding (a GC pause of this JVM fits below it): looks 20 ms late take 21 ms or more. */
+    private static final long WORST_NANOS = 15_000_000;
     private static final long LATE_LOOK_MS = 20;
     /** epoll_pwait2's number on x86_64: the worker loop's wait, as /proc/.../syscall shows it. */
     private static final String EPOLL_PWAIT2 = "441";
