@@ -13,17 +13,26 @@ import java.util.Iterator;
  * whatever the server does, asks one GET and is closed by the client once the response is in
  * (so the TIME_WAIT is the client's, which Linux reuses on loopback). The latency of each is
  * measured from the time it was due, not from when it was opened: a client that fell behind
- * (this machine is shared) does not hide the wait (no coordinated omission). Prints one line:
+ * does not hide the wait (no coordinated omission) -- but on a starved machine its own lag then
+ * reads as latency, so it is printed too ({@code late}: the p99 of how long after its due time
+ * a connection was opened; more than a fraction of a millisecond and the client, not the
+ * server, set the pace). Prints one line:
  *
  * <pre>
- *   due N done M errors E achieved R/s p50 P ms p99 Q ms max X ms
- *   java prod-server/bench/OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/]
+ *   due N done M errors E achieved R/s p50 P ms p99 Q ms max X ms ticks T late L ms
+ *   java prod-server/bench/OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/] [SERVER_PID]
  * </pre>
  *
- * One thread and one selector: connections are opened within 1 ms of their time (the
- * selector's timeout granularity), never in bursts that make up for more. Single-file and
- * JDK-only so the bench needs no build; every sample is kept and the percentiles are read from
- * the sorted whole. A connection that has no response after 10 s is an error.
+ * {@code achieved} is the rate offered. With SERVER_PID, {@code ticks} is the utime+stime (clock
+ * ticks, /proc) of the server's process and its children over the measured window alone (the
+ * warm-up excluded); else 0. With {@code OPENLOOP_LOG=FILE} in the environment every latency is
+ * written there too, one line each in h2load's {@code --log-file} columns (start, status,
+ * microseconds), for pooled percentiles.
+ *
+ * <p>One thread and one selector: connections are opened within 1 ms of their time (the
+ * selector's timeout granularity). Single-file and JDK-only so the bench needs no build; every
+ * sample is kept and the percentiles are read from the sorted whole. A connection that has no
+ * response after 10 s is an error.
  */
 public final class OpenLoop {
 
@@ -60,6 +69,8 @@ public final class OpenLoop {
 
     private long[] samples = new long[1 << 16];
     private int count;
+    private long[] lateness = new long[1 << 16];
+    private int opened;
     private long errors;
     private long due;
     /** From the first connection opened to the last: the rate actually offered. */
@@ -95,9 +106,9 @@ public final class OpenLoop {
             java.nio.file.Files.writeString(java.nio.file.Path.of(log), b);
         }
         Arrays.sort(s);
-        System.out.printf(java.util.Locale.ROOT, "due %d done %d errors %d achieved %.0f/s p50 %.3f ms p99 %.3f ms max %.3f ms ticks %d%n",
+        System.out.printf(java.util.Locale.ROOT, "due %d done %d errors %d achieved %.0f/s p50 %.3f ms p99 %.3f ms max %.3f ms ticks %d late %.3f ms%n",
                 run.due, run.count, run.errors, run.due / Math.max(run.issueSeconds, 1e-9), at(s, 0.50), at(s, 0.99),
-                s.length == 0 ? 0 : s[s.length - 1] / 1e6, ticks);
+                s.length == 0 ? 0 : s[s.length - 1] / 1e6, ticks, run.lateP99());
     }
 
     /** utime + stime of {@code pid} and its descendants, in clock ticks; 0 without a pid. */
@@ -121,6 +132,12 @@ public final class OpenLoop {
         return total;
     }
 
+    private double lateP99() {
+        long[] l = Arrays.copyOf(lateness, opened);
+        Arrays.sort(l);
+        return at(l, 0.99);
+    }
+
     private static double at(long[] sorted, double q) {
         if (sorted.length == 0) {
             return 0;
@@ -138,6 +155,10 @@ public final class OpenLoop {
             while (issued < n || !selector.keys().isEmpty()) {
                 long now = System.nanoTime();
                 while (issued < n && next - now <= 0) {
+                    if (opened == lateness.length) {
+                        lateness = Arrays.copyOf(lateness, opened * 2);
+                    }
+                    lateness[opened++] = System.nanoTime() - next;
                     open(selector, target, next);
                     issued++;
                     next = start + issued * interval;

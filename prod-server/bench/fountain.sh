@@ -4,9 +4,9 @@
 #
 #   1. Open loop, a new connection per request (the case fountain is for): share's
 #      connection-close capacity is measured first (wrk -t2 -c32 -H 'Connection: close'), then a
-#      constant-rate generator (bench/OpenLoop.java, or GEN=h2load for h2load --h1 in rate mode)
-#      opens one new connection every 1/rate s, one request on it, at 25, 50 and 75 % of it, for
-#      fountain, share and race; server CPU per request (utime+stime of the server's process
+#      constant-rate generator (h2load --h1 in rate mode, or GEN=java for bench/OpenLoop.java)
+#      opens new connections, one request on each, at 25, 50 and 75 % of it, for fountain,
+#      share, race and share-herd; server CPU per request (utime+stime of the server's process
 #      tree from /proc), p50 and p99 of the request times.
 #   2. Closed loop, 64 keep-alive connections (wrk -t2 -c64), `/` and `/sleep?ms=5`: fountain
 #      over share throughput, and how the 64 landed.
@@ -21,7 +21,7 @@
 #
 # SECTIONS="open closed herd" (default: all; section 3 comes with "open"); WARM=5 seconds of
 # unmeasured load per server first (the JIT). share-herd is share with M0_LISTEN_EXCLUSIVE=0.
-# Needs wrk, nginx, python3, java (h2load from Debian's nghttp2-client with GEN=h2load) and the jar
+# Needs wrk, h2load (Debian nghttp2-client), nginx, python3, java and the jar
 # (mvn -q -pl prod-server package -DskipTests; or M0SERVE_JAR=...).
 set -euo pipefail
 ROUNDS=${1:-3}
@@ -33,7 +33,7 @@ SECTIONS=${SECTIONS:-"open closed herd"}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 [ -f "$JAR" ] || { echo "$JAR missing: mvn -q -pl prod-server package -DskipTests" >&2; exit 1; }
-for t in wrk python3 java; do command -v "$t" >/dev/null || { echo "$t missing" >&2; exit 1; }; done
+for t in wrk h2load python3 java; do command -v "$t" >/dev/null || { echo "$t missing" >&2; exit 1; }; done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 WORK=$(mktemp -d /tmp/m0-fountain.XXXXXX)
 . "$BENCH_DIR/lib.sh"
@@ -55,17 +55,20 @@ print(sum(x.get("accepted", 0) for x in w), sum(x.get("empty_wakeups", 0) for x 
 # ratio A B [FORMAT] -> A / B, "-" when B is 0
 ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.3f}" 'BEGIN{ if (b > 0) printf f, a / b; else print "-" }'; }
 
-# openloop PORT PID RATE LOG -> "requests ticks achieved_rate errors": one new connection (one
-# request, closed by the client once answered) every 1/RATE s for SECS s; the request times go
-# to LOG (µs, 3rd column). GEN=java (default): bench/OpenLoop.java, on an absolute schedule with
-# latencies from each connection's due time and the server's ticks over the measured window
-# only; GEN=h2load: h2load --h1 rate mode (its timer drifts: it offers less than asked when the
-# machine is busy; the achieved column says how much).
+# openloop PORT PID RATE LOG -> "requests ticks achieved_rate errors": new connections (one
+# request each) at RATE a second for SECS s; the request times go to LOG (µs, 3rd column).
+# GEN=h2load (default): h2load --h1 in rate mode, RATE/100 new connections every 10 ms (its
+# timer restarts after each period's work, so 1 ms periods drift below the rate asked; the
+# achieved column says what it offered). GEN=java: bench/OpenLoop.java, one connection due
+# every 1/RATE s on an absolute schedule, latency from the due time, the server's ticks over the
+# measured window only; its own lag (printed as "late") counts as latency, so on a starved
+# machine it reads the client's delay as the server's.
 openloop() {
   local port=$1 pid=$2 rate=$3 log=$4 n b t out
-  if [ "${GEN:-java}" = java ]; then
+  if [ "${GEN:-h2load}" = java ]; then
     out=$(OPENLOOP_LOG="$log" java -XX:+UseSerialGC -Xmx256m -cp "$WORK/cls" OpenLoop "127.0.0.1:$port" "$rate" "$SECS" 1 / "$pid")
-    awk '{print $4, $NF, $8, $6}' <<<"$out" | sed 's#/s##'
+    echo "  OpenLoop: $out" >&2
+    awk '{print $4, $19, $8, $6}' <<<"$out" | sed 's#/s##'
     return
   fi
   n=$(( rate * SECS ))
@@ -92,7 +95,7 @@ percentiles() {
 
 us_per_req() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{ if (n > 0) printf "%.1f", t/hz*1e6/n; else print "-" }'; }
 
-echo "# fountain bench; $(date -u +%FT%TZ); $(nproc) cores; open-loop generator ${GEN:-java}; load average before: $(loadavg)"
+echo "# fountain bench; $(date -u +%FT%TZ); $(nproc) cores; open-loop generator ${GEN:-h2load}; load average before: $(loadavg)"
 echo "# rounds $ROUNDS, ${SECS}s per run, pause ${PAUSE}s, workers: $WORKER_COUNTS"
 
 for W in $WORKER_COUNTS; do
