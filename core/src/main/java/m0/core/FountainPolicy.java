@@ -25,7 +25,8 @@ import static m0.core.PageLayout.NOT_STARTED;
  *       it: a connection arriving just after a look is taken within two looks, 2 ms. A healthy
  *       head takes a connection within microseconds of its arrival, and that changes its words.
  *   <li>A head found stuck stays skipped while its words stay unchanged, so only the first
- *       connection behind it waits.
+ *       connection behind it waits; once they change it is the head again (a head continued
+ *       after a stop, idle again, shows the words it stopped with: they must not keep it skipped).
  * </ul>
  *
  * <p>One instance per worker, called from that worker's loop.
@@ -100,14 +101,20 @@ final class FountainPolicy implements AcceptPolicy {
         long now = siblings.now();
         for (int j = 0; j < self; j++) {
             long state = siblings.state(j);
+            if (j == stuckHead) {
+                if (state == stuckState && siblings.active(j) == stuckActive) {
+                    continue; // found stuck before and still without progress
+                }
+                // Its words moved (it took a connection, or was reaped, or replaced): forget the
+                // mark, or the idle words coming back (PARKED and the same open count: a head
+                // continued after a stop, or its replacement) would keep it skipped for good.
+                stuckHead = -1;
+            }
             if (state == LEFT || state == NOT_STARTED || Siblings.slowPass(state, now)
                     || BusyEstimator.full(siblings.busy(j))) {
                 continue;
             }
             long active = siblings.active(j);
-            if (j == stuckHead && state == stuckState && active == stuckActive) {
-                continue; // found stuck before and still without progress
-            }
             return look(j, state, active, readable, now);
         }
         lookedReadable = false;

@@ -163,6 +163,39 @@ class FountainPolicyTest {
     }
 
     @Test
+    void aHeadBackFromAStopIsTheHeadAgainWhenItsIdleWordsReturn() {
+        AcceptShare<String> w1 = w.get(1);
+        AcceptShare<String> w0 = w.get(0);
+        assertFalse(w1.takeListener(true));
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "w0 stopped while parked with nothing open: found stuck");
+        w0.passStart(); // continued: it accepts a connection (active 1) ...
+        w0.passOn("c", 0);
+        w0.passEnd(1);
+        assertFalse(w1.takeListener(true), "w0 is back: its turn");
+        clock.advance(MS);
+        w0.passStart(); // ... and its client leaves: PARKED with nothing open, the words it stopped with
+        w0.passEnd(0);
+        assertFalse(w1.takeListener(true), "idle w0 is the head, not the stuck worker it once was");
+        assertEquals(T0 + 3 * MS, w1.listenDeadline(), "a first look: stuck only after a second finds no progress");
+    }
+
+    @Test
+    void theReplacementOfAStuckHeadIsTheHead() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true));
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "w0 dead, not yet reaped: found stuck");
+        page.setVolatile(PageLayout.stateWord(0), PageLayout.LEFT); // reaped
+        assertTrue(w1.takeListener(true), "no head");
+        AcceptShare<String> replacement = new AcceptShare<>(page, channel, clock, AcceptPolicy.named("fountain"), 3, 0);
+        replacement.bind();
+        assertTrue(w1.takeListener(true), "still starting");
+        replacement.start(); // PARKED with nothing open: the words its predecessor was found stuck with
+        assertFalse(w1.takeListener(true), "the replacement takes connections, not w1");
+    }
+
+    @Test
     void anEmptyLookEndsTheWait() {
         AcceptShare<String> w1 = w.get(1);
         assertFalse(w1.takeListener(true));

@@ -42,9 +42,10 @@ public final class M0serve implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     int blockingThreads = 2;
 
-    @Option(names = "--accept-policy", paramLabel = "share|race",
+    @Option(names = "--accept-policy", paramLabel = "share|race|fountain",
             description = "Who serves an accepted connection: 'share' (least loaded; the default for any "
-                    + "worker count, so workers added by SIGTTIN share) or 'race' (the acceptor; M0_ACCEPT_SHARE=0 forces it).")
+                    + "worker count, so workers added by SIGTTIN share), 'race' (the acceptor; M0_ACCEPT_SHARE=0 "
+                    + "forces it) or 'fountain' (workers fill in index order; for many short-lived connections).")
     String acceptPolicy;
 
     @Option(names = "--max-header-bytes", paramLabel = "BYTES",

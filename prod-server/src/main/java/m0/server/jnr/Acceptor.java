@@ -8,6 +8,10 @@ public final class Acceptor {
 
     private final int listener;
     private final Memory addr = new Memory(Sockets.SOCKADDR_MAX + 8);
+    /** One {@code struct pollfd} for {@link #pending()}: fd@0 (int), events@4, revents@6 (short). */
+    private final Memory pollFd = new Memory(8);
+
+    private static final short POLLIN = 0x001;
 
     public Acceptor(int listener) {
         this.listener = listener;
@@ -39,6 +43,19 @@ public final class Acceptor {
                 throw new NativeException("accept4(" + listener + ")", errno);
             }
         }
+    }
+
+    /**
+     * True when a connection waits in the backlog: a zero-timeout poll(2) of the listener, for
+     * a loop that keeps the listener out of its epoll set and looks at it now and then.
+     */
+    public boolean pending() {
+        java.nio.ByteBuffer b = pollFd.buffer();
+        b.putInt(0, listener);
+        b.putShort(4, POLLIN);
+        b.putShort(6, (short) 0);
+        int n = Native.libc().poll(pollFd.address(), 1, 0);
+        return n > 0 && (b.getShort(6) & POLLIN) != 0; // EINTR or an error: not now; the next look asks again
     }
 
     /** The peer sockaddr of the last accepted connection (its raw bytes, for a hand-off's payload). */

@@ -14,6 +14,13 @@ public final class Epoll implements AutoCloseable {
     public static final int ERR = 0x008;
     public static final int HUP = 0x010;
     public static final int RDHUP = 0x2000;
+    /**
+     * EPOLLEXCLUSIVE (Linux 4.5): one new readiness of the target wakes one epoll with a thread
+     * blocked on it, not every epoll that holds the target. Only at EPOLL_CTL_ADD, only with
+     * IN/OUT/ERR/HUP/ET/WAKEUP (RDHUP is refused), and EPOLL_CTL_MOD of such a registration
+     * fails with EINVAL: take it out with DEL and put it back with ADD.
+     */
+    public static final int EXCLUSIVE = 1 << 28;
 
     private static final int EVENT_BYTES = 12;
     private static final int EVENTS_OFFSET = 0;
@@ -24,6 +31,8 @@ public final class Epoll implements AutoCloseable {
 
     private final int fd;
     private final Memory ctl = new Memory(16);
+    /** A {@code struct timespec} for {@link #awaitNanos}: tv_sec@0, tv_nsec@8. */
+    private final Memory timespec = new Memory(16);
     private final Memory ready;
     private final ByteBuffer readyBuffer;
     private final int maxEvents;
@@ -63,13 +72,35 @@ public final class Epoll implements AutoCloseable {
      *         {@link #events(int)} and {@link #data(int)}
      */
     public int await(int timeoutMillis) {
-        int n = Native.libc().epoll_wait(fd, ready.address(), maxEvents, timeoutMillis);
+        return ready(Native.libc().epoll_wait(fd, ready.address(), maxEvents, timeoutMillis), "epoll_wait");
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} (negative: forever) for readiness, to the nanosecond
+     * (epoll_pwait2; the kernel's timer slack, 50 µs by default, still applies): a deadline
+     * 1 ms away is kept, where epoll_wait's milliseconds would round it to 1–2 ms.
+     *
+     * @return as {@link #await(int)}
+     */
+    public int awaitNanos(long timeoutNanos) {
+        long ts = 0; // NULL: no timeout
+        if (timeoutNanos >= 0) {
+            ByteBuffer b = timespec.buffer();
+            b.putLong(0, timeoutNanos / 1_000_000_000L);
+            b.putLong(8, timeoutNanos % 1_000_000_000L);
+            ts = timespec.address();
+        }
+        return ready(Native.libc().epoll_pwait2(fd, ready.address(), maxEvents, ts, 0, 8), "epoll_pwait2");
+    }
+
+    /** A wait's result: the events ready, 0 on EINTR (a signal: the caller's next pass looks). */
+    private int ready(int n, String call) {
         if (n < 0) {
             int errno = Native.errno();
             if (errno == Native.EINTR) {
                 return 0;
             }
-            throw new NativeException("epoll_wait(" + fd + ")", errno);
+            throw new NativeException(call + "(" + fd + ")", errno);
         }
         return n;
     }

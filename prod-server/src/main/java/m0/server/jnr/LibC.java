@@ -82,6 +82,8 @@ final class LibC {
     private static final Fn EPOLL_CREATE1 = function("epoll_create1", I, I);
     private static final Fn EPOLL_CTL = function("epoll_ctl", I, I, I, I, P);
     private static final Fn EPOLL_WAIT = function("epoll_wait", I, I, P, I, I);
+    private static final Fn EPOLL_PWAIT2 = function("epoll_pwait2", I, I, P, I, P, P, L);
+    private static final Fn POLL = function("poll", I, P, L, I);
     private static final Fn EVENTFD = function("eventfd", I, Type.UINT32, I);
     private static final Fn MEMFD_CREATE = function("memfd_create", I, P, Type.UINT32);
     private static final Fn POSIX_SPAWNP = function("posix_spawnp", I, P, P, P, P, P, P);
@@ -192,6 +194,16 @@ final class LibC {
 
     int epoll_wait(int epfd, long events, int maxEvents, int timeoutMillis) {
         return (int) INVOKE.invokeL4(EPOLL_WAIT.ctx, EPOLL_WAIT.address, epfd, events, maxEvents, timeoutMillis);
+    }
+
+    /** epoll_wait with a {@code struct timespec} timeout (0: none, wait forever); glibc 2.35, Linux 5.11. */
+    int epoll_pwait2(int epfd, long events, int maxEvents, long timespec, long sigmask, long sigsetSize) {
+        return (int) INVOKE.invokeL6(EPOLL_PWAIT2.ctx, EPOLL_PWAIT2.address, epfd, events, maxEvents, timespec,
+                sigmask, sigsetSize);
+    }
+
+    int poll(long fds, long nfds, int timeoutMillis) {
+        return (int) INVOKE.invokeL3(POLL.ctx, POLL.address, fds, nfds, timeoutMillis);
     }
 
     int eventfd(int initval, int flags) {

@@ -57,4 +57,23 @@ public final class Memfds {
             throw new UncheckedIOException("mapping " + file, e);
         }
     }
+
+    /**
+     * {@code words} 64-bit words of a memfd as a buffer, for a writer's counters and their
+     * readers: read-write empties the file and grows it to fit, zeroed (a memfd starts empty);
+     * read-only refuses a file shorter than that (another binary's layout).
+     */
+    public static MappedByteBuffer mapWords(Path file, int words, boolean write) {
+        try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
+                : FileChannel.open(file, StandardOpenOption.READ)) {
+            if (write) {
+                ch.truncate(0).write(java.nio.ByteBuffer.allocate(8 * words));
+            } else if (ch.size() < 8L * words) {
+                throw new IOException("only " + ch.size() + " bytes");
+            }
+            return ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, 8L * words);
+        } catch (IOException e) {
+            throw new UncheckedIOException("mapping " + file, e);
+        }
+    }
 }

@@ -8,19 +8,25 @@ import m0.server.supervisor.StartupTimes;
  * supervisor's) as one JSON object per line, for scripts. Hand-written: every value is a
  * number or one of the page's state names, so nothing needs escaping.
  *
- * <pre>{"pid":P,"rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
- *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"started_ms":N,"starts":N},...],
+ * <pre>{"pid":P,"policy":"share","rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
+ *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"busy_per_mille":N,"full":false,
+ *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"wakeups":N,"rebalanced":N,"started_ms":N,"starts":N},...],
  *   "ready_ms":N}</pre>
- * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid).
+ * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid);
+ * {@code busy_per_mille} and {@code full} (fountain's published load) are null under share and
+ * race; the worker's own counters ({@code accepted} ... {@code rebalanced}, {@link WorkerCounters})
+ * are there only for a live worker of a supervisor's pid.
  */
 final class JsonStats {
 
     private JsonStats() {
     }
 
-    static String format(PageSnapshot s, StartupTimes startup) {
-        StringBuilder b = new StringBuilder(256 + 200 * s.workers().size());
-        b.append("{\"pid\":").append(s.pid()).append(",\"rehomed\":").append(s.rehomed())
+    static String format(PageSnapshot s, StartupTimes startup, java.util.Map<Integer, WorkerCounters> counters) {
+        StringBuilder b = new StringBuilder(256 + 320 * s.workers().size());
+        b.append("{\"pid\":").append(s.pid())
+                .append(",\"policy\":").append(s.policy() == null ? "null" : "\"" + s.policy() + "\"")
+                .append(",\"rehomed\":").append(s.rehomed())
                 .append(",\"lost\":").append(s.lost()).append(",\"workers\":[");
         for (WorkerLine w : s.workers()) {
             boolean inPass = m0.core.PageLayout.inPass(w.state());
@@ -33,6 +39,22 @@ final class JsonStats {
                     .append(",\"sent\":").append(w.sent())
                     .append(",\"received\":").append(w.received())
                     .append(",\"forwarded\":").append(w.forwarded());
+            if (s.busyPublished()) {
+                b.append(",\"busy_per_mille\":").append(m0.core.BusyEstimator.perMille(w.busy()))
+                        .append(",\"full\":").append(m0.core.BusyEstimator.full(w.busy()));
+            } else {
+                b.append(",\"busy_per_mille\":null,\"full\":null");
+            }
+            WorkerCounters c = counters.get(w.index());
+            if (c != null) {
+                b.append(",\"accepted\":").append(c.word(WorkerCounters.ACCEPTED))
+                        .append(",\"empty_wakeups\":").append(c.word(WorkerCounters.EMPTY_WAKEUPS))
+                        .append(",\"looks\":").append(c.word(WorkerCounters.LOOKS))
+                        .append(",\"busy_s\":").append(String.format(Locale.ROOT, "%.6f",
+                                c.word(WorkerCounters.BUSY_NANOS) / 1e9))
+                        .append(",\"wakeups\":").append(c.word(WorkerCounters.WAKEUPS))
+                        .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED));
+            }
             if (startup != null && w.index() < startup.lines()) {
                 double ms = startup.startedMillis(w.index());
                 b.append(",\"started_ms\":").append(ms < 0 ? "null" : millis(ms))

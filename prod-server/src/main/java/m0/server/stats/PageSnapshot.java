@@ -6,8 +6,11 @@ import java.util.List;
  * The shared page as an observer read it: every worker's line and the header's re-homed and lost counts.
  *
  * @param readAtNanos System.nanoTime when the read began (IN_PASS ages are measured from it)
+ * @param policy      the accept policy the workers run, null when unknown: only fountain
+ *                    publishes the busy word
  */
-public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, List<WorkerLine> workers) {
+public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, List<WorkerLine> workers,
+                           String policy) {
 
     public PageSnapshot {
         workers = List.copyOf(workers);
@@ -39,16 +42,22 @@ public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, 
         return workers.stream().mapToLong(WorkerLine::received).sum();
     }
 
+    /** True when the busy words are published (fountain): else the column shows "-". */
+    public boolean busyPublished() {
+        return "fountain".equals(policy);
+    }
+
     /** The table {@code m0serve stats} prints. */
     public String format() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("m0serve stats: pid %d, %d workers, re-homed %d, lost %d%n", pid, workers.size(),
-                rehomed, lost));
-        out.append(String.format("%-6s %-16s %8s %8s %8s %10s %10s %10s%n",
-                "worker", "state", "active", "pending", "taken", "sent", "received", "forwarded"));
+        out.append(String.format("m0serve stats: pid %d, %d workers, re-homed %d, lost %d%s%n", pid, workers.size(),
+                rehomed, lost, policy == null ? "" : ", accept policy " + policy));
+        out.append(String.format("%-6s %-16s %8s %8s %8s %10s %10s %10s %11s%n",
+                "worker", "state", "active", "pending", "taken", "sent", "received", "forwarded", "busy"));
         for (WorkerLine w : workers) {
-            out.append(String.format("%-6d %-16s %8d %8d %8d %10d %10d %10d%n", w.index(), w.stateLabel(readAtNanos),
-                    w.active(), w.pending(), w.taken(), w.sent(), w.received(), w.forwarded()));
+            out.append(String.format("%-6d %-16s %8d %8d %8d %10d %10d %10d %11s%n", w.index(), w.stateLabel(readAtNanos),
+                    w.active(), w.pending(), w.taken(), w.sent(), w.received(), w.forwarded(),
+                    busyPublished() ? w.busyLabel() : "-"));
         }
         return out.toString();
     }

@@ -6,9 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import m0.server.jnr.Fds;
 import m0.server.share.Memfds;
@@ -81,17 +79,7 @@ public final class RequestStats {
     }
 
     private static MappedByteBuffer map(Path file, boolean write) {
-        try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
-                : FileChannel.open(file, StandardOpenOption.READ)) {
-            if (write) {
-                ch.truncate(0).write(java.nio.ByteBuffer.allocate(8 * WORDS)); // a memfd starts empty
-            } else if (ch.size() < 8L * WORDS) {
-                throw new IOException("only " + ch.size() + " bytes");
-            }
-            return ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, 8L * WORDS);
-        } catch (IOException e) {
-            throw new UncheckedIOException("mapping " + file, e);
-        }
+        return Memfds.mapWords(file, WORDS, write);
     }
 
     // ---- the worker's loop ----

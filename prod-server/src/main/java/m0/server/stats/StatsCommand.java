@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "stats", mixinStandardHelpOptions = true,
         description = "Print a running server's page per worker: state, active, pending, taken, "
                 + "sent, received, forwarded, re-homed and lost; then start-up times (spawn to PARKED per worker, "
-                + "launch to ready) and idle connections each live worker rebalanced.")
+                + "launch to ready), idle connections each live worker rebalanced, and its listener counters "
+                + "(accepted, wake-ups that accepted nothing, fountain's looks, loop busy seconds).")
 public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")
@@ -85,7 +86,8 @@ public final class StatsCommand implements Callable<Integer> {
             }
             PageSnapshot snapshot = page.read();
             if (json) {
-                out.println(JsonStats.format(snapshot, StartupTimes.attach(pid).orElse(null)));
+                out.println(JsonStats.format(snapshot, StartupTimes.attach(pid).orElse(null),
+                        WorkerCounters.ofLiveWorkers(pid)));
                 out.flush();
                 if (intervalMillis <= 0) {
                     break;

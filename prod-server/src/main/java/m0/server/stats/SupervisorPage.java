@@ -34,12 +34,15 @@ public final class SupervisorPage {
     /** Lines always shown: the supervisor's --workers, or what the caller asked for. */
     private final int declared;
     private final Page page;
+    /** The workers' accept policy, as a worker's spec or the command line says; null when unknown. */
+    private final String policy;
 
-    private SupervisorPage(long pid, int lines, int declared, Page page) {
+    private SupervisorPage(long pid, int lines, int declared, Page page, String policy) {
         this.pid = pid;
         this.lines = lines;
         this.declared = declared;
         this.page = page;
+        this.policy = policy;
     }
 
     /**
@@ -59,7 +62,8 @@ public final class SupervisorPage {
             int lines = (int) Math.min(PageLayout.MAX_WORKERS, (words - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS);
             int declared = Math.min(lines, workers > 0 ? workers : workersFromCommandLine(pid));
             MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8L * PageLayout.slots(lines));
-            return new SupervisorPage(pid, lines, declared, new ByteBufferPage(buffer, 0, PageLayout.slots(lines)));
+            return new SupervisorPage(pid, lines, declared, new ByteBufferPage(buffer, 0, PageLayout.slots(lines)),
+                    policyOf(pid));
         }
     }
 
@@ -86,6 +90,45 @@ public final class SupervisorPage {
             throw new IOException("not allowed to read the descriptors of pid " + pid + " (another user?)", e);
         }
         throw new IOException("pid " + pid + " holds no " + MEMFD_LINK + " (is it an m0serve supervisor or worker?)");
+    }
+
+    /**
+     * The accept policy the workers of {@code pid} run: a live worker's spec ({@code
+     * accept-policy=}, after the supervisor applied M0_ACCEPT_SHARE), the pid's own spec when it
+     * is a worker, else the supervisor's {@code --accept-policy}, else the default; null when the
+     * process cannot be read.
+     */
+    static String policyOf(long pid) {
+        String p = policyNamed(pid);
+        return p != null && p.matches("[a-z]{1,32}") ? p : null; // a name, printed in JSON unescaped
+    }
+
+    private static String policyNamed(long pid) {
+        for (ProcessHandle worker : WorkerProcesses.of(pid)) {
+            java.util.Optional<String> p = WorkerProcesses.specValue(worker.pid(), "accept-policy");
+            if (p.isPresent()) {
+                return p.get();
+            }
+        }
+        java.util.Optional<String> own = WorkerProcesses.specValue(pid, "accept-policy");
+        if (own.isPresent()) {
+            return own.get();
+        }
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            List<String> all = List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
+            for (int i = 0; i < all.size(); i++) {
+                if (all.get(i).equals("--accept-policy") && i + 1 < all.size()) {
+                    return all.get(i + 1);
+                }
+                if (all.get(i).startsWith("--accept-policy=")) {
+                    return all.get(i).substring("--accept-policy=".length());
+                }
+            }
+            return m0.core.AcceptPolicy.defaultName();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** The {@code --workers N} (or {@code --workers=N}) of a supervisor's command line; 1 without it. */
@@ -145,9 +188,10 @@ public final class SupervisorPage {
                     page.getVolatile(PageLayout.takenWord(i)),
                     page.getVolatile(PageLayout.sentWord(i)),
                     page.getVolatile(PageLayout.receivedWord(i)),
-                    page.getVolatile(PageLayout.forwardedWord(i))));
+                    page.getVolatile(PageLayout.forwardedWord(i)),
+                    page.getVolatile(PageLayout.busyWord(i))));
         }
         return new PageSnapshot(pid, now, page.getVolatile(PageLayout.REHOMED_WORD),
-                page.getVolatile(PageLayout.LOST_WORD), out);
+                page.getVolatile(PageLayout.LOST_WORD), out, policy);
     }
 }

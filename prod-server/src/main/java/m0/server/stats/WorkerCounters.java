@@ -1,88 +1,153 @@
 package m0.server.stats;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import m0.core.Page;
 import m0.server.jnr.Fds;
 import m0.server.share.Memfds;
 
 /**
  * A worker's counters that have no word on the protocol's page (every word of a worker's line
  * is taken, and the page's layout is the core's): a memfd of the worker's own ({@value #NAME}),
- * written by its loop alone, mapped read-only by {@code m0serve stats} through
- * {@code /proc/<worker pid>/fd}. It lives and dies with the worker: a respawned index counts
- * from zero. Words:
+ * written by its loop alone, mapped read-only by {@code m0serve stats} and the supervisor's
+ * metrics through {@code /proc/<worker pid>/fd}. It lives and dies with the worker: a respawned
+ * index counts from zero. Words:
  *
  * <pre>
- *   0   idle connections this worker handed to a sibling to even the load (rebalance)
+ *   0  REBALANCED     idle connections this worker handed to a sibling to even the load
+ *   1  ACCEPTED       connections it accepted from the listener (fresh accepts, kept or passed on)
+ *   2  EMPTY_WAKEUPS  listener readiness it was woken for that accepted nothing (a sibling was
+ *                     first, or fountain left the connection to an earlier worker): the herd
+ *   3  LOOKS          fountain: zero-timeout looks at a listener it had left to an earlier worker
+ *   4  BUSY_NANOS     its loop's time outside epoll_wait, cumulative (any policy)
+ *   5  WAKEUPS        returns from epoll_wait (its loop's passes), any policy
  * </pre>
  *
- * One volatile store per change: a move is rare, and the loop publishes only when it changed.
+ * The loop counts in plain fields and, at a pass's end, copies the words that changed with
+ * release stores (BUSY_NANOS and WAKEUPS every pass: two stores, to a line no other writer touches); a
+ * reader's acquire loads see each word exact, the set not as one snapshot.
  */
 public final class WorkerCounters {
 
     /** The memfd's name: {@code /proc/<pid>/fd/N} links read {@code /memfd:m0-worker (deleted)}. */
     public static final String NAME = "m0-worker";
 
-    private static final int REBALANCED = 0;
-    private static final int WORDS = 1;
+    public static final int REBALANCED = 0;
+    public static final int ACCEPTED = 1;
+    public static final int EMPTY_WAKEUPS = 2;
+    public static final int LOOKS = 3;
+    public static final int BUSY_NANOS = 4;
+    public static final int WAKEUPS = 5;
+    static final int WORDS = 6;
 
-    private final Page words;
+    private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
-    private WorkerCounters(Page words) {
-        this.words = words;
+    private final MappedByteBuffer mapped;
+    /** The writer's counts and what it last stored (null in a reader). */
+    private final long[] counts;
+    private final long[] shown;
+
+    private WorkerCounters(MappedByteBuffer mapped, boolean writer) {
+        this.mapped = mapped;
+        this.counts = writer ? new long[WORDS] : null;
+        this.shown = writer ? new long[WORDS] : null;
     }
 
     /** The worker's own, zeroed; held (close-on-exec) for the worker's life. */
     public static WorkerCounters create() {
         int fd = Fds.memfd(NAME);
-        return new WorkerCounters(Memfds.map(Path.of("/proc/self/fd/" + fd), WORDS, true));
+        return new WorkerCounters(map(Path.of("/proc/self/fd/" + fd), true), true);
     }
 
     /** An observer's read-only view of worker {@code pid}'s, if it holds one. */
     public static Optional<WorkerCounters> attach(long pid) {
         try {
             Optional<Path> p = Memfds.find(pid, NAME);
-            if (p.isEmpty() || Files.size(p.get()) < 8L * WORDS) {
-                return Optional.empty();
-            }
-            return Optional.of(new WorkerCounters(Memfds.map(p.get(), WORDS, false)));
+            return p.isEmpty() ? Optional.empty() : Optional.of(new WorkerCounters(map(p.get(), false), false));
         } catch (IOException | RuntimeException e) {
-            return Optional.empty(); // gone, or not ours to read
+            return Optional.empty(); // gone, not ours to read, or a binary with fewer words
         }
     }
 
-    /** The worker's loop: its rebalance count is now {@code n}. */
-    public void rebalanced(long n) {
-        words.setVolatile(REBALANCED, n);
+    private static MappedByteBuffer map(Path file, boolean write) {
+        return Memfds.mapWords(file, WORDS, write);
+    }
+
+    // ---- the worker's loop ----
+
+    /** {@code word} grows by one (published at the pass's end). */
+    public void count(int word) {
+        counts[word]++;
+    }
+
+    /** {@code word} is now {@code value} (a total the loop keeps elsewhere). */
+    public void set(int word, long value) {
+        counts[word] = value;
+    }
+
+    /** At a pass's end: each word that changed to shared memory. */
+    public void publish() {
+        for (int w = 0; w < WORDS; w++) {
+            long v = counts[w];
+            if (v != shown[w]) {
+                shown[w] = v;
+                WORD.setRelease(mapped, 8 * w, v);
+            }
+        }
+    }
+
+    // ---- a reader ----
+
+    public long word(int w) {
+        return (long) WORD.getAcquire(mapped, 8 * w);
     }
 
     public long rebalanced() {
-        return words.getVolatile(REBALANCED);
+        return word(REBALANCED);
     }
 
-    /**
-     * One line for {@code m0serve stats}: each live worker's rebalance count by index, read
-     * from the supervisor's children.
-     */
-    public static String format(long supervisorPid) {
-        StringBuilder b = new StringBuilder("rebalanced (idle connections moved, live workers):");
-        Map<Integer, Long> byIndex = new TreeMap<>();
+    /** Wake-ups that accepted nothing per accepted connection; NaN before the first accept. */
+    public static double emptyPerAccepted(long empty, long accepted) {
+        return accepted == 0 ? Double.NaN : (double) empty / accepted;
+    }
+
+    /** Each live worker of {@code supervisorPid} by index, with its counters (workers without any left out). */
+    public static Map<Integer, WorkerCounters> ofLiveWorkers(long supervisorPid) {
+        Map<Integer, WorkerCounters> byIndex = new TreeMap<>();
         for (ProcessHandle worker : WorkerProcesses.of(supervisorPid)) {
             int index = WorkerProcesses.specValue(worker.pid(), "index").map(Integer::parseInt).orElse(-1);
             Optional<WorkerCounters> c = attach(worker.pid());
             if (index >= 0 && c.isPresent()) {
-                byIndex.merge(index, c.get().rebalanced(), Long::sum);
+                byIndex.putIfAbsent(index, c.get()); // a leaver and its replacement: one line (the first found)
             }
         }
+        return byIndex;
+    }
+
+    /**
+     * Two lines for {@code m0serve stats}: each live worker's rebalance count by index, and its
+     * listener counters (accepted, empty wake-ups, fountain's looks, all wake-ups, loop busy seconds).
+     */
+    public static String format(long supervisorPid) {
+        Map<Integer, WorkerCounters> byIndex = ofLiveWorkers(supervisorPid);
+        StringBuilder b = new StringBuilder("rebalanced (idle connections moved, live workers):");
         if (byIndex.isEmpty()) {
             b.append(" -");
         }
-        byIndex.forEach((i, n) -> b.append(" w").append(i).append('=').append(n));
+        byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.rebalanced()));
+        b.append(System.lineSeparator());
+        b.append("listener (live workers: accepted/wake-ups that accepted nothing/looks/wake-ups/loop busy s):");
+        if (byIndex.isEmpty()) {
+            b.append(" -");
+        }
+        byIndex.forEach((i, c) -> b.append(String.format(java.util.Locale.ROOT, " w%d=%d/%d/%d/%d/%.3f", i,
+                c.word(ACCEPTED), c.word(EMPTY_WAKEUPS), c.word(LOOKS), c.word(WAKEUPS), c.word(BUSY_NANOS) / 1e9)));
         return b.append(System.lineSeparator()).toString();
     }
 }

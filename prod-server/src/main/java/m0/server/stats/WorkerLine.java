@@ -1,5 +1,6 @@
 package m0.server.stats;
 
+import m0.core.BusyEstimator;
 import m0.core.PageLayout;
 
 /**
@@ -13,9 +14,17 @@ import m0.core.PageLayout;
  * @param sent      statistic: fresh accepts it passed to a sibling
  * @param received  statistic: connections it took off its channel
  * @param forwarded statistic: connections it passed on again while leaving
+ * @param busy      fountain's published load: per mille, {@link BusyEstimator#FULL_BIT} while full
+ *                  (0 under share and race, which do not publish it)
  */
 public record WorkerLine(int index, long state, long active, long pending, long taken,
-                         long sent, long received, long forwarded) {
+                         long sent, long received, long forwarded, long busy) {
+
+    /** The busy word as stats prints it: "41.2%", "87.5% full". */
+    public String busyLabel() {
+        return String.format(java.util.Locale.ROOT, "%.1f%%%s", BusyEstimator.perMille(busy) / 10.0,
+                BusyEstimator.full(busy) ? " full" : "");
+    }
 
     /** True once the worker's loop has started (or it has since left): its channel is read. */
     public boolean started() {

@@ -44,7 +44,7 @@ public final class WorkerProcesses {
     }
 
     /** True when one of the process's epoll instances ({@code anon_inode:[eventpoll]}) watches fd 3. */
-    static boolean watchesListener(long pid) {
+    public static boolean watchesListener(long pid) {
         Path fds = Path.of("/proc", Long.toString(pid), "fd");
         try (DirectoryStream<Path> dir = Files.newDirectoryStream(fds)) {
             for (Path fd : dir) {
@@ -91,18 +91,21 @@ public final class WorkerProcesses {
 
     /**
      * Every worker is serving: at least as many workers as the supervisor's {@code --workers}
-     * watch the listener and, when the policy shares, each of those workers' lines has left
-     * NOT_STARTED (its start() has run: its channel is read).
+     * watch the listener (fountain: may have left it to an earlier worker) and, when the policy
+     * shares, each of those workers' lines has left NOT_STARTED (its start() has run: its
+     * channel is read).
      */
     public static boolean allReady(SupervisorPage page) {
         PageSnapshot snapshot = null;
         int serving = 0;
         for (ProcessHandle worker : of(page.pid())) {
-            if (!watchesListener(worker.pid())) {
+            String policy = specValue(worker.pid(), "accept-policy").orElse("");
+            // Fountain's later workers take the listener out of their epoll set while an earlier
+            // worker takes connections (docs/adr/0022): their start on the page is the signal.
+            if (!"fountain".equals(policy) && !watchesListener(worker.pid())) {
                 continue;
             }
-            boolean shares = specValue(worker.pid(), "accept-policy").map(p -> AcceptPolicy.named(p).shares())
-                    .orElse(false);
+            boolean shares = !policy.isEmpty() && AcceptPolicy.named(policy).shares();
             if (shares) {
                 int index = specValue(worker.pid(), "index").map(Integer::parseInt).orElse(-1);
                 if (snapshot == null) {

@@ -31,9 +31,10 @@ final class MetricsServer {
         this.thread = thread;
     }
 
-    static MetricsServer start(InetAddress host, int port, Page page, ServerCounters counters) throws IOException {
+    static MetricsServer start(InetAddress host, int port, Page page, ServerCounters counters, boolean fountain)
+            throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
-        PrometheusText text = new PrometheusText(page, counters);
+        PrometheusText text = new PrometheusText(page, counters, fountain);
         RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: metrics: ");
         server.createContext("/", exchange -> {
             try (exchange) {

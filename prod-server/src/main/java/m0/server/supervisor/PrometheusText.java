@@ -4,15 +4,20 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import m0.core.BusyEstimator;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.server.stats.RequestStats;
+import m0.server.stats.WorkerCounters;
 
 /**
  * The server as Prometheus text exposition format 0.0.4 (docs/adr/0017): the shared page's
- * words per worker and per server, the supervisor's own counts, and each live worker's request
- * counters from its {@link RequestStats} memfd. One sample per live worker index
- * ({@code worker="i"}); a reloaded or respawned worker's request counters start again at 0.
+ * words per worker and per server, the supervisor's own counts, each live worker's request
+ * counters from its {@link RequestStats} memfd and its loop's from its {@link WorkerCounters}
+ * memfd (busy seconds, accepts, wake-ups that accepted nothing, fountain's looks, wake-ups, rebalanced;
+ * docs/adr/0022), and under fountain each worker's published busy estimate and full flag. One
+ * sample per live worker index ({@code worker="i"}); a reloaded or respawned worker's memfd
+ * counters start again at 0.
  */
 final class PrometheusText {
 
@@ -28,10 +33,13 @@ final class PrometheusText {
 
     private final Page page;
     private final ServerCounters counters;
+    /** The workers run fountain: their busy words are published (share and race leave them 0). */
+    private final boolean fountain;
 
-    PrometheusText(Page page, ServerCounters counters) {
+    PrometheusText(Page page, ServerCounters counters, boolean fountain) {
         this.page = page;
         this.counters = counters;
+        this.fountain = fountain;
     }
 
     private static String seconds(long micros) {
@@ -42,12 +50,14 @@ final class PrometheusText {
     String render() {
         List<Integer> live = new ArrayList<>();
         List<RequestStats> stats = new ArrayList<>();
+        List<WorkerCounters> loops = new ArrayList<>();
         for (int i = 0; i < counters.lines(); i++) {
             int pid = counters.pid(i);
             if (pid > 0) {
                 live.add(i);
                 Optional<RequestStats> r = RequestStats.attach(pid);
                 stats.add(r.orElse(null)); // none yet: a worker still starting
+                loops.add(WorkerCounters.attach(pid).orElse(null));
             }
         }
         StringBuilder b = new StringBuilder(4096);
@@ -68,6 +78,32 @@ final class PrometheusText {
                 "connections taken off this index's channel", PageLayout.RECEIVED_OFFSET);
         perWorker(b, live, "m0serve_worker_handoffs_forwarded_total", "counter",
                 "connections passed on again while leaving", PageLayout.FORWARDED_OFFSET);
+        if (fountain) {
+            head(b, "m0serve_worker_busy_ratio", "gauge",
+                    "fountain's published busy estimate (smoothed share of the loop's time outside epoll_wait, plus surge)");
+            for (int i : live) {
+                long w = page.getVolatile(PageLayout.busyWord(i));
+                b.append("m0serve_worker_busy_ratio{worker=\"").append(i).append("\"} ")
+                        .append(BigDecimal.valueOf(BusyEstimator.perMille(w), 3).toPlainString()).append('\n');
+            }
+            head(b, "m0serve_worker_full", "gauge", "1 while fountain judges the worker full (from 85 %, free below 70 %)");
+            for (int i : live) {
+                b.append("m0serve_worker_full{worker=\"").append(i).append("\"} ")
+                        .append(BusyEstimator.full(page.getVolatile(PageLayout.busyWord(i))) ? 1 : 0).append('\n');
+            }
+        }
+        loopWord(b, live, loops, "m0serve_worker_busy_seconds_total",
+                "the worker loop's time outside epoll_wait", WorkerCounters.BUSY_NANOS, true);
+        loopWord(b, live, loops, "m0serve_worker_accepted_total",
+                "connections the worker accepted from the listener", WorkerCounters.ACCEPTED, false);
+        loopWord(b, live, loops, "m0serve_worker_listener_empty_wakeups_total",
+                "listener readiness the worker was woken for that accepted nothing", WorkerCounters.EMPTY_WAKEUPS, false);
+        loopWord(b, live, loops, "m0serve_worker_listener_looks_total",
+                "fountain: zero-timeout looks at a listener left to an earlier worker", WorkerCounters.LOOKS, false);
+        loopWord(b, live, loops, "m0serve_worker_wakeups_total",
+                "returns from epoll_wait: the worker loop's passes", WorkerCounters.WAKEUPS, false);
+        loopWord(b, live, loops, "m0serve_worker_rebalanced_total",
+                "idle connections the worker handed to a lighter sibling", WorkerCounters.REBALANCED, false);
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",
@@ -130,6 +166,17 @@ final class PrometheusText {
     private static void server(StringBuilder b, String name, String type, String help, long value) {
         head(b, name, type, help);
         b.append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void loopWord(StringBuilder b, List<Integer> live, List<WorkerCounters> loops, String name,
+                                 String help, int word, boolean nanosAsSeconds) {
+        head(b, name, "counter", help);
+        for (int k = 0; k < live.size(); k++) {
+            WorkerCounters c = loops.get(k);
+            long v = c == null ? 0 : c.word(word);
+            b.append(name).append("{worker=\"").append(live.get(k)).append("\"} ")
+                    .append(nanosAsSeconds ? BigDecimal.valueOf(v, 9).toPlainString() : Long.toString(v)).append('\n');
+        }
     }
 
     private static void requestWord(StringBuilder b, List<Integer> live, List<RequestStats> stats, String name,

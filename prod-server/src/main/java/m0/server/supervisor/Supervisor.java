@@ -204,7 +204,8 @@ public final class Supervisor {
         counters = new ServerCounters(lines);
         if (ops.metrics()) {
             try {
-                metrics = MetricsServer.start(ops.metricsHost(), ops.metricsPort(), page, counters);
+                metrics = MetricsServer.start(ops.metricsHost(), ops.metricsPort(), page, counters,
+                        "fountain".equals(config.acceptPolicy()));
             } catch (java.io.IOException e) {
                 System.err.println("m0serve: cannot serve metrics on "
                         + Sockets.hostPort(ops.metricsHost(), ops.metricsPort()) + ": " + e.getMessage());

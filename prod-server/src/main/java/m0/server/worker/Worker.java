@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
+import m0.core.BusyEstimator;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.Rebalance;
@@ -52,9 +53,20 @@ import m0.server.stats.WorkerCounters;
  * {@code leave()} and {@code leaveStep} until done, finishes what is in flight, hands its idle
  * connections to a live sibling (closes them when none is live) and exits 0.
  *
+ * <p>The listener (docs/adr/0022): registered EPOLLEXCLUSIVE under share and race (one worker
+ * woken per connection), plainly under fountain, whose loop asks the core's {@code takeListener}
+ * whenever it looks at the listener, leaves it to an earlier worker when told to (out of the
+ * epoll set) and looks again, with a zero-timeout poll, at the deadline the core gives. The loop
+ * keeps its busy time (outside epoll_wait, from the timestamps it takes anyway) and hands it to
+ * {@code sample} at every pass end, waking at least every 20 ms for it under fountain.
+ * {@link ListenerInterest} owns whether the listener is in the epoll set, and why not.
+ *
  * <p>Test hooks (environment): {@code M0_TEST_ARM_GAP_MS} holds the worker between bind and
  * start (only index {@code M0_TEST_ARM_GAP_INDEX} when set); {@code M0_TEST_DIE_AT_START_INDEX}
- * makes that index exit 1 right after start (a respawn storm).
+ * makes that index exit 1 right after start (a respawn storm); {@code M0_TEST_LOOK_LATE_MS}
+ * makes fountain's looks that much later than the core's deadline (the negative control of the
+ * takeover test). A/B knob: {@code M0_LISTEN_EXCLUSIVE=0} registers the listener without
+ * EPOLLEXCLUSIVE under share and race (the herd, for the benchmark).
  */
 public final class Worker {
 
@@ -75,6 +87,7 @@ public final class Worker {
     private static final int READS_PER_EVENT = 4;
     private static final int WRITES_PER_FLUSH = 64;
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
+    private static final long STOP_POLL_NANOS = 5_000_000L;
     /** After EMFILE/ENFILE on accept, the listener stays out of our epoll set this long. */
     static final long ACCEPT_BACKOFF_NANOS = 100_000_000L;
     /**
@@ -139,12 +152,19 @@ public final class Worker {
      * what it was sent.
      */
     private final long maxConnections;
-    /** The listener is in our epoll set; out at the cap, during an EMFILE back-off, and leaving. */
-    private boolean listenerArmed;
-    /** End of an EMFILE/ENFILE back-off (System.nanoTime), while {@code acceptPaused}. */
-    private long acceptResumeAt;
-    private boolean acceptPaused;
+    /** Whether the listener is in our epoll set, and why not (the cap, a back-off, fountain, leaving). */
+    private final ListenerInterest listener;
+    /** Fresh accepts (for the empty wake-up count). */
+    private long accepted;
     private final RateLimitedLog acceptFailures;
+    /** Fountain on a page of several workers: the loop samples its busy time and may leave the listener. */
+    private final boolean fountain;
+    /** The loop's time outside epoll_wait, cumulative (docs/adr/0022): fountain's busy share, and stats. */
+    private long busyNanos;
+    /** Fountain: the next pass end at which the core takes a sample (20 ms after its last). */
+    private long nextSample;
+    /** M0_TEST_LOOK_LATE_MS: each look that much after the core's deadline (test only; 0). */
+    private final long lookLateNanos;
 
     /**
      * How often a worker holding idle connections looks whether one should move, when no
@@ -170,8 +190,8 @@ public final class Worker {
     private int rebalanceCursor;
     /** This pass did work (see {@link #work()}): its end looks whether to rebalance. */
     private boolean worked;
+    /** Rebalanced, accepted, empty wake-ups, looks, busy, wake-ups: the worker's memfd (published at pass ends). */
     private final WorkerCounters counters;
-    private long shownRebalanced;
 
     Worker(WorkerSpec spec, App app) {
         this.spec = spec;
@@ -186,8 +206,15 @@ public final class Worker {
                 AcceptShare.LEAVE_DRAIN_NANOS, spec.rebalance()
                         ? new Rebalance(AcceptShare.REBALANCE_DEAD_BAND, AcceptShare.REBALANCE_INTERVAL_NANOS)
                         : Rebalance.off());
-        this.rebalancing = share.sharing() && spec.rebalance();
+        // Fountain moves nothing (the note's "established connections never move"): no tick.
+        this.rebalancing = share.sharing() && spec.rebalance() && share.policy().movesConnections();
+        this.fountain = share.sharing() && "fountain".equals(share.policy().name());
         this.counters = WorkerCounters.create();
+        // One waiter per connection for share and race; fountain must not (docs/adr/0022).
+        boolean exclusive = !"fountain".equals(share.policy().name()) && !"0".equals(System.getenv("M0_LISTEN_EXCLUSIVE"));
+        this.listener = new ListenerInterest(epoll, spec.listenFd(), LISTENER, exclusive);
+        String late = System.getenv("M0_TEST_LOOK_LATE_MS");
+        this.lookLateNanos = late == null ? 0 : TimeUnit.MILLISECONDS.toNanos(Long.parseLong(late.trim()));
         this.sentBase = page.getVolatile(PageLayout.sentWord(spec.index()));
         this.receivedBase = page.getVolatile(PageLayout.receivedWord(spec.index()));
         this.forwardedBase = page.getVolatile(PageLayout.forwardedWord(spec.index()));
@@ -292,8 +319,7 @@ public final class Worker {
             return 1; // the supervisor died before we could watch it
         }
         parentFd = Processes.pidfdOpen(spec.supervisorPid());
-        epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
-        listenerArmed = true;
+        listener.register();
         epoll.add(spec.receiveFd(), Epoll.IN, CHANNEL);
         epoll.add(parentFd, Epoll.IN, PARENT);
         holdBeforeStart();
@@ -304,12 +330,15 @@ public final class Worker {
             System.err.println("m0serve worker " + spec.index() + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
             return 1;
         }
+        long passEnd = System.nanoTime();
+        nextSample = passEnd; // the first pass end gives the estimator its baseline
         for (;;) { // one pass per wake-up; ends only through the graceful stop below
-            int n = epoll.await(timeoutMillis());
+            int n = epoll.awaitNanos(timeoutNanos(passEnd));
             // Busy means busy (docs/adr/0015): no stamp here. The pass is stamped by work(), at
             // its first real work; a wake-up that lost the accept race to a sibling stays PARKED.
             worked = false;
             long now = System.nanoTime();
+            counters.count(WorkerCounters.WAKEUPS);
             for (int i = 0; i < n; i++) {
                 dispatch(epoll.data(i), epoll.events(i), now);
             }
@@ -322,8 +351,8 @@ public final class Worker {
             if (stopping) {
                 stepStop(now);
             }
-            if (!listenerArmed) {
-                armListenerIfDue(now);
+            if (!listener.in() && !stopping) {
+                listenerDue(now);
             }
             if (rebalancing && !stopping && (worked || now - nextRebalance >= 0)) {
                 rebalance(now);
@@ -335,6 +364,20 @@ public final class Worker {
             }
             if (stopping && !draining && open == 0) {
                 break;
+            }
+            // Busy time: this pass, from the wake-up's timestamp to this one, which the wait's
+            // timeout uses (it read the clock itself before): nothing new on the request path.
+            passEnd = System.nanoTime();
+            busyNanos += passEnd - now;
+            counters.set(WorkerCounters.BUSY_NANOS, busyNanos);
+            counters.publish();
+            if (fountain) {
+                share.sample(busyNanos);
+                if (passEnd - nextSample >= 0) {
+                    // The core sampled (its clock read came after passEnd): the next one is due 20
+                    // ms after a reading taken now, never before the core's own (ADR 0019).
+                    nextSample = System.nanoTime() + BusyEstimator.SAMPLE_NANOS;
+                }
             }
         }
         if (pool != null) {
@@ -394,6 +437,7 @@ public final class Worker {
                 }
                 Thread.onSpinWait(); // the handshake completes in the kernel, microseconds away
             }
+            warmAcceptor.pending(); // binds poll(2), fountain's look at a listener it left
             admit(fd, warmAcceptor.lastPeer(), false);
             c = byFd[fd];
             warmExchanges(c, client, deadline);
@@ -440,7 +484,7 @@ public final class Worker {
                 if (c == null || c.closed || System.nanoTime() - deadline >= 0) {
                     throw new IllegalStateException("the warm-up request was not answered");
                 }
-                int n = epoll.await(WARM_IO_MILLIS);
+                int n = epoll.awaitNanos(TimeUnit.MILLISECONDS.toNanos(WARM_IO_MILLIS));
                 for (int i = 0; i < n; i++) {
                     dispatch(epoll.data(i), epoll.events(i), System.nanoTime());
                 }
@@ -491,11 +535,7 @@ public final class Worker {
         if (!share.sharing()) {
             return; // one worker, or the bare race: nothing to count
         }
-        long rebalanced = share.rebalancedCount();
-        if (rebalanced != shownRebalanced) {
-            shownRebalanced = rebalanced;
-            counters.rebalanced(rebalanced);
-        }
+        counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());
         long sent = share.sentCount();
         long received = share.receivedCount();
         long forwarded = share.forwardedCount();
@@ -518,21 +558,22 @@ public final class Worker {
         }
     }
 
-    private int timeoutMillis() {
+    /** How long the next wait may block, from {@code now}: until the loop's first timer; -1: none. */
+    private long timeoutNanos(long now) {
         if (stopping) {
-            return 5; // the leave drain and the grace deadline are polled
+            return STOP_POLL_NANOS; // the leave drain and the grace deadline are polled
         }
-        if (acceptPaused) {
-            // The back-off's end is a timer of the loop: wake for it, whatever else is due.
-            long ms = (Math.min(acceptResumeAt, nextSweep) - System.nanoTime()) / 1_000_000L + 1;
-            return (int) Math.max(0, Math.min(ms, 60_000));
+        long next = Math.min(nextSweep, listener.wakeAt()); // a back-off's end, fountain's look
+        if (rebalancing) {
+            next = Math.min(next, nextRebalance);
         }
-        long next = rebalancing ? Math.min(nextSweep, nextRebalance) : nextSweep;
+        if (fountain) {
+            next = Math.min(next, nextSample); // a sample at least every 20 ms (ADR 0019)
+        }
         if (next == Long.MAX_VALUE) {
             return -1;
         }
-        long ms = (next - System.nanoTime()) / 1_000_000L + 1;
-        return (int) Math.max(0, Math.min(ms, 60_000));
+        return Math.max(0, next - now);
     }
 
     private void dispatch(long data, int events, long now) {
@@ -554,7 +595,11 @@ public final class Worker {
             return;
         }
         if (data == LISTENER) {
-            acceptBatch();
+            long before = accepted;
+            listen(true);
+            if (accepted == before) {
+                counters.count(WorkerCounters.EMPTY_WAKEUPS); // woken for nothing: the herd's cost
+            }
         } else if (data == CHANNEL) {
             drainChannel();
         } else if (data == WAKE) {
@@ -565,16 +610,46 @@ public final class Worker {
         }
     }
 
+    /**
+     * The loop looked at the listener: epoll found it {@code readable}, or fountain's look
+     * polled it. The core's takeListener decides (always yes under share and race: one check);
+     * no: leave it to the earlier worker until the core's deadline; yes: listen, and accept a
+     * batch when there is something to accept.
+     */
+    private void listen(boolean readable) {
+        if (!share.takeListener(readable)) {
+            listener.leaveToHead(share.listenDeadline() + lookLateNanos);
+            return;
+        }
+        listener.take();
+        if (readable) {
+            acceptBatch();
+        }
+    }
+
+    /**
+     * Once per pass while the listener is out of the epoll set: back in when below the cap and
+     * the back-off is over; fountain's look when its deadline has come (a zero-timeout poll: a
+     * connection the head leaves waiting is taken at the second look, docs/adr/0019).
+     */
+    private void listenerDue(long now) {
+        listener.resume(now, open, maxConnections);
+        if (listener.lookDue(now)) {
+            counters.count(WorkerCounters.LOOKS);
+            listen(acceptor.pending());
+        }
+    }
+
     private void acceptBatch() {
         for (int k = 0; k < ACCEPT_BATCH && !stopping; k++) {
             if (open >= maxConnections) {
                 // At the cap: stop accepting before the descriptors run out (nginx's "worker
                 // connections are not enough", said once a second at most).
-                if (listenerArmed) {
+                if (!listener.outFor(ListenerInterest.CAP)) {
                     acceptFailures.log("at --max-connections " + maxConnections
                             + ": not accepting until a connection closes");
                 }
-                disarmListener();
+                listener.atCap();
                 return;
             }
             int fd;
@@ -585,9 +660,7 @@ public final class Worker {
                     // Out of descriptors is a state, not a loop: the listener stays readable, so
                     // a level-triggered epoll would wake us for it at once, forever. Take it out
                     // for a back-off and serve what we hold meanwhile.
-                    acceptPaused = true;
-                    acceptResumeAt = System.nanoTime() + ACCEPT_BACKOFF_NANOS;
-                    disarmListener();
+                    listener.backOff(System.nanoTime() + ACCEPT_BACKOFF_NANOS);
                     acceptFailures.log(e.getMessage() + "; not accepting for "
                             + ACCEPT_BACKOFF_NANOS / 1_000_000 + " ms (" + open + " open)");
                 } else {
@@ -598,6 +671,8 @@ public final class Worker {
             if (fd < 0) {
                 return; // EAGAIN: a sibling won the race; an empty wake-up is not work
             }
+            accepted++;
+            counters.count(WorkerCounters.ACCEPTED);
             work();
             // One worker, or the bare race: no allocation, no page access (sharing() is false).
             if (!share.sharing()) {
@@ -618,24 +693,6 @@ public final class Worker {
             }
             admit(fd, a.peer(), false);
         }
-    }
-
-    /** Takes the listener out of our epoll set (the cap, a back-off, leaving). */
-    private void disarmListener() {
-        if (listenerArmed) {
-            listenerArmed = false;
-            epoll.delete(spec.listenFd());
-        }
-    }
-
-    /** Once per pass while disarmed: back in when below the cap and the back-off is over. */
-    private void armListenerIfDue(long now) {
-        if (stopping || open >= maxConnections || (acceptPaused && now - acceptResumeAt < 0)) {
-            return;
-        }
-        acceptPaused = false;
-        epoll.add(spec.listenFd(), Epoll.IN, LISTENER);
-        listenerArmed = true;
     }
 
     private void drainChannel() {
@@ -928,7 +985,7 @@ public final class Worker {
         stopping = true;
         stopDeadline = now + TimeUnit.MILLISECONDS.toNanos(spec.graceMillis());
         share.leave(); // LEFT first: no sibling hands us anything from here on
-        disarmListener();
+        listener.close(); // out of the epoll set for good, before the descriptor goes
         Fds.close(spec.listenFd()); // the supervisor and the siblings keep the listener open
         draining = true;
         for (int fd = 0; fd <= maxFd; fd++) {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import m0.core.PageLayout;
 import m0.server.cli.M0serve;
 import m0.server.probe.Shape;
@@ -49,7 +51,7 @@ class StatsIntegrationTest {
         Map<Integer, String[]> rows = new TreeMap<>();
         for (String line : table.split("\n")) {
             String[] f = line.trim().split("\\s+");
-            if (f.length == 8 && f[0].matches("\\d+")) {
+            if (f.length == 9 && f[0].matches("\\d+")) { // worker ... forwarded busy
                 rows.put(Integer.parseInt(f[0]), f);
             }
         }
@@ -92,7 +94,15 @@ class StatsIntegrationTest {
                 assertTrue(printed.getValue().contains("rebalanced (idle connections moved, live workers): w0=0 w1=0"),
                         "the per-worker rebalance counts, none moved:\n" + printed.getValue());
                 Map<Integer, String[]> row = rows(printed.getValue());
+                assertEquals(2, row.size(), printed.getValue());
+                // Fresh accepts, per worker, on the listener line: the warm-up round and this burst.
+                Matcher listener = Pattern.compile("(?m)^listener .*: w0=(\\d+)/\\d+/0/\\d+/[0-9.]+ w1=(\\d+)/\\d+/0/\\d+/[0-9.]+$")
+                        .matcher(printed.getValue());
+                assertTrue(listener.find(), "the listener line, no looks under share:\n" + printed.getValue());
+                assertEquals(64, Long.parseLong(listener.group(1)) + Long.parseLong(listener.group(2)),
+                        "accepted, both rounds:\n" + printed.getValue());
                 for (int i = 0; i < 2; i++) {
+                    assertEquals("-", row.get(i)[8], "share publishes no busy word:\n" + printed.getValue());
                     WorkerLine line = held.worker(i);
                     assertEquals(served[i], line.active(), "worker " + i + " active vs served:\n" + held.format());
                     assertEquals(Long.toString(served[i]), row.get(i)[2], "printed active of " + i + ":\n"

@@ -24,7 +24,8 @@ class StatsJsonIntegrationTest {
             "d = json.loads(sys.stdin.read())",
             "w = d['workers'][0]",
             "print(d['pid']); print(len(d['workers'])); print(w['state']); print(w['active']);",
-            "print(sorted(w.keys())); print(d['ready_ms'] > 0); print(w['started_ms'] > 0)");
+            "print(sorted(w.keys())); print(d['ready_ms'] > 0); print(w['started_ms'] > 0)",
+            "print(d['policy']); print(w['busy_per_mille'], w['full']); print(w['accepted'], w['busy_s'] > 0)");
 
     @Test
     @Timeout(60)
@@ -33,6 +34,18 @@ class StatsJsonIntegrationTest {
                 || "true".equals(System.getenv("CI")), "python3 missing");
         try (ServerProcess s = ServerProcess.start("--workers", "1")) {
             s.awaitReady(60);
+            try (Http h = new Http(s.port)) {
+                h.send(Http.get("/"));
+                assertEquals(200, h.read().status());
+            }
+            // The worker's counters are published at the end of the pass that answered: bounded wait.
+            long worker = s.workerPid(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (m0.server.stats.WorkerCounters.attach(worker).map(c -> c.word(m0.server.stats.WorkerCounters.ACCEPTED))
+                    .orElse(0L) != 1) {
+                assertTrue(System.nanoTime() - deadline < 0, "the accept never counted");
+                Thread.sleep(5); // polling a condition, bounded by the deadline
+            }
             StringWriter text = new StringWriter();
             CommandLine cl = M0serve.commandLine();
             cl.setOut(new PrintWriter(text, true));
@@ -53,10 +66,14 @@ class StatsJsonIntegrationTest {
                 assertEquals("1", f[1], "the lines in use (--workers 1): " + json);
                 assertEquals("PARKED", f[2]);
                 assertEquals("0", f[3]);
-                assertEquals("['active', 'forwarded', 'in_pass_ms', 'index', 'pending', 'received', 'sent', "
-                        + "'started_ms', 'starts', 'state', 'taken']", f[4]);
+                assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
+                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'rebalanced', 'received', 'sent', "
+                        + "'started_ms', 'starts', 'state', 'taken', 'wakeups']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");
+                assertEquals("share", f[7], "the default policy");
+                assertEquals("None None", f[8], "share publishes no busy word");
+                assertEquals("1 True", f[9], "one fresh accept, and the loop's busy time (any policy)");
             } finally {
                 py.destroyForcibly();
             }
