@@ -8,6 +8,7 @@ import static m0.core.PageLayout.takenWord;
 
 import m0.core.AcceptPolicy;
 import m0.core.Channel;
+import m0.core.HandOff;
 import m0.core.Page;
 import m0.core.Siblings;
 
@@ -75,6 +76,80 @@ final class Mutants {
             }
         }
         throw new AssertionError("DRAIN: the leaver's drain did not end in " + maxSteps + " steps");
+    }
+
+    /**
+     * The slow-pass rule undone in forward (mutant-fwd-skips-slow, as in the simulator): the
+     * first live sibling that is not inside a pass for over 2 ms, or -1. Pick skips a slow
+     * sibling; a forward that does the same finds nobody when the only live one is slow.
+     */
+    static int fastLiveSibling(Siblings siblings, int exclude) {
+        for (int i = 0; i < siblings.workers(); i++) {
+            long state = siblings.state(i);
+            if (i != exclude && Siblings.live(state) && !Siblings.slowPass(state, siblings.now())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The leaver of the core (LEFT first, drain while pending - taken is above 0), whose forward
+     * skips slow siblings: with none fast, it admits what its drain meets and closes it as idle.
+     */
+    static void leaveForwardingToFastOnly(Worker w, int maxSteps) {
+        Page page = w.actor.page;
+        Channel<Conn> channel = w.actor.channel;
+        int self = w.actor.index;
+        Siblings siblings = new Siblings(page, w.world.clock(), w.world.workers());
+        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings);
+        page.setVolatile(stateWord(self), LEFT);
+        for (int step = 0; step < maxSteps; step++) {
+            long received = 0;
+            Conn c;
+            while ((c = channel.receive(self)) != null) {
+                page.getAndAdd(takenWord(self), 1);
+                received++;
+                int target = fastLiveSibling(siblings, self);
+                if (target < 0 || !handOff.sendWith(target, c)) {
+                    w.world.closeUnserved(w.actor, c);
+                }
+            }
+            if (received > 0) {
+                page.getAndAdd(takenWord(self), -received);
+                page.getAndAdd(pendingWord(self), -received);
+            }
+            if (page.getVolatile(pendingWord(self)) - page.getVolatile(takenWord(self)) <= 0) {
+                return;
+            }
+        }
+        throw new AssertionError("DRAIN: the leaver's drain did not end in " + maxSteps + " steps");
+    }
+
+    /**
+     * The give-up drain of the core, whose re-homing skips slow workers: with none fast, it
+     * closes what it drained as if no worker were live.
+     */
+    static void giveUpForwardingToFastOnly(World world, World.Actor supervisor, int index) {
+        Page page = supervisor.page;
+        Channel<Conn> channel = supervisor.channel;
+        Siblings siblings = new Siblings(page, world.clock(), world.workers());
+        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings);
+        long drained = 0;
+        while (page.getVolatile(pendingWord(index)) - page.getVolatile(takenWord(index)) - drained > 0) {
+            Conn c = channel.receive(index);
+            if (c == null) {
+                break;
+            }
+            drained++;
+            int target = fastLiveSibling(siblings, index);
+            if (target < 0 || !handOff.sendWith(target, c)) {
+                world.closeNoSibling(supervisor, index, c);
+            }
+        }
+        long taken = page.getVolatile(takenWord(index));
+        page.getAndAdd(takenWord(index), -taken);
+        page.getAndAdd(pendingWord(index), -(taken + drained));
     }
 
     /** TAKEN reverted: a replacement's start marks PARKED and leaves pending and taken alone. */

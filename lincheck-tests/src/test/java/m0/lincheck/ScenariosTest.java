@@ -115,6 +115,28 @@ class ScenariosTest {
         mutant("RB", "STRANDED", () -> Scenarios.giveUp(true));
     }
 
+    @Test
+    void b25SlowCore() {
+        core("B25-slow", () -> Scenarios.b25Slow(false));
+    }
+
+    /** mutant-fwd-skips-slow: the leaver's forward skips a slow sibling, as pick does. */
+    @Test
+    void b25SlowMutantCaught() {
+        mutant("B25-slow", "IDLE-CLOSE", () -> Scenarios.b25Slow(true));
+    }
+
+    @Test
+    void giveUpSlowCore() {
+        core("RB-slow", () -> Scenarios.giveUpSlow(false));
+    }
+
+    /** mutant-fwd-skips-slow in the give-up's re-homing. */
+    @Test
+    void giveUpSlowMutantCaught() {
+        mutant("RB-slow", "STRANDED", () -> Scenarios.giveUpSlow(true));
+    }
+
     /** The real core: no violation in any interleaving Lincheck explores. */
     private static void core(String scenario, Runnable body) {
         int invocations = Budget.core();

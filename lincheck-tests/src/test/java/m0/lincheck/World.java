@@ -152,6 +152,16 @@ final class World {
         time.addAndGet(nanos);
     }
 
+    /**
+     * Time passes inside a pass: what an inline view running long does to the clock. A thread of
+     * its own calls this, so Lincheck chooses where, among the other actors' port accesses, a
+     * sibling's pass turns slow (over {@link m0.core.PageLayout#SLOW_PASS_NANOS} since its stamp).
+     * Under the monitor: one switch point, ordered against every port access.
+     */
+    synchronized void passTime(long nanos) {
+        time.addAndGet(nanos);
+    }
+
     private synchronized void started(Actor a) {
         a.running = true;
         a.finished = false;
