@@ -25,7 +25,11 @@ final class Oracles {
         return s.raw.getVolatile(PageLayout.takenWord(i));
     }
 
-    /** R5: pending[i] - taken[i] is never below what is in flight to i. */
+    /**
+     * R5: pending[i] - taken[i] is never below what is in flight to i; and a heal never takes
+     * away more than the dead orphaned (what it removes from a live sender's raise would leave
+     * the count below a connection still on its way).
+     */
     static void afterStep(Sim s) {
         for (int i = 0; i < s.workers; i++) {
             long p = pending(s, i);
@@ -36,7 +40,23 @@ final class Oracles {
                         + " is below the " + inFlight + " in flight to w" + i);
                 return;
             }
+            if (s.healed[i] > 0 && s.healed[i] > orphaned(s, i)) {
+                s.violation("R5", "a heal took " + s.healed[i] + " off pending[" + i + "], but the dead orphaned only "
+                        + orphaned(s, i) + ": the count is below a raise still in flight");
+                return;
+            }
         }
+    }
+
+    /** What the dead left in index i's pending - taken - queued: raises and receipts cut short. */
+    static long orphaned(Sim s, int i) {
+        long n = 0;
+        for (Actor a : s.actors) {
+            if (a.state == Actor.DEAD) {
+                n += a.balance[i];
+            }
+        }
+        return n;
     }
 
     /** NS and RP: a pick named a sibling whose state it read as not started, or after its reap. */
@@ -217,20 +237,31 @@ final class Oracles {
             }
         }
         for (int i = 0; i < s.workers; i++) {
-            long orphans = 0;
-            for (Actor a : s.actors) {
-                if (a.state == Actor.DEAD) {
-                    orphans += a.balance[i];
-                }
-            }
-            s.orphans += orphans;
+            long orphans = orphaned(s, i);
             long p = pending(s, i);
             long t = taken(s, i);
-            long diff = p - t - s.channels[i].size() - orphans;
+            // What the living left unbalanced: every raise, receipt and retire of an actor that
+            // did not die is matched by its send, take-back or retire (a mutant's is not).
+            long diff = p - t - s.channels[i].size() - orphans + s.healed[i];
             if (diff != 0) {
                 s.violation(diff < 0 ? "R5" : "TAKEN", "at quiescence pending[" + i + "]=" + p + " taken[" + i
-                        + "]=" + t + ", in flight " + s.channels[i].size() + ", orphaned raises " + orphans);
+                        + "]=" + t + ", in flight " + s.channels[i].size() + ", orphaned raises " + orphans
+                        + ", healed " + s.healed[i]);
             }
+            long unhealed = orphans - s.healed[i];
+            if (unhealed < 0) {
+                s.violation("R5", "at quiescence a heal had taken " + s.healed[i] + " off pending[" + i
+                        + "], more than the " + orphans + " the dead orphaned");
+            } else if (unhealed > 0 && s.healOracle) {
+                // HEAL: after any kill, once the index's recovery (a replacement's start, a give-up,
+                // a live worker's heal) and quiescence have happened, pending - taken is exactly
+                // what is queued to it. What a death orphaned and nobody healed makes every later
+                // drain on the index wait out its bound, and pick read it busier than it is.
+                s.violation("HEAL", "at quiescence pending[" + i + "]=" + p + " - taken[" + i + "]=" + t
+                        + " is " + unhealed + " above the " + s.channels[i].size() + " queued to w" + i
+                        + ": raises orphaned by a death were never healed");
+            }
+            s.orphans += unhealed;
             Worker w = s.current[i];
             boolean settled = w != null && w.started && !w.dead || s.givenUp[i];
             if (settled && t != 0) {

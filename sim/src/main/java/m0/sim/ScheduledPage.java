@@ -79,10 +79,28 @@ final class ScheduledPage implements Page {
         long old = raw.getVolatile(word);
         boolean ok = raw.compareAndSet(word, expected, value);
         if (ok) {
-            account(me, word, value - old);
+            healed(word, value - old);
         }
         sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word) + ", " + expected + ", " + value + ") -> " + ok);
         return ok;
+    }
+
+    /**
+     * A compare-and-set of an index's counts is a heal (nothing else in the protocol sets them
+     * by comparison): what it takes off pending - taken is the heal's, not the healer's own
+     * balance, which stays what its raises, receipts and retires make it.
+     */
+    private void healed(int word, long delta) {
+        if (word < PageLayout.HEADER_WORDS) {
+            return;
+        }
+        int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
+        int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
+        if (offset == PageLayout.PENDING_OFFSET) {
+            sim.healed[i] -= delta;
+        } else if (offset == PageLayout.TAKEN_OFFSET) {
+            sim.healed[i] += delta;
+        }
     }
 
     private void account(Actor me, int word, long delta) {

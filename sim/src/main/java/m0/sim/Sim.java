@@ -43,6 +43,12 @@ public final class Sim {
      * have converged.
      */
     boolean rebalanceOracle;
+    /**
+     * The heal oracle (HEAL): at quiescence, every index's pending - taken equals what is queued
+     * to it, orphans of a death included (they must have been healed by the index's recovery).
+     * Off where a world ends before every orphan's index has had a recovery (random mode).
+     */
+    boolean healOracle = true;
     /** Random mode: a kill is offered at each scheduling point of a killable actor, 1 in this. */
     int killOneIn;
     /** Random mode: a worker is descheduled for up to 5 ms at a scheduling point, 1 in this. */
@@ -86,8 +92,10 @@ public final class Sim {
     // ---- records
     private final TraceLog log;
     final List<Violation> violations = new ArrayList<>();
-    /** Raises orphaned by deaths, counted at quiescence (accepted by the oracles). */
+    /** Raises orphaned by deaths and left unhealed, counted at quiescence (accepted without the heal oracle). */
     long orphans;
+    /** Per index: what heals took off pending - taken (a compare-and-set of its counts). */
+    final long[] healed;
     /** Each index's connections at the start of the run ({@link #holds}): the excess is over these. */
     final long[] initialLoad;
     /** Idle connections rebalance moved (successful {@link #rebalance} calls). */
@@ -127,6 +135,7 @@ public final class Sim {
         this.giveUpDoneStep = new long[workers];
         Arrays.fill(giveUpDoneStep, -1);
         this.initialLoad = new long[workers];
+        this.healed = new long[workers];
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
