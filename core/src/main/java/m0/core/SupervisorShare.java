@@ -26,7 +26,8 @@ public final class SupervisorShare<C> {
         this.clock = clock;
         this.workers = workers;
         this.sharing = sharing && workers > 1;
-        this.handOff = new HandOff<>(page, channel, new Siblings(page, clock, workers));
+        this.handOff = new HandOff<>(page, channel, new Siblings(page, clock, workers),
+                PageLayout.SUPERVISOR_SENDING_WORD);
         this.starting = new boolean[workers];
     }
 
@@ -96,6 +97,12 @@ public final class SupervisorShare<C> {
         // hands it connections nothing will read. LEFT, not NOT_STARTED: a sender that picked
         // it before the reap reads state again after raising, and refuses only LEFT.
         page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
+        // Heal (ADR 0024): the dead write nothing more, so a hand-off it was making is over, and
+        // a heal must not wait for it as for a live one: its SENDING is cleared; THEN every
+        // index's receiver is asked to recount its pending - taken, which takes off whatever the
+        // death cut short (a raise never sent, against any index; a receipt never taken, here).
+        page.setVolatile(PageLayout.sendingWord(index), 0);
+        page.getAndAdd(PageLayout.REAPS_WORD, 1);
         if (!replacing) {
             // A worker that died before it started is not coming: nobody waits for it any more.
             notStarting(index);

@@ -2,14 +2,15 @@ package m0.lincheck;
 
 import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.PARKED;
-import static m0.core.PageLayout.pendingWord;
+import static m0.core.PageLayout.countsWord;
 import static m0.core.PageLayout.stateWord;
-import static m0.core.PageLayout.takenWord;
 
 import m0.core.AcceptPolicy;
 import m0.core.Channel;
+import m0.core.Counts;
 import m0.core.HandOff;
 import m0.core.Page;
+import m0.core.PageLayout;
 import m0.core.Siblings;
 
 /**
@@ -31,7 +32,7 @@ final class Mutants {
         if (!w.actor.channel.send(target, c)) {
             return false;
         }
-        w.actor.page.getAndAdd(pendingWord(target), 1);
+        w.actor.page.getAndAdd(countsWord(target), Counts.RAISE);
         return true;
     };
 
@@ -42,9 +43,9 @@ final class Mutants {
             return false;
         }
         Page page = w.actor.page;
-        page.getAndAdd(pendingWord(target), 1);
+        page.getAndAdd(countsWord(target), Counts.RAISE);
         if (!w.actor.channel.send(target, c)) {
-            page.getAndAdd(pendingWord(target), -1);
+            page.getAndAdd(countsWord(target), Counts.TAKE_BACK);
             return false;
         }
         return true;
@@ -63,15 +64,14 @@ final class Mutants {
             long received = 0;
             Conn c;
             while ((c = channel.receive(self)) != null) {
-                page.getAndAdd(takenWord(self), 1);
+                page.getAndAdd(countsWord(self), Counts.RECEIPT);
                 received++;
                 w.world.closeUnserved(w.actor, c); // admitted, then closed before its first byte
             }
             if (received > 0) {
-                page.getAndAdd(takenWord(self), -received);
-                page.getAndAdd(pendingWord(self), -received);
+                page.getAndAdd(countsWord(self), Counts.retire(received));
             }
-            if (page.getVolatile(pendingWord(self)) - page.getVolatile(takenWord(self)) <= 0) {
+            if (Counts.inFlight(page.getVolatile(countsWord(self))) <= 0) {
                 return;
             }
         }
@@ -102,13 +102,13 @@ final class Mutants {
         Channel<Conn> channel = w.actor.channel;
         int self = w.actor.index;
         Siblings siblings = new Siblings(page, w.world.clock(), w.world.workers());
-        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings);
+        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings, PageLayout.sendingWord(self));
         page.setVolatile(stateWord(self), LEFT);
         for (int step = 0; step < maxSteps; step++) {
             long received = 0;
             Conn c;
             while ((c = channel.receive(self)) != null) {
-                page.getAndAdd(takenWord(self), 1);
+                page.getAndAdd(countsWord(self), Counts.RECEIPT);
                 received++;
                 int target = fastLiveSibling(siblings, self);
                 if (target < 0 || !handOff.sendWith(target, c)) {
@@ -116,10 +116,9 @@ final class Mutants {
                 }
             }
             if (received > 0) {
-                page.getAndAdd(takenWord(self), -received);
-                page.getAndAdd(pendingWord(self), -received);
+                page.getAndAdd(countsWord(self), Counts.retire(received));
             }
-            if (page.getVolatile(pendingWord(self)) - page.getVolatile(takenWord(self)) <= 0) {
+            if (Counts.inFlight(page.getVolatile(countsWord(self))) <= 0) {
                 return;
             }
         }
@@ -134,9 +133,9 @@ final class Mutants {
         Page page = supervisor.page;
         Channel<Conn> channel = supervisor.channel;
         Siblings siblings = new Siblings(page, world.clock(), world.workers());
-        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings);
+        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings, PageLayout.SUPERVISOR_SENDING_WORD);
         long drained = 0;
-        while (page.getVolatile(pendingWord(index)) - page.getVolatile(takenWord(index)) - drained > 0) {
+        while (Counts.inFlight(page.getVolatile(countsWord(index))) - drained > 0) {
             Conn c = channel.receive(index);
             if (c == null) {
                 break;
@@ -147,9 +146,40 @@ final class Mutants {
                 world.closeNoSibling(supervisor, index, c);
             }
         }
-        long taken = page.getVolatile(takenWord(index));
-        page.getAndAdd(takenWord(index), -taken);
-        page.getAndAdd(pendingWord(index), -(taken + drained));
+        long taken = Counts.taken(page.getVolatile(countsWord(index)));
+        page.getAndAdd(countsWord(index), Counts.retire(taken) - drained * Counts.PENDING_ONE);
+    }
+
+    /**
+     * A heal that reads every raise it sees as orphaned (no SENDING looked at): worker 1's pass,
+     * its receive and retire as the core has them, its heal at EAGAIN blind.
+     */
+    static void passHealingBlindly(Worker w) {
+        Page page = w.actor.page;
+        Channel<Conn> channel = w.actor.channel;
+        int counts = countsWord(w.actor.index);
+        w.share.passStart();
+        long received = 0;
+        for (;;) {
+            Conn c = channel.receive(w.actor.index);
+            if (c == null) {
+                if (page.getVolatile(PageLayout.REAPS_WORD) != 0) {
+                    long before = page.getVolatile(counts);
+                    long inFlight = Counts.inFlight(before);
+                    if (inFlight > 0) {
+                        page.compareAndSet(counts, before, Counts.healed(before, inFlight));
+                    }
+                }
+                break;
+            }
+            page.getAndAdd(counts, Counts.RECEIPT);
+            received++;
+            w.serve(c);
+        }
+        w.share.passEnd(w.open);
+        if (received > 0) {
+            page.getAndAdd(counts, Counts.retire(received));
+        }
     }
 
     /** TAKEN reverted: a replacement's start marks PARKED and leaves pending and taken alone. */
@@ -160,9 +190,8 @@ final class Mutants {
     /** RB reverted: give up on an index by retiring its counters, without draining its channel. */
     static void giveUpWithoutDrain(World.Actor supervisor, int index) {
         Page page = supervisor.page;
-        long taken = page.getVolatile(takenWord(index));
-        page.getAndAdd(takenWord(index), -taken);
-        page.getAndAdd(pendingWord(index), -taken);
+        long taken = Counts.taken(page.getVolatile(countsWord(index)));
+        page.getAndAdd(countsWord(index), Counts.retire(taken));
     }
 
     /**

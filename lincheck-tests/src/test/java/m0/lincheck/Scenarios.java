@@ -371,6 +371,45 @@ final class Scenarios {
         w.assertQuiescent(0);
     }
 
+    /**
+     * HEAL (ADR 0024): worker 2 picked worker 1, raised and was killed before its send (an
+     * orphan); its reap asks for a heal. Worker 1's heal (inside its receive, at EAGAIN) runs
+     * while worker 0 passes it a fresh accept, at every point of that hand-off Lincheck explores:
+     * it must take the orphan off and nothing of worker 0's raise (IN-FLIGHT at the step the
+     * datagram lands), and once everyone is done, pending - taken is exactly what is queued.
+     */
+    static void heal(boolean mutant) {
+        World w = new World(3, CAPACITY);
+        World.Actor a0 = w.actor("worker0", 0);
+        World.Actor a1 = w.actor("worker1", 1);
+        World.Actor a2 = w.actor("worker2", 2);
+        World.Actor sup = w.actor("supervisor", -1);
+        Worker w0 = new Worker(w, a0, 2); // prefers worker 1 even while the orphan counts there
+        Worker w1 = new Worker(w, a1, 0);
+        Worker w2 = new Worker(w, a2, 1);
+        SupervisorShare<Conn> supervisor = new SupervisorShare<>(sup.page, sup.channel, w.clock(), 3, true);
+        w.run(a0, w0.share::start);
+        w.run(a1, w1.share::start);
+        w.run(a2, w2.share::start);
+        w.killAfter(a2, 2); // SENDING, the raise; dies at the state read that follows
+        w.run(a2, () -> w2.share.sendWith(1, w.accept(a2)));
+        w.run(sup, () -> supervisor.markReaped(2));
+        w.reaped(2);
+
+        join(spawn(w, a0, () -> w0.acceptPass(Worker.CORE)),
+                spawn(w, a1, () -> {
+                    if (mutant) {
+                        Mutants.passHealingBlindly(w1);
+                    } else {
+                        w1.pass();
+                    }
+                }));
+
+        w.run(a0, w0::pass);
+        w.run(a1, w1::pass);
+        w.assertQuiescent(0, 1);
+    }
+
     /** A thread that moves the clock {@link #SLOW_NANOS} on, once, wherever Lincheck puts it. */
     private static Thread clock(World w) {
         Thread t = new Thread(() -> w.passTime(SLOW_NANOS), "clock");

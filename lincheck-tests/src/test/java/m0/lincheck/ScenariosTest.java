@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.AfterAll;
@@ -135,6 +135,17 @@ class ScenariosTest {
     @Test
     void giveUpSlowMutantCaught() {
         mutant("RB-slow", "STRANDED", () -> Scenarios.giveUpSlow(true));
+    }
+
+    @Test
+    void healCore() {
+        core("HEAL", () -> Scenarios.heal(false));
+    }
+
+    /** mutant-heal-blind: the heal takes off every raise it sees, a live sender's too. */
+    @Test
+    void healMutantCaught() {
+        mutant("HEAL", "IN-FLIGHT", () -> Scenarios.heal(true));
     }
 
     /** The real core: no violation in any interleaving Lincheck explores. */

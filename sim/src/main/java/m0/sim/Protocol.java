@@ -133,6 +133,11 @@ public interface Protocol {
                 public boolean handOver(Conn connection) {
                     return share.handOver(connection);
                 }
+
+                @Override
+                public long healedThrough() {
+                    return share.healedThrough();
+                }
             };
         }
 

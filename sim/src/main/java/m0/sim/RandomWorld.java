@@ -60,6 +60,8 @@ public final class RandomWorld {
                     w.slowPass = (1 + s.choose(5)) * Sim.MS; // > 2 ms: siblings skip it
                 }
                 w.pass(4);
+            } else if (w.healWake) {
+                w.healPass();
             }
             if (s.choose(300) == 0) {
                 break; // a reload or a scale-down: this worker leaves, the supervisor replaces it

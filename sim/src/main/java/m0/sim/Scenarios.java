@@ -2,6 +2,7 @@ package m0.sim;
 
 import java.util.List;
 import java.util.function.Consumer;
+import m0.core.Counts;
 import m0.core.PageLayout;
 
 /**
@@ -127,10 +128,14 @@ public final class Scenarios {
             "w1 leaves with a hand-off queued and forwards it to w0; it is killed at any point of its drain,"
             + " reaped and given up", Scenarios::healForward);
 
+    public static final Scenario HEAL_BUSY = new Scenario("HEAL-busy",
+            "three workers: w2 dies parked and is reaped and given up while w0 passes one to w1, whose heal"
+            + " (asked for by the reap) runs while the hand-off is under way", 3, Scenarios::healBusy);
+
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY);
 
     private Scenarios() {
     }
@@ -159,7 +164,7 @@ public final class Scenarios {
             if (s.accept() != c) {
                 throw new IllegalStateException(c + " is not first in the backlog");
             }
-            s.page.getAndAdd(PageLayout.pendingWord(target), 1);
+            s.page.getAndAdd(PageLayout.countsWord(target), Counts.RAISE);
             s.channel.send(target, c);
         });
     }
@@ -608,7 +613,11 @@ public final class Scenarios {
         s.actor("sup", () -> {
             s.kill(w0);
             s.reap(0, sup);
-            respawnServing(s, 0);
+            s.respawn(0, r -> { // it accepts: a kill before w0's accept leaves c1 in the backlog
+                r.bind();
+                r.start();
+                r.serveUntil(END);
+            });
         });
     }
 
@@ -629,6 +638,7 @@ public final class Scenarios {
         });
         s.loop(w1, w1::leaveAndDrain);
         s.actor("sup", () -> {
+            s.stopping = true; // it replaces nobody: a kill before w0's accept leaves c1 unserved
             s.kill(w0);
             s.reap(0, sup);
             s.giveUp(sup, 0);
@@ -672,7 +682,7 @@ public final class Scenarios {
         s.setup(() -> {
             // The predecessor received c1, published it in taken and died before its pass end.
             Conn c = s.channel.receive(1);
-            s.page.getAndAdd(PageLayout.takenWord(1), 1);
+            s.page.getAndAdd(PageLayout.countsWord(1), Counts.RECEIPT);
             s.release(s.me(), c);
             c.eof = "holder " + old + " died";
             old.dead = true;
@@ -709,6 +719,30 @@ public final class Scenarios {
             s.kill(w1);
             s.reap(1, sup);
             s.giveUp(sup, 1);
+        });
+    }
+
+    /**
+     * A heal with a live hand-off under way: the heal must count w0's raise as in flight at
+     * every point of it (published, raised, queued, cleared) and take off nothing of it. w2 has
+     * no loop: killed parked, its reap asks every index to heal.
+     */
+    static void healBusy(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).accepts(false); // parked, no loop: killed there
+        started(s, w0, w1, w2);
+        s.clients(1);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> {
+            w0.pass(1);
+            w0.serveUntil(END);
+        });
+        s.loop(w1, () -> w1.serveUntil(END));
+        s.actor("sup", () -> {
+            s.kill(w2);
+            s.reap(2, sup);
+            s.giveUp(sup, 2);
         });
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import m0.core.Channel;
 import m0.core.Clock;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.SupervisorShare;
@@ -296,13 +297,23 @@ public final class Sim {
         return now;
     }
 
-    /** epoll: does the listener (if it accepts) or its channel have work? */
+    /**
+     * epoll: does the listener (if it accepts) or its channel have work? When neither has, the
+     * wake may still be due for a heal ({@link Worker#healWake}): a reap asked for one and this
+     * worker's core has not completed it (m0serve's loop looks once per pass, and wakes at
+     * least once a second).
+     */
     boolean poll(Worker w) {
         Actor me = me();
-        long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0);
+        long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0)
+                | Footprint.bit(Footprint.REAPS);
         point(me, reads, 0);
         boolean ready = !channels[w.index].isEmpty() || (w.accepts && !backlog.isEmpty());
-        trace(me, "epoll -> " + (ready ? "ready" : "idle"));
+        // A heal with nothing in flight has nothing to take off (the core's first look ends it),
+        // so the wake-up is modelled only when pending - taken says there may be an orphan.
+        w.healWake = !ready && raw.getVolatile(PageLayout.REAPS_WORD) != w.ops.healedThrough()
+                && Counts.inFlight(raw.getVolatile(PageLayout.countsWord(w.index))) > 0;
+        trace(me, "epoll -> " + (ready ? "ready" : w.healWake ? "idle, heal due" : "idle"));
         return ready;
     }
 
@@ -609,8 +620,10 @@ public final class Sim {
         public final long steps;
         public final long switches;
         public final long traceHash;
-        /** Raises orphaned by a death that the final accounting accepted. */
+        /** Raises orphaned by a death that the final accounting accepted (unhealed). */
         public final long orphans;
+        /** What heals took off pending - taken, every index together. */
+        public final long healed;
         private final String trace;
 
         Result(Sim sim, boolean quiescent) {
@@ -622,6 +635,11 @@ public final class Sim {
             this.switches = sim.turn.switches;
             this.traceHash = sim.log.hash();
             this.orphans = sim.orphans;
+            long h = 0;
+            for (long n : sim.healed) {
+                h += n;
+            }
+            this.healed = h;
             this.trace = sim.traceText();
         }
 

@@ -51,4 +51,7 @@ public interface WorkerOps<C> {
 
     /** A leaver hands one of its own idle connections to a live sibling. */
     boolean handOver(C connection);
+
+    /** The reap count its last complete heal covered (no page access: what the loop's wake-up looks at). */
+    long healedThrough();
 }

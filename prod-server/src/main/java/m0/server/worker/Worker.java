@@ -153,6 +153,11 @@ public final class Worker {
      * looks anyway, so under load the tick never fires.
      */
     static final long REBALANCE_TICK_NANOS = 25_000_000L;
+    /**
+     * While sharing, the loop waits at most this long in epoll, so that an idle worker looks at
+     * the page's heal requests (ADR 0024) at least once a second: one read of a page word.
+     */
+    static final int HEAL_LOOK_MILLIS = 1000;
     /** Requests the warm-up asks before and after its hand-off to itself. */
     private static final int WARM_REQUESTS = 3;
     private static final byte[] WARM_REQUEST =
@@ -318,6 +323,11 @@ public final class Worker {
             }
             if (rebalancing && !stopping && (worked || now - nextRebalance >= 0)) {
                 rebalance(now);
+            }
+            if (!stopping && share.healDue()) {
+                // A reap asked every index to heal its counts (ADR 0024): the core does it at the
+                // EAGAIN of a receive, so receive even though the channel did not wake us.
+                drainChannel();
             }
             share.passEnd(open);
             publishStats();
@@ -520,10 +530,12 @@ public final class Worker {
         }
         long next = rebalancing ? Math.min(nextSweep, nextRebalance) : nextSweep;
         if (next == Long.MAX_VALUE) {
-            return -1;
+            // Sharing: wake at least once a second, so that an idle worker heals its counts
+            // within a second of a reap (what a death cut short makes pick read it busier).
+            return share.sharing() ? HEAL_LOOK_MILLIS : -1;
         }
         long ms = (next - System.nanoTime()) / 1_000_000L + 1;
-        return (int) Math.max(0, Math.min(ms, 60_000));
+        return (int) Math.max(0, Math.min(ms, share.sharing() ? HEAL_LOOK_MILLIS : 60_000));
     }
 
     private void dispatch(long data, int events, long now) {
