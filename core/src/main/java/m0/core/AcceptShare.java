@@ -155,7 +155,15 @@ public final class AcceptShare<C> {
         // good and every leaver's drain on this index waits out its bound. One word (Counts):
         // a death here leaves either all of it or none, never taken lowered and pending not.
         // Nobody else changes taken meanwhile (we are the index's only receiver, not receiving).
-        long taken = Counts.taken(page.getVolatile(countsWord));
+        long counts = page.getVolatile(countsWord);
+        heal.note(counts);
+        if (Counts.inFlight(counts) > 0) {
+            // Raised against the index beyond what the predecessor took: queued, or a receipt it
+            // died with before taking it (between recvmsg and taken + 1). A heal at our first
+            // EAGAIN, once the queue is drained, tells the two apart.
+            heal.ask();
+        }
+        long taken = Counts.taken(counts);
         if (taken != 0) {
             page.getAndAdd(countsWord, Counts.retire(taken));
         }
@@ -269,14 +277,14 @@ public final class AcceptShare<C> {
         }
         for (;;) {
             C connection = channel.receive(self);
-            // At EAGAIN, after a reap: heal this index's counts (a connection that arrived while
-            // the heal looked is taken like any other).
+            // At EAGAIN, when a reap asked: heal this index's counts (a connection that arrived
+            // while the heal looked is taken like any other).
             if (connection == null && (connection = heal.atEagain()) == null) {
                 return null;
             }
             // Published before admission: if we die holding it, our replacement's start (or the
             // supervisor's give-up) knows this raise will never be retired by us.
-            page.getAndAdd(countsWord, Counts.RECEIPT);
+            heal.note(page.getAndAdd(countsWord, Counts.RECEIPT));
             received++;
             receivedTotal++;
             // A receipt with no connection in it (the kernel could not install the descriptor):
@@ -362,7 +370,9 @@ public final class AcceptShare<C> {
                 admit.accept(held);
             }
         }
-        long inFlight = Counts.inFlight(page.getVolatile(countsWord));
+        long counts = page.getVolatile(countsWord);
+        heal.note(counts);
+        long inFlight = Counts.inFlight(counts);
         return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
     }
 
@@ -459,17 +469,17 @@ public final class AcceptShare<C> {
     }
 
     /**
-     * True when a reap asked every index to heal its counts and this one has not yet completed
-     * its heal (one read of the page's REAPS word). The loop then receives (to EAGAIN, where the
-     * heal happens) even without a readable channel; m0serve looks once per pass.
+     * True when a reap asked this index to heal its counts and the heal is not complete (one read
+     * of its counts word). The loop then receives (to EAGAIN, where the heal happens) even
+     * without a readable channel; m0serve looks once per pass.
      */
     public boolean healDue() {
         return sharing && heal.due();
     }
 
-    /** The reap count this index's last complete heal covered (no page access; the checkers' view). */
-    public long healedThrough() {
-        return heal.healedThrough();
+    /** A heal was asked for and is not complete, as far as this worker has seen (no page access). */
+    public boolean healRequested() {
+        return sharing && heal.requested();
     }
 
     /** Retire what was received since the last retire: {@code taken -= n; pending -= n}. */
@@ -479,7 +489,7 @@ public final class AcceptShare<C> {
             return;
         }
         received = 0;
-        page.getAndAdd(countsWord, Counts.retire(n)); // one word: no death between taken and pending
+        heal.note(page.getAndAdd(countsWord, Counts.retire(n))); // one word: no death between taken and pending
     }
 
     /** Hand-offs this worker sent (fresh accepts passed to a sibling). */

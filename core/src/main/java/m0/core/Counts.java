@@ -6,10 +6,10 @@ package m0.core;
  * add, and a reader gets both counts from one load (ADR 0024).
  *
  * <pre>
- *   63                      40 39                  20 19                   0
- *  +--------------------------+----------------------+----------------------+
- *  | version (every change +1)| pending (signed 20)  | taken (signed 20)    |
- *  +--------------------------+----------------------+----------------------+
+ *   63                  41 40                  21 20                   1    0
+ *  +----------------------+----------------------+----------------------+------+
+ *  | version (+1 a change)| pending (signed 20)  | taken (signed 20)    | HEAL |
+ *  +----------------------+----------------------+----------------------+------+
  * </pre>
  *
  * <p>Why one word: a retire was {@code taken -= n} then {@code pending -= n}, and a worker killed
@@ -18,18 +18,23 @@ package m0.core;
  * signed 20-bit count (a line never holds half a million connections raised and unretired: its
  * channel queues a few hundred); a field that goes below zero borrows from the one above, and
  * the decoding below undoes exactly that, so any sum of the deltas here decodes to the sums of
- * its parts. The version is not a count: every delta adds one to it (it wraps), so a heal's
+ * its parts. Every delta is even: nothing but a set or a clear ever touches bit 0. The version is not a count: every delta adds one to it (it wraps), so a heal's
  * compare-and-set fails when anything at all changed the word since the heal read it, even a
  * raise and a take-back that left both counts as they were (an ABA the heal must not miss).
+ * HEAL is the supervisor's request that the index's receiver heal its counts ({@link Heal}),
+ * set on a reap, cleared by the heal that completes it: in the word the receiver's own receipts
+ * and retires already return, so that noticing it costs nothing.
  */
 public final class Counts {
 
+    /** The heal request: set by a reap, cleared by the receiver's complete heal. */
+    public static final long HEAL = 1L;
     /** One received connection, in the taken field. */
-    public static final long TAKEN_ONE = 1L;
+    public static final long TAKEN_ONE = 1L << 1;
     /** One raised connection, in the pending field. */
-    public static final long PENDING_ONE = 1L << 20;
+    public static final long PENDING_ONE = 1L << 21;
     /** The version field's unit: added by every change. */
-    public static final long VERSION_ONE = 1L << 40;
+    public static final long VERSION_ONE = 1L << 41;
 
     /** A sender's raise (R5): pending + 1. */
     public static final long RAISE = PENDING_ONE + VERSION_ONE;
@@ -51,19 +56,32 @@ public final class Counts {
         return -n * (PENDING_ONE + TAKEN_ONE) + VERSION_ONE;
     }
 
-    /** A heal: {@code pending -= excess} (raises orphaned by the dead), one compare-and-set. */
-    public static long healed(long counts, long excess) {
-        return counts - excess * PENDING_ONE + VERSION_ONE;
+    /**
+     * A heal: {@code pending -= excess} (raises orphaned by the dead), one compare-and-set; with
+     * {@code complete}, the request is cleared too.
+     */
+    public static long healed(long counts, long excess, boolean complete) {
+        return (complete ? counts & ~HEAL : counts) - excess * PENDING_ONE + VERSION_ONE;
+    }
+
+    /** A counts word with the heal request set (and the version moved). */
+    public static long requestHeal(long counts) {
+        return (counts | HEAL) + VERSION_ONE;
+    }
+
+    /** True when a reap asked this index's receiver to heal its counts. */
+    public static boolean healRequested(long counts) {
+        return (counts & HEAL) != 0;
     }
 
     /** The taken field of a counts word (or of a delta). */
     public static long taken(long counts) {
-        return (counts << 44) >> 44;
+        return (counts << 43) >> 44;
     }
 
     /** The pending field of a counts word (or of a delta). */
     public static long pending(long counts) {
-        return ((counts - taken(counts)) << 24) >> 44;
+        return ((counts - taken(counts) * TAKEN_ONE) << 23) >> 44;
     }
 
     /** {@code pending - taken}: raised against the index and not yet received. */
@@ -78,6 +96,6 @@ public final class Counts {
 
     /** "pending 3 taken 1": for traces and stats. */
     public static String toString(long counts) {
-        return "pending " + pending(counts) + " taken " + taken(counts);
+        return "pending " + pending(counts) + " taken " + taken(counts) + (healRequested(counts) ? " heal" : "");
     }
 }

@@ -45,6 +45,9 @@ public final class GiveUp<C> {
         this.channel = channel;
         this.handOff = handOff;
         this.heal = page == null ? null : new Heal<>(page, channel, index, handOff.siblings().workers());
+        if (heal != null) {
+            heal.ask(); // the dead may have died holding a receipt it never took
+        }
         this.index = index;
         this.clock = clock;
         this.deadline = deadline;
@@ -74,7 +77,9 @@ public final class GiveUp<C> {
         if (!settled) {
             settled = true;
             // TAKEN, as a replacement's start: what the dead worker took will never be retired by it.
-            long taken = Counts.taken(page.getVolatile(countsWord()));
+            long counts = page.getVolatile(countsWord());
+            heal.note(counts); // the reap asked for a heal of the dead index
+            long taken = Counts.taken(counts);
             if (taken != 0) {
                 page.getAndAdd(countsWord(), Counts.retire(taken));
             }
@@ -106,7 +111,7 @@ public final class GiveUp<C> {
     /** A receipt off the dead index's channel: retired at once (nobody else retires it), then re-homed. */
     private void take(C connection, Consumer<? super C> close) {
         drained++;
-        page.getAndAdd(countsWord(), Counts.DRAINED);
+        heal.note(page.getAndAdd(countsWord(), Counts.DRAINED));
         if (channel.lost(connection)) {
             lost++; // drained like any receipt (it was raised against the index); nothing to re-home
             return;
@@ -147,6 +152,7 @@ public final class GiveUp<C> {
             return 0;
         }
         int n = 0;
+        heal.note(page.getVolatile(countsWord())); // a later reap may have asked for a heal here
         C connection;
         while ((connection = channel.receive(index)) != null || (connection = heal.atEagain()) != null) {
             n++;
@@ -167,7 +173,9 @@ public final class GiveUp<C> {
 
     /** Raised against the dead worker and not yet received by it or by this drain. */
     private long inFlight() {
-        return Counts.inFlight(page.getVolatile(countsWord()));
+        long counts = page.getVolatile(countsWord());
+        heal.note(counts);
+        return Counts.inFlight(counts);
     }
 
     private int countsWord() {

@@ -10,16 +10,22 @@ package m0.core;
  * of the two happened, and whether a raise happened at all, cannot be read off the page (a death
  * just before the raise and just after it look alike), so the heal does not ask: it recounts.
  *
+ * <p>Who asks: the supervisor, on the reap of a dead worker, sets the HEAL bit of the counts of
+ * the index the dead was sending to (its SENDING word, which it then clears) and of its own
+ * index ({@link SupervisorShare#markReaped}). The receiver notices the bit in counts words it
+ * reads or changes anyway (its receipts, retires, start, drain), or by one read when its loop
+ * wakes with nothing else to do; an index nobody asks costs nothing.
+ *
  * <p>The recount, by the index's only receiver (the worker, its replacement, or the supervisor's
- * give-up), at an EAGAIN of its own receive, once per reap (the REAPS word):
+ * give-up), at an EAGAIN of its own receive:
  * <ol>
  *   <li>the counts word, {@code w}: with nothing in flight there is nothing to heal;
  *   <li>every sender's SENDING word (each worker's, the supervisor's): {@code senders} of them
  *       name this index;
  *   <li>one more receive: a connection that arrived meanwhile is handed back to the caller, who
  *       takes it like any receipt, and it tries again at the next EAGAIN;
- *   <li>{@code excess = inFlight(w) - senders}; if above 0, compare-and-set the counts from
- *       {@code w} to {@code w} less {@code excess} pending.
+ *   <li>{@code excess = inFlight(w) - senders}; compare-and-set the counts from {@code w} to
+ *       {@code w} less {@code excess} pending, clearing the request when {@code senders} is 0.
  * </ol>
  *
  * <p>Why it never errs low. If the compare-and-set succeeds, nothing changed the word between
@@ -33,13 +39,12 @@ package m0.core;
  * reap asks for the heal, so its orphan is not counted as live: it is the excess.
  *
  * <p>Why it is exact. With no sender naming the index at (2), nothing is in flight at (4), and
- * the heal leaves exactly 0. Only then does it mark the reap count it read as healed; with a
- * hand-off to us under way, it takes off what it safely can and tries again at the next EAGAIN.
- * Every death's orphan is in {@code w}: the death came before its reap, the reap before the
- * REAPS read that starts the heal.
+ * the heal leaves exactly 0; only then does it clear the request. Every orphan the request is
+ * for is in {@code w}: the death came before its reap, the reap's request before {@code w}
+ * (which holds it). With a hand-off to us under way it takes off what it safely can, keeps the
+ * request, and tries again at the next EAGAIN.
  *
- * <p>Not thread-safe: the receiver's own. With nothing to heal an EAGAIN costs one read of the
- * header's REAPS word; after a reap, an index with nothing in flight costs one more.
+ * <p>Not thread-safe: the receiver's own.
  */
 final class Heal<C> {
 
@@ -48,8 +53,8 @@ final class Heal<C> {
     private final int index;
     private final int workers;
     private final int countsWord;
-    /** The REAPS count the last complete heal covered. */
-    private long healedThrough;
+    /** A heal was asked for (seen in a counts word) and is not complete. */
+    private boolean requested;
 
     Heal(Page page, Channel<C> channel, int index, int workers) {
         this.page = page;
@@ -59,49 +64,64 @@ final class Heal<C> {
         this.countsWord = PageLayout.countsWord(index);
     }
 
-    /** True when a reap happened since the last complete heal: one read of the REAPS word. */
-    boolean due() {
-        return page.getVolatile(PageLayout.REAPS_WORD) != healedThrough;
-    }
-
-    /** The reap count the last complete heal covered (no page access). */
-    long healedThrough() {
-        return healedThrough;
+    /** Notes a heal request in a counts word the receiver read, or got back from its own add: free. */
+    void note(long counts) {
+        if (Counts.healRequested(counts)) {
+            requested = true;
+        }
     }
 
     /**
-     * At an EAGAIN of the index's own receive: heal if a reap asked for it. Returns a connection
-     * that arrived while it looked (take it as a receipt; call again at the next EAGAIN), or null.
+     * The receiver asks itself: a replacement that finds something in flight at its start (its
+     * predecessor may have died holding a receipt it never took), a give-up on its dead index.
+     */
+    void ask() {
+        requested = true;
+    }
+
+    /** True when a heal was asked for and is not complete (no page access). */
+    boolean requested() {
+        return requested;
+    }
+
+    /** One read of the counts, for a loop woken with nothing else to do: is a heal asked for? */
+    boolean due() {
+        note(page.getVolatile(countsWord));
+        return requested;
+    }
+
+    /**
+     * At an EAGAIN of the index's own receive: heal if asked. Returns a connection that arrived
+     * while it looked (take it as a receipt; the next EAGAIN tries again), or null.
      */
     C atEagain() {
-        long reaps = page.getVolatile(PageLayout.REAPS_WORD);
-        if (reaps == healedThrough) {
+        if (!requested) {
             return null;
         }
         long w = page.getVolatile(countsWord);
         long inFlight = Counts.inFlight(w);
-        if (inFlight <= 0) {
-            healedThrough = reaps; // nothing in flight: nothing orphaned either
-            return null;
-        }
         long senders = 0;
-        for (int j = 0; j <= workers; j++) {
-            int word = j < workers ? PageLayout.sendingWord(j) : PageLayout.SUPERVISOR_SENDING_WORD;
-            if (page.getVolatile(word) == index + 1) {
-                senders++;
+        if (inFlight > 0) {
+            for (int j = 0; j <= workers; j++) {
+                int word = j < workers ? PageLayout.sendingWord(j) : PageLayout.SUPERVISOR_SENDING_WORD;
+                if (page.getVolatile(word) == index + 1) {
+                    senders++;
+                }
+            }
+            C arrived = channel.receive(index);
+            if (arrived != null) {
+                return arrived;
             }
         }
-        C arrived = channel.receive(index);
-        if (arrived != null) {
-            return arrived;
+        long excess = Math.max(0, inFlight - senders);
+        boolean complete = senders == 0;
+        if (excess == 0 && !(complete && Counts.healRequested(w))) {
+            requested = !complete; // nothing to take off or to clear; with a hand-off under way, next EAGAIN
+            return null;
         }
-        long excess = inFlight - senders;
-        if (excess > 0 && !page.compareAndSet(countsWord, w, Counts.healed(w, excess))) {
-            return null; // the word changed after it was read: not a snapshot, try again
+        if (page.compareAndSet(countsWord, w, Counts.healed(w, excess, complete)) && complete) {
+            requested = false;
         }
-        if (senders == 0) {
-            healedThrough = reaps;
-        }
-        return null;
+        return null; // a failed compare-and-set: the word changed after it was read; next EAGAIN
     }
 }

@@ -12,16 +12,15 @@ package m0.core;
  *     3  | LOST       stat: receipts with no connection     |
  *     4  | STARTING   workers spawned, not yet seen started |
  *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
- *     6  | REAPS      reaps so far: each asks for a heal    |
- *     7  | reserved                                         |
+ *   6..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
  *   +1   | ACTIVE     open connections: at each pass end;   |
  *        |            mid-pass, less this pass's receipts   |
- *   +2   | COUNTS     pending | taken | version (Counts):   |
- *        |            passed to i / received by i, and not  |
- *        |            yet retired, in one word              |
+ *   +2   | COUNTS     pending | taken | version | HEAL      |
+ *        |            (Counts): passed to i / received by i |
+ *        |            and not yet retired, in one word      |
  *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
  *   +5   | SENT       stat: fresh accepts passed on         |
@@ -38,19 +37,19 @@ package m0.core;
  *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED, LOST (header): statistics for observers
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
- *       replacement's start, or the supervisor's give-up; healed by i's receiver.
+ *       replacement's start, or the supervisor's give-up; healed by i's receiver. Its HEAL bit:
+ *       set by the supervisor on a reap, cleared by the heal.
  *   <li>COUNTS, its taken half: worker i; zeroed by its replacement's start or the supervisor's
  *       give-up.
  *   <li>SENDING: worker i, around each of its hand-offs; cleared by the supervisor on i's reap.
  *       SUP_SENDING: the supervisor, around each re-homing.
- *   <li>REAPS: the supervisor, once per reap.
  * </ul>
  *
  * <p>Invariant kept by every writer: {@code pending[i] - taken[i] >= in flight to i} (raised and
  * not yet received), at every step, across a death at any step. A death inside a hand-off (a
  * sender between its raise and its send or take-back, a receiver between recvmsg and its
- * receipt) leaves it high; the next heal of index i, which every reap asks for, brings it back
- * to equality ({@link Heal}, ADR 0024). Every retire and start is one word: nothing in between.
+ * receipt) leaves it high; the heal of index i that the reap asks for brings it back to
+ * equality ({@link Heal}, ADR 0024). Every retire and start is one word: nothing in between.
  */
 public final class PageLayout {
 
@@ -80,12 +79,6 @@ public final class PageLayout {
      * from a given-up index (its give-up drain and watch are senders too), else 0.
      */
     public static final int SUPERVISOR_SENDING_WORD = 5;
-    /**
-     * Word 6: reaps so far. The supervisor adds one on every reap, after it has cleared the dead
-     * worker's SENDING; each index's receiver then heals its counts once ({@link Heal}): a raise
-     * or a receipt the dead cut short leaves pending - taken above what is in flight.
-     */
-    public static final int REAPS_WORD = 6;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */

@@ -98,15 +98,30 @@ public final class SupervisorShare<C> {
         // it before the reap reads state again after raising, and refuses only LEFT.
         page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
         // Heal (ADR 0024): the dead write nothing more, so a hand-off it was making is over, and
-        // a heal must not wait for it as for a live one: its SENDING is cleared; THEN every
-        // index's receiver is asked to recount its pending - taken, which takes off whatever the
-        // death cut short (a raise never sent, against any index; a receipt never taken, here).
-        page.setVolatile(PageLayout.sendingWord(index), 0);
-        page.getAndAdd(PageLayout.REAPS_WORD, 1);
+        // a heal must not wait for it as for a live one: its SENDING is cleared; THEN the
+        // receiver of the index it was sending to is asked to recount pending - taken (a raise
+        // never sent). Its own index (a receipt never taken) is healed by whoever takes it over:
+        // a replacement's start, a give-up, ask themselves.
+        long sending = page.getVolatile(PageLayout.sendingWord(index));
+        if (sending != 0) {
+            page.setVolatile(PageLayout.sendingWord(index), 0);
+            if (sending - 1 != index && sending - 1 < workers) {
+                requestHeal((int) (sending - 1));
+            }
+        }
         if (!replacing) {
             // A worker that died before it started is not coming: nobody waits for it any more.
             notStarting(index);
         }
+    }
+
+    /** Sets index i's HEAL bit (and moves its version, so a heal already reading it tries again). */
+    private void requestHeal(int i) {
+        int word = PageLayout.countsWord(i);
+        long counts;
+        do {
+            counts = page.getVolatile(word);
+        } while (!page.compareAndSet(word, counts, Counts.requestHeal(counts)));
     }
 
     /**

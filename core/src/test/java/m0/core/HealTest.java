@@ -22,15 +22,37 @@ class HealTest {
     }
 
     @Test
-    void aReapClearsTheDeadSendersWordThenAsksEveryIndexToHeal() {
-        Fixture f = new Fixture(2).started();
-        diesAfterItsRaise(f, 0, 1);
+    void aReapClearsTheDeadSendersWordThenAsksItsTargetToHeal() {
+        Fixture f = new Fixture(3).started();
+        diesAfterItsRaise(f, 0, 2);
         f.log.clear();
         f.supervisor.markReaped(0);
-        assertEquals(List.of("set state[0] -1", "set sending[0] 0", "add header[6] 1"),
-                f.page.writesTo("state[0]", "sending[0]", "header[6]"),
-                "LEFT (RP), then the dead hand-off cleared, then the heal asked for");
-        assertEquals(1, f.page.peek(PageLayout.REAPS_WORD));
+        assertEquals(List.of("set state[0] -1", "set sending[0] 0", "cas counts[2] p1 t0 p1 t0 heal"),
+                f.page.writesTo("state[0]", "sending[0]", "counts[0]", "counts[1]", "counts[2]"),
+                "LEFT (RP), the dead hand-off cleared, then a heal asked of the index it was sending to");
+        assertFalse(f.w(1).healDue(), "an index the dead was not sending to is not asked");
+        assertTrue(f.w(2).healDue());
+    }
+
+    @Test
+    void aReapOfAWorkerSendingToNobodyWritesNoCounts() {
+        Fixture f = new Fixture(2).started();
+        f.log.clear();
+        f.supervisor.markReaped(1);
+        assertEquals(List.of("set state[1] -1"), f.page.writesTo("state[1]", "sending[1]", "counts[0]", "counts[1]"));
+    }
+
+    @Test
+    void aReplacementThatFindsNothingInFlightAsksItselfNothing() {
+        Fixture f = new Fixture(2).started();
+        f.supervisor.markReaped(1, true);
+        AcceptShare<String> replacement = new AcceptShare<>(f.page, f.channel, f.clock, AcceptPolicy.share(), 2, 1);
+        replacement.bind();
+        replacement.start();
+        assertFalse(replacement.healRequested());
+        f.log.clear();
+        assertNull(replacement.receive());
+        assertEquals(List.of("receive 1 EAGAIN"), f.log, "an EAGAIN with nothing asked costs nothing");
     }
 
     @Test
@@ -41,12 +63,12 @@ class HealTest {
         assertNull(w1.receive(), "before the reap: nothing to heal");
         assertEquals(1, f.pending(1), "the orphan, while its sender is not known dead");
         f.supervisor.markReaped(0);
-        assertTrue(w1.healDue());
+        assertTrue(w1.healDue(), "the loop looks once a pass");
         assertNull(w1.receive());
         assertEquals(0, f.pending(1), "healed: exactly what is in flight (nothing)");
         assertEquals(0, f.taken(1));
-        assertFalse(w1.healDue(), "healed through the reap");
-        assertEquals(1, w1.healedThrough());
+        assertFalse(w1.healDue(), "the request is cleared by the heal that completes it");
+        assertFalse(Counts.healRequested(f.page.peek(PageLayout.countsWord(1))));
     }
 
     @Test
@@ -56,6 +78,7 @@ class HealTest {
         f.midHandOff(0, 1); // w0 is alive, between its raise and its send
         f.supervisor.markReaped(2);
         AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
         assertNull(w1.receive());
         assertEquals(1, f.pending(1), "the dead one's raise is off, the live one's stays");
         assertTrue(w1.healDue(), "not complete while a hand-off to us is under way");
@@ -74,6 +97,7 @@ class HealTest {
         diesAfterItsRaise(f, 2, 1);
         f.supervisor.markReaped(2);
         AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
         // w0's hand-off begins (published, raised) just before the heal reads the counts.
         f.page.before("get counts[1]", 1, () -> f.midHandOff(0, 1));
         assertNull(w1.receive());
@@ -93,6 +117,7 @@ class HealTest {
         diesAfterItsRaise(f, 2, 1);
         f.supervisor.markReaped(2);
         AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
         // Just before the heal reads the counts, a whole hand-off from w0: published, raised,
         // queued, cleared. The counts include its raise and the scan does not see it: only the
         // receive that follows tells that it is queued, not orphaned.
@@ -114,6 +139,7 @@ class HealTest {
         diesAfterItsRaise(f, 2, 1);
         f.supervisor.markReaped(2);
         AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
         // Between the heal's read of the counts and its compare-and-set, w0 raises and takes
         // back (it read w1... as anything; both counts end as they were): an ABA the version catches.
         f.page.before("cas counts[1]", 1, () -> {
@@ -161,7 +187,8 @@ class HealTest {
         w1.leave();
         assertTrue(w1.leaveStep(c -> { }), "the orphan reads as in flight until its sender's reap");
         f.supervisor.markReaped(0);
-        assertFalse(w1.leaveStep(c -> { }), "healed: the drain ends now, not at its 250 ms bound");
+        assertTrue(w1.leaveStep(c -> { }), "the step's read of the counts notices the request");
+        assertFalse(w1.leaveStep(c -> { }), "healed at the next EAGAIN: the drain ends now, not at its 250 ms bound");
         assertEquals(0, f.pending(1));
     }
 
@@ -193,23 +220,20 @@ class HealTest {
     }
 
     @Test
-    void withNothingToHealAnEagainCostsOneRead() {
+    void anAskedIndexWithNothingInFlightClearsTheRequestWithOneReadAndOneCas() {
         Fixture f = new Fixture(2).started();
+        diesAfterItsRaise(f, 0, 1);
+        f.landed(0, 1, "c"); // it had sent after all: the datagram is queued, nothing orphaned
+        f.page.put(PageLayout.sendingWord(0), 2); // and died before clearing its SENDING (w1 + 1)
+        f.supervisor.markReaped(0);
         AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
+        assertEquals("c", w1.receive());
         f.log.clear();
         assertNull(w1.receive());
-        assertEquals(List.of("receive 1 EAGAIN", "get header[6] 0"), f.log);
-    }
-
-    @Test
-    void afterAReapAnIndexWithNothingInFlightIsHealedWithOneMoreRead() {
-        Fixture f = new Fixture(3).started();
-        f.supervisor.markReaped(2);
-        AcceptShare<String> w1 = f.w(1);
-        f.log.clear();
-        assertNull(w1.receive());
-        assertEquals(List.of("receive 1 EAGAIN", "get header[6] 1", "get counts[1] p0 t0"), f.log);
+        assertEquals(List.of("receive 1 EAGAIN", "get counts[1] p1 t1 heal", "cas counts[1] p1 t1 heal p1 t1"), f.log);
         assertFalse(w1.healDue());
+        assertEquals(1, f.pending(1), "the received one, until its pass end: nothing taken off");
     }
 
     @Test
@@ -228,8 +252,8 @@ class HealTest {
         assertEquals(1, Counts.pending(wrapped + Counts.VERSION_ONE));
         assertEquals(1, Counts.taken(wrapped + Counts.VERSION_ONE));
         for (long d : new long[] {Counts.RAISE, Counts.TAKE_BACK, Counts.RECEIPT, Counts.DRAINED, Counts.retire(2),
-                Counts.healed(0, 3)}) {
-            long version = (d - Counts.of(Counts.pending(d), Counts.taken(d))) >> 40;
+                Counts.healed(0, 3, false)}) {
+            long version = (d - Counts.of(Counts.pending(d), Counts.taken(d))) >> 41;
             assertEquals(1, version, "every change moves the version by one: a heal's compare-and-set sees it");
         }
     }

@@ -46,7 +46,8 @@ final class RecordingPage implements Page {
 
     /** A counts word's value: "p3 t1". */
     static String value(int word, long v) {
-        return counts(word) ? "p" + Counts.pending(v) + " t" + Counts.taken(v) : Long.toString(v);
+        return counts(word) ? "p" + Counts.pending(v) + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "")
+                : Long.toString(v);
     }
 
     /** A delta added to a word: for counts, its changed fields, "p+1", "p-2 t-2". */

@@ -163,12 +163,9 @@ final class Mutants {
         for (;;) {
             Conn c = channel.receive(w.actor.index);
             if (c == null) {
-                if (page.getVolatile(PageLayout.REAPS_WORD) != 0) {
-                    long before = page.getVolatile(counts);
-                    long inFlight = Counts.inFlight(before);
-                    if (inFlight > 0) {
-                        page.compareAndSet(counts, before, Counts.healed(before, inFlight));
-                    }
+                long before = page.getVolatile(counts);
+                if (Counts.healRequested(before)) {
+                    page.compareAndSet(counts, before, Counts.healed(before, Math.max(0, Counts.inFlight(before)), true));
                 }
                 break;
             }

@@ -18,13 +18,11 @@ public final class Footprint {
     static final int ROTATION = 0;
     static final int EVENT = 1;
     static final int LISTENER = 2;
-    /** The REAPS word: written once per reap, read by every receiver at each EAGAIN (heal). */
-    static final int REAPS = 3;
     /** The supervisor's SENDING word. */
-    static final int SUPERVISOR_SENDING = 4;
+    static final int SUPERVISOR_SENDING = 3;
     static final int MAX_WORKER_OBJECTS = 8;
     private static final int PER_WORKER = 5;
-    private static final int WORKER_BASE = 5;
+    private static final int WORKER_BASE = 4;
 
     private Footprint() {
     }
@@ -66,8 +64,6 @@ public final class Footprint {
             switch (word) {
                 case PageLayout.ROTATION_WORD:
                     return ROTATION;
-                case PageLayout.REAPS_WORD:
-                    return REAPS;
                 case PageLayout.SUPERVISOR_SENDING_WORD:
                     return SUPERVISOR_SENDING;
                 default:
@@ -108,9 +104,6 @@ public final class Footprint {
         if (word == PageLayout.SUPERVISOR_SENDING_WORD) {
             return "sending[sup]";
         }
-        if (word == PageLayout.REAPS_WORD) {
-            return "reaps";
-        }
         if (word < PageLayout.HEADER_WORDS) {
             return "header[" + word + "]";
         }
@@ -128,7 +121,7 @@ public final class Footprint {
     /** A word's value for traces: a counts word by field ("p1 t0"), a SENDING word as the worker it names. */
     static String valueName(int word, long v) {
         if (counts(word)) {
-            return "p" + Counts.pending(v) + " t" + Counts.taken(v);
+            return "p" + Counts.pending(v) + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "");
         }
         boolean sending = word == PageLayout.SUPERVISOR_SENDING_WORD || word >= PageLayout.HEADER_WORDS
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.SENDING_OFFSET;

@@ -135,8 +135,13 @@ public interface Protocol {
                 }
 
                 @Override
-                public long healedThrough() {
-                    return share.healedThrough();
+                public boolean healDue() {
+                    return share.healDue();
+                }
+
+                @Override
+                public boolean healRequested() {
+                    return share.healRequested();
                 }
             };
         }

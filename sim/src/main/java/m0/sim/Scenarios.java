@@ -129,8 +129,9 @@ public final class Scenarios {
             + " reaped and given up", Scenarios::healForward);
 
     public static final Scenario HEAL_BUSY = new Scenario("HEAL-busy",
-            "three workers: w2 dies parked and is reaped and given up while w0 passes one to w1, whose heal"
-            + " (asked for by the reap) runs while the hand-off is under way", 3, Scenarios::healBusy);
+            "three workers: w0 and w2 each hand an idle connection to w1; w2 is killed at any point of it and"
+            + " reaped; w1's heal (asked for by the reap) runs while w0's hand-off is under way", 3,
+            Scenarios::healBusy);
 
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START,
@@ -723,27 +724,34 @@ public final class Scenarios {
     }
 
     /**
-     * A heal with a live hand-off under way: the heal must count w0's raise as in flight at
-     * every point of it (published, raised, queued, cleared) and take off nothing of it. w2 has
-     * no loop: killed parked, its reap asks every index to heal.
+     * A heal with a live hand-off under way: w0 and w2 each hand one of their idle connections to
+     * w1 (the same R5 + B25 hand-off as a fresh accept's); w2 is killed at any point of its
+     * hand-off (between its raise and its send too) and reaped, and its reap asks w1 to heal
+     * while w0's hand-off may be anywhere: published, raised, queued, cleared. The heal must take
+     * off w2's orphan and nothing of w0's raise. Index 2 has nothing sent to it: no give-up needed.
      */
     static void healBusy(Sim s) {
-        Worker w0 = s.worker(0).load(1);
+        Worker w0 = s.worker(0).accepts(false);
         Worker w1 = s.worker(1).accepts(false);
-        Worker w2 = s.worker(2).accepts(false); // parked, no loop: killed there
+        Worker w2 = s.worker(2).accepts(false);
         started(s, w0, w1, w2);
-        s.clients(1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
+        s.loop(w0, () -> handIdleTo(w0, 1));
         s.loop(w1, () -> w1.serveUntil(END));
+        s.loop(w2, () -> handIdleTo(w2, 1));
+        s.setup(() -> {
+            s.holds(w0, 1);
+            s.holds(w2, 1);
+        });
         s.actor("sup", () -> {
             s.kill(w2);
             s.reap(2, sup);
-            s.giveUp(sup, 2);
         });
+    }
+
+    /** {@code w} hands the idle connection it holds to {@code target}, keeping it if refused. */
+    private static void handIdleTo(Worker w, int target) {
+        w.ops.sendWith(target, w.actor.held.get(0));
     }
 
     static void senderKilled(Sim s) {

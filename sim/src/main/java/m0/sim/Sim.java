@@ -299,20 +299,17 @@ public final class Sim {
 
     /**
      * epoll: does the listener (if it accepts) or its channel have work? When neither has, the
-     * wake may still be due for a heal ({@link Worker#healWake}): a reap asked for one and this
-     * worker's core has not completed it (m0serve's loop looks once per pass, and wakes at
-     * least once a second).
+     * wake may still be due for a heal ({@link Worker#healWake}): a reap set the HEAL bit of its
+     * counts and no heal has cleared it (m0serve's loop looks once per pass, and wakes at least
+     * once a second).
      */
     boolean poll(Worker w) {
         Actor me = me();
-        long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0)
-                | Footprint.bit(Footprint.REAPS);
+        long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0);
         point(me, reads, 0);
         boolean ready = !channels[w.index].isEmpty() || (w.accepts && !backlog.isEmpty());
-        // A heal with nothing in flight has nothing to take off (the core's first look ends it),
-        // so the wake-up is modelled only when pending - taken says there may be an orphan.
-        w.healWake = !ready && raw.getVolatile(PageLayout.REAPS_WORD) != w.ops.healedThrough()
-                && Counts.inFlight(raw.getVolatile(PageLayout.countsWord(w.index))) > 0;
+        w.healWake = !ready && (w.ops.healRequested()
+                || Counts.healRequested(raw.getVolatile(PageLayout.countsWord(w.index))));
         trace(me, "epoll -> " + (ready ? "ready" : w.healWake ? "idle, heal due" : "idle"));
         return ready;
     }

@@ -124,6 +124,9 @@ public final class Worker {
      * wake that receives nothing writes nothing else, as in {@link #rebalancePass}.
      */
     void healPass() {
+        if (!ops.healDue()) {
+            return; // the core reads its counts: m0serve's once-a-pass look
+        }
         boolean got = false;
         Conn c;
         while ((c = ops.receive()) != null) {
@@ -165,7 +168,7 @@ public final class Worker {
             while ((c = ops.receive()) != null) {
                 admit(c);
             }
-        } else if (healWake) {
+        } else if (healWake && ops.healDue()) {
             Conn c;
             while ((c = ops.receive()) != null) {
                 if (!busy) {

@@ -52,6 +52,9 @@ public interface WorkerOps<C> {
     /** A leaver hands one of its own idle connections to a live sibling. */
     boolean handOver(C connection);
 
-    /** The reap count its last complete heal covered (no page access: what the loop's wake-up looks at). */
-    long healedThrough();
+    /** A reap asked this index to heal its counts and the heal is not complete: one read of its counts. */
+    boolean healDue();
+
+    /** A heal was asked for and is not complete, as far as the worker has seen (no page access). */
+    boolean healRequested();
 }

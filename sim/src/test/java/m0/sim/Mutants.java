@@ -115,8 +115,13 @@ final class Mutants {
         }
 
         @Override
-        public long healedThrough() {
-            return real.healedThrough();
+        public boolean healDue() {
+            return real.healDue();
+        }
+
+        @Override
+        public boolean healRequested() {
+            return real.healRequested();
         }
     }
 
@@ -369,10 +374,22 @@ final class Mutants {
         @Override
         public void markReaped(int index) {
             // the historical _remove_pid: no LEFT; the rest of the core's reap (ADR 0024) stays
-            this.p.page.setVolatile(PageLayout.sendingWord(index), 0);
-            this.p.page.getAndAdd(PageLayout.REAPS_WORD, 1);
+            long sending = this.p.page.getVolatile(PageLayout.sendingWord(index));
+            if (sending != 0) {
+                this.p.page.setVolatile(PageLayout.sendingWord(index), 0);
+                requestHeal(this.p, (int) sending - 1);
+            }
         }
     });
+
+    /** The core's heal request, as the supervisor makes it (set the HEAL bit, move the version). */
+    static void requestHeal(Ports p, int i) {
+        int word = PageLayout.countsWord(i);
+        long counts;
+        do {
+            counts = p.page.getVolatile(word);
+        } while (!p.page.compareAndSet(word, counts, Counts.requestHeal(counts)));
+    }
 
     /** RB undone: giving up on an index leaves what was queued to it in its channel. */
     static final Protocol RB = supervisor("mutant-RB", p -> new SupervisorMutant(p) {
@@ -535,27 +552,102 @@ final class Mutants {
     // ---- self-healing counts (ADR 0024): each rule of the heal undone
 
     /**
-     * The healing undone: a supervisor whose reap marks LEFT (RP) but neither clears the dead
-     * worker's SENDING nor asks for a heal, so what a death cut short stays in pending - taken
-     * for good (the core before ADR 0024).
+     * The healing undone, everywhere (the core before ADR 0024, with its one-word counts): a reap
+     * that marks LEFT (RP) but neither clears the dead worker's SENDING nor asks its target for a
+     * heal, a give-up that drains and re-homes but never heals, and a replacement's start that
+     * settles taken but never asks for a heal. What a death cut short stays in pending - taken.
      */
-    static final Protocol NO_HEAL = supervisor("mutant-no-heal", p -> new SupervisorMutant(p) {
+    static final Protocol NO_HEAL = new Protocol() {
         @Override
-        public void markReaped(int index) {
-            markReaped(index, false);
+        public String name() {
+            return "mutant-no-heal";
         }
 
         @Override
-        public void markReaped(int index, boolean replacing) {
-            if (replacing) {
-                real.spawning(index);
-            }
-            this.p.page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
-            if (!replacing) {
-                real.started(index); // no longer counted as starting, as the core's reap does
-            }
+        public WorkerOps<Conn> worker(Ports p, int self) {
+            return new WorkerMutant(p, self) {
+                @Override
+                public void start() {
+                    int counts = PageLayout.countsWord(self);
+                    long taken = Counts.taken(p.page.getVolatile(counts));
+                    if (taken != 0) {
+                        p.page.getAndAdd(counts, Counts.retire(taken));
+                    }
+                    p.page.setVolatile(PageLayout.activeWord(self), 0);
+                    p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
+                }
+            };
         }
-    });
+
+        @Override
+        public SupervisorOps<Conn> supervisor(Ports p) {
+            return new SupervisorMutant(p) {
+                @Override
+                public void markReaped(int index) {
+                    markReaped(index, false);
+                }
+
+                @Override
+                public void markReaped(int index, boolean replacing) {
+                    if (replacing) {
+                        real.spawning(index);
+                    }
+                    this.p.page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
+                    if (!replacing) {
+                        real.started(index); // no longer counted as starting, as the core's reap does
+                    }
+                }
+
+                @Override
+                public Drain<Conn> giveUp(int index) {
+                    return new DrainWithoutHeal(this.p, index);
+                }
+            };
+        }
+    };
+
+    /**
+     * The core's give-up (settle taken, drain while pending - taken is above 0 within 250 ms,
+     * retire each receipt, re-home it or close it when no worker is live), without its heal.
+     */
+    static final class DrainWithoutHeal implements SupervisorOps.Drain<Conn> {
+        private final Ports p;
+        private final int index;
+        private final m0.core.HandOff<Conn> handOff;
+        private final long deadline;
+        private boolean settled;
+
+        DrainWithoutHeal(Ports p, int index) {
+            this.p = p;
+            this.index = index;
+            this.handOff = new m0.core.HandOff<>(p.page, p.channel, new Siblings(p.page, p.clock, p.workers),
+                    PageLayout.SUPERVISOR_SENDING_WORD);
+            this.deadline = p.clock.nanoTime() + m0.core.SupervisorShare.GIVE_UP_DRAIN_NANOS;
+        }
+
+        @Override
+        public boolean step(Consumer<? super Conn> close) {
+            int counts = PageLayout.countsWord(index);
+            if (!settled) {
+                settled = true;
+                long taken = Counts.taken(p.page.getVolatile(counts));
+                if (taken != 0) {
+                    p.page.getAndAdd(counts, Counts.retire(taken));
+                }
+            }
+            while (Counts.inFlight(p.page.getVolatile(counts)) > 0) {
+                Conn c = p.channel.receive(index);
+                if (c == null) {
+                    break;
+                }
+                p.page.getAndAdd(counts, Counts.DRAINED);
+                if (handOff.forward(index, c) < 0) {
+                    close.accept(c);
+                }
+            }
+            return Counts.inFlight(p.page.getVolatile(counts)) > 0 && p.clock.nanoTime() - deadline < 0;
+        }
+    }
 
     /**
      * A worker whose heal is reimplemented with one rule undone. The heal lives inside the
@@ -564,7 +656,6 @@ final class Mutants {
      */
     abstract static class HealMutant extends WorkerMutant {
         private long received;
-        long healedThrough;
 
         HealMutant(Ports p, int self) {
             super(p, self);
@@ -600,8 +691,13 @@ final class Mutants {
         }
 
         @Override
-        public long healedThrough() {
-            return healedThrough;
+        public boolean healDue() {
+            return Counts.healRequested(p.page.getVolatile(counts()));
+        }
+
+        @Override
+        public boolean healRequested() {
+            return false; // a heal mutant heals only what its supervisor asks, read off the page
         }
 
         /** SENDING words naming this index. */
@@ -629,16 +725,11 @@ final class Mutants {
     static final Protocol HEAL_BLIND = healing("mutant-heal-blind", (p, self) -> new HealMutant(p, self) {
         @Override
         Conn heal() {
-            long reaps = p.page.getVolatile(PageLayout.REAPS_WORD);
-            if (reaps == healedThrough) {
-                return null;
-            }
             long w = p.page.getVolatile(counts());
-            long inFlight = Counts.inFlight(w);
-            if (inFlight > 0 && !p.page.compareAndSet(counts(), w, Counts.healed(w, inFlight))) {
+            if (!Counts.healRequested(w)) {
                 return null;
             }
-            healedThrough = reaps;
+            p.page.compareAndSet(counts(), w, Counts.healed(w, Math.max(0, Counts.inFlight(w)), true));
             return null;
         }
     });
@@ -650,23 +741,15 @@ final class Mutants {
     static final Protocol HEAL_NO_RECHECK = healing("mutant-heal-no-recheck", (p, self) -> new HealMutant(p, self) {
         @Override
         Conn heal() {
-            long reaps = p.page.getVolatile(PageLayout.REAPS_WORD);
-            if (reaps == healedThrough) {
-                return null;
-            }
             long w = p.page.getVolatile(counts());
+            if (!Counts.healRequested(w)) {
+                return null;
+            }
             long inFlight = Counts.inFlight(w);
-            if (inFlight <= 0) {
-                healedThrough = reaps;
-                return null;
-            }
-            long senders = senders();
-            long excess = inFlight - senders;
-            if (excess > 0 && !p.page.compareAndSet(counts(), w, Counts.healed(w, excess))) {
-                return null;
-            }
-            if (senders == 0) {
-                healedThrough = reaps;
+            long senders = inFlight > 0 ? senders() : 0; // and no receive after the scan
+            long excess = Math.max(0, inFlight - senders);
+            if (excess > 0 || senders == 0) {
+                p.page.compareAndSet(counts(), w, Counts.healed(w, excess, senders == 0));
             }
             return null;
         }
