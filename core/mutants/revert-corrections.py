@@ -65,8 +65,11 @@ MUTANTS = {
     "heal, reap side (the dead sender's target is not asked)": ("SupervisorShare.java", [
         ("                requestHeal((int) (sending - 1));", "                // not asked"),
     ]),
-    "heal, recovery side (a replacement and a give-up do not ask)": ("AcceptShare.java", [
+    "heal, replacement side (a start that finds something in flight does not ask)": ("AcceptShare.java", [
         ("            heal.ask();\n", ""),
+    ]),
+    "heal, give-up side (a give-up does not ask)": ("GiveUp.java", [
+        ("            heal.ask(); // the dead may have died holding a receipt it never took\n", ""),
     ]),
     "heal, live senders not counted (a heal blind to SENDING)": ("Heal.java", [
         ("                if (page.getVolatile(word) == index + 1) {", "                if (page.getVolatile(word) == -1) {"),
