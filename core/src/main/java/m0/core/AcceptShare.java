@@ -60,7 +60,7 @@ public final class AcceptShare<C> {
     private final int stateWord;
     private final int activeWord;
     private final int countsWord;
-    /** This index's heal (ADR 0024): at an EAGAIN after a reap, pending - taken recounted. */
+    /** This index's heal (ADR 0024): when asked, pending - taken recounted at an EAGAIN. */
     private final Heal<C> heal;
 
     /** Connections received (taken) since the last retire: retired at the end of the pass. */
@@ -277,8 +277,8 @@ public final class AcceptShare<C> {
         }
         for (;;) {
             C connection = channel.receive(self);
-            // At EAGAIN, when a reap asked: heal this index's counts (a connection that arrived
-            // while the heal looked is taken like any other).
+            // At EAGAIN, when asked: heal this index's counts (a connection that arrived while
+            // the heal looked is taken like any other).
             if (connection == null && (connection = heal.atEagain()) == null) {
                 return null;
             }
@@ -469,9 +469,9 @@ public final class AcceptShare<C> {
     }
 
     /**
-     * True when a reap asked this index to heal its counts and the heal is not complete (one read
-     * of its counts word). The loop then receives (to EAGAIN, where the heal happens) even
-     * without a readable channel; m0serve looks once per pass.
+     * True when a heal of this index's counts was asked for (by a reap, or by this worker's own
+     * start) and is not complete: one read of its counts word. The loop then receives (to
+     * EAGAIN, where the heal happens) even without a readable channel; m0serve looks once a pass.
      */
     public boolean healDue() {
         return sharing && heal.due();

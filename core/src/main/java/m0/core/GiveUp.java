@@ -104,10 +104,6 @@ public final class GiveUp<C> {
         return false;
     }
 
-    /**
-     * To a live worker; else, while one is starting (within the wait), held for it; else
-     * closed: no worker will serve it.
-     */
     /** A receipt off the dead index's channel: retired at once (nobody else retires it), then re-homed. */
     private void take(C connection, Consumer<? super C> close) {
         drained++;
@@ -119,6 +115,10 @@ public final class GiveUp<C> {
         rehomeOrHold(connection, close);
     }
 
+    /**
+     * To a live worker; else, while one is starting (within the wait), held for it; else
+     * closed: no worker will serve it.
+     */
     private void rehomeOrHold(C connection, Consumer<? super C> close) {
         if (handOff.forward(index, connection) >= 0) {
             rehomed++;

@@ -11,10 +11,12 @@ package m0.core;
  * just before the raise and just after it look alike), so the heal does not ask: it recounts.
  *
  * <p>Who asks: the supervisor, on the reap of a dead worker, sets the HEAL bit of the counts of
- * the index the dead was sending to (its SENDING word, which it then clears) and of its own
- * index ({@link SupervisorShare#markReaped}). The receiver notices the bit in counts words it
- * reads or changes anyway (its receipts, retires, start, drain), or by one read when its loop
- * wakes with nothing else to do; an index nobody asks costs nothing.
+ * the index the dead was sending to (its SENDING word, which it then clears;
+ * {@link SupervisorShare#markReaped}). The receiver notices the bit in counts words it reads or
+ * changes anyway (its receipts, retires, start, drain), or by one read when its loop wakes with
+ * nothing else to do. The dead worker's own index is healed by whoever takes it over: a
+ * replacement that finds something in flight at its start, and every give-up, ask themselves
+ * ({@link #ask}). An index nobody asks costs nothing.
  *
  * <p>The recount, by the index's only receiver (the worker, its replacement, or the supervisor's
  * give-up), at an EAGAIN of its own receive:

@@ -56,6 +56,14 @@ final class Mutants {
      * what its channel delivers and closes it as idle, where the core forwards it.
      */
     static void leaveClosingIdle(Worker w, int maxSteps) {
+        leaveDraining(w, maxSteps, c -> w.world.closeUnserved(w.actor, c)); // closed before its first byte
+    }
+
+    /**
+     * The core's leave as the mutants run it: LEFT first, then drain (each receipt taken, then
+     * handed to {@code admit}, retired at the step's end) while pending - taken is above 0.
+     */
+    private static void leaveDraining(Worker w, int maxSteps, java.util.function.Consumer<Conn> admit) {
         Page page = w.actor.page;
         Channel<Conn> channel = w.actor.channel;
         int self = w.actor.index;
@@ -66,7 +74,7 @@ final class Mutants {
             while ((c = channel.receive(self)) != null) {
                 page.getAndAdd(countsWord(self), Counts.RECEIPT);
                 received++;
-                w.world.closeUnserved(w.actor, c); // admitted, then closed before its first byte
+                admit.accept(c);
             }
             if (received > 0) {
                 page.getAndAdd(countsWord(self), Counts.retire(received));
@@ -98,31 +106,15 @@ final class Mutants {
      * skips slow siblings: with none fast, it admits what its drain meets and closes it as idle.
      */
     static void leaveForwardingToFastOnly(Worker w, int maxSteps) {
-        Page page = w.actor.page;
-        Channel<Conn> channel = w.actor.channel;
         int self = w.actor.index;
-        Siblings siblings = new Siblings(page, w.world.clock(), w.world.workers());
-        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings, PageLayout.sendingWord(self));
-        page.setVolatile(stateWord(self), LEFT);
-        for (int step = 0; step < maxSteps; step++) {
-            long received = 0;
-            Conn c;
-            while ((c = channel.receive(self)) != null) {
-                page.getAndAdd(countsWord(self), Counts.RECEIPT);
-                received++;
-                int target = fastLiveSibling(siblings, self);
-                if (target < 0 || !handOff.sendWith(target, c)) {
-                    w.world.closeUnserved(w.actor, c);
-                }
+        Siblings siblings = new Siblings(w.actor.page, w.world.clock(), w.world.workers());
+        HandOff<Conn> handOff = new HandOff<>(w.actor.page, w.actor.channel, siblings, PageLayout.sendingWord(self));
+        leaveDraining(w, maxSteps, c -> {
+            int target = fastLiveSibling(siblings, self);
+            if (target < 0 || !handOff.sendWith(target, c)) {
+                w.world.closeUnserved(w.actor, c);
             }
-            if (received > 0) {
-                page.getAndAdd(countsWord(self), Counts.retire(received));
-            }
-            if (Counts.inFlight(page.getVolatile(countsWord(self))) <= 0) {
-                return;
-            }
-        }
-        throw new AssertionError("DRAIN: the leaver's drain did not end in " + maxSteps + " steps");
+        });
     }
 
     /**

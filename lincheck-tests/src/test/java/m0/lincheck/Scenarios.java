@@ -304,31 +304,7 @@ final class Scenarios {
      * as idle, so its admit is a close, judged by the oracle (IDLE-CLOSE while a sibling serves).
      */
     static void b25Slow(boolean mutant) {
-        World w = new World(2, CAPACITY);
-        World.Actor a0 = w.actor("worker0", 0);
-        World.Actor a1 = w.actor("worker1", 1);
-        Worker w0 = new Worker(w, a0, 1);
-        Worker w1 = new Worker(w, a1, 0);
-        w.run(a0, w0.share::start);
-        w.run(a1, w1.share::start);
-        w.run(a0, () -> w0.acceptPass(Worker.CORE)); // c0 queued to worker 1 (load 0 against 1)
-        w.run(a0, w0.share::passStart); // worker 0's next pass begins, stamped now
-
-        join(spawn(w, a0, () -> {
-                    w0.drain();
-                    w0.share.passEnd(w0.open);
-                }),
-                spawn(w, a1, () -> {
-                    if (mutant) {
-                        Mutants.leaveForwardingToFastOnly(w1, MAX_DRAIN_STEPS);
-                    } else {
-                        leave(w, w1, c -> w.closeUnserved(a1, c));
-                    }
-                }),
-                clock(w));
-
-        w.run(a0, w0::pass);
-        w.assertQuiescent(0);
+        slowSibling(mutant, false);
     }
 
     /**
@@ -339,6 +315,11 @@ final class Scenarios {
      * worker 0 serves is a loss (STRANDED).
      */
     static void giveUpSlow(boolean mutant) {
+        slowSibling(mutant, true);
+    }
+
+    /** B25-slow ({@code dies} false: worker 1 leaves) and RB-slow (it dies and is given up). */
+    private static void slowSibling(boolean mutant, boolean dies) {
         World w = new World(2, CAPACITY);
         World.Actor a0 = w.actor("worker0", 0);
         World.Actor a1 = w.actor("worker1", 1);
@@ -348,14 +329,15 @@ final class Scenarios {
         SupervisorShare<Conn> supervisor = new SupervisorShare<>(sup.page, sup.channel, w.clock(), 2, true);
         w.run(a0, w0.share::start);
         w.run(a1, w1.share::start);
-        w.run(a0, () -> w0.acceptPass(Worker.CORE)); // c0 queued to worker 1, never read by it
-        w.run(a0, w0.share::passStart);
+        w.run(a0, () -> w0.acceptPass(Worker.CORE)); // c0 queued to worker 1 (load 0 against 1)
+        w.run(a0, w0.share::passStart); // worker 0's next pass begins, stamped now
 
-        join(spawn(w, a0, () -> {
-                    w0.drain();
-                    w0.share.passEnd(w0.open);
-                }),
-                spawn(w, sup, () -> {
+        Thread pass = spawn(w, a0, () -> {
+            w0.drain();
+            w0.share.passEnd(w0.open);
+        });
+        Thread other = dies
+                ? spawn(w, sup, () -> {
                     w.die(a1);
                     supervisor.markReaped(1);
                     w.reaped(1);
@@ -364,8 +346,15 @@ final class Scenarios {
                     } else {
                         giveUp(w, sup, supervisor, 1);
                     }
-                }),
-                clock(w));
+                })
+                : spawn(w, a1, () -> {
+                    if (mutant) {
+                        Mutants.leaveForwardingToFastOnly(w1, MAX_DRAIN_STEPS);
+                    } else {
+                        leave(w, w1, c -> w.closeUnserved(a1, c));
+                    }
+                });
+        join(pass, other, clock(w));
 
         w.run(a0, w0::pass);
         w.assertQuiescent(0);
