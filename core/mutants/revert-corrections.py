@@ -11,12 +11,10 @@ CORE = pathlib.Path("core/src/main/java/m0/core")
 
 MUTANTS = {
     "R5 (pending raised after a successful send)": ("HandOff.java", [
-        ("        page.getAndAdd(pendingWord, 1);\n        // B25", "        // B25"),
-        ("        if (!sent) {\n            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection\n            return false;\n        }\n        return true;",
-         "        if (!sent) {\n            return false;\n        }\n        page.getAndAdd(pendingWord, 1);\n        return true;"),
-        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
-        ("        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {\n            page.getAndAdd(pendingWord, -1);",
-         "        if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {"),
+        ("        page.getAndAdd(countsWord, Counts.RAISE);\n        // B25", "        // B25"),
+        ("        page.setVolatile(sendingWord, 0);\n        return true;",
+         "        page.getAndAdd(countsWord, Counts.RAISE);\n        page.setVolatile(sendingWord, 0);\n        return true;"),
+        ("        page.getAndAdd(countsWord, Counts.TAKE_BACK);\n", ""),
     ]),
     "B25-send (no state re-read after the raise)": ("HandOff.java", [
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
@@ -33,7 +31,7 @@ MUTANTS = {
         ("if (handOff.forward(self, connection) >= 0) {", "if (false) {"),
     ]),
     "TAKEN (start does not subtract taken)": ("AcceptShare.java", [
-        ("        long taken = page.getVolatile(takenWord);\n", "        long taken = 0;\n"),
+        ("        long taken = Counts.taken(counts);\n", "        long taken = 0;\n"),
     ]),
     "NS (NOT_STARTED read as parked)": ("SharePolicy.java", [
         ("if (state == LEFT || state == NOT_STARTED) {", "if (state == LEFT) {"),
@@ -46,15 +44,41 @@ MUTANTS = {
          "            while (inFlight() < 0) {\n                C connection = channel.receive(index);"),
     ]),
     "take-back (a send that throws leaves its raise behind)": ("HandOff.java", [
-        ("            page.getAndAdd(pendingWord, -1);\n            throw e;", "            throw e;"),
+        ("            takeBack(countsWord);\n            throw e;", "            throw e;"),
     ]),
     "lost (a receipt with no connection skipped, never taken)": ("AcceptShare.java", [
-        ("            C connection = channel.receive(self);\n            if (connection == null) {\n                return null;\n            }\n",
-         "            C connection = channel.receive(self);\n            if (connection == null) {\n                return null;\n            }\n            if (channel.lost(connection)) {\n                continue;\n            }\n"),
+        ("            if (connection == null && (connection = heal.atEagain()) == null) {\n                return null;\n            }\n",
+         "            if (connection == null && (connection = heal.atEagain()) == null) {\n                return null;\n            }\n            if (channel.lost(connection)) {\n                continue;\n            }\n"),
     ]),
-    "retire order (pending lowered before taken)": ("AcceptShare.java", [
-        ("        page.getAndAdd(takenWord, -n);\n        page.getAndAdd(pendingWord, -n);",
-         "        page.getAndAdd(pendingWord, -n);\n        page.getAndAdd(takenWord, -n);"),
+    "one-word retire (pending lowered before taken, in two adds)": ("AcceptShare.java", [
+        ("        heal.note(page.getAndAdd(countsWord, Counts.retire(n)));",
+         "        page.getAndAdd(countsWord, -n * Counts.PENDING_ONE + Counts.VERSION_ONE);\n        page.getAndAdd(countsWord, -n * Counts.TAKEN_ONE + Counts.VERSION_ONE);"),
+    ]),
+    "one-word start (taken, then pending, in two adds: ADR 0002's window)": ("AcceptShare.java", [
+        ("            page.getAndAdd(countsWord, Counts.retire(taken));",
+         "            page.getAndAdd(countsWord, -taken * Counts.TAKEN_ONE + Counts.VERSION_ONE);\n            page.getAndAdd(countsWord, -taken * Counts.PENDING_ONE + Counts.VERSION_ONE);"),
+    ]),
+    "heal, sender side (SENDING published after the raise)": ("HandOff.java", [
+        ("        page.setVolatile(sendingWord, target + 1);\n", ""),
+        ("        page.getAndAdd(countsWord, Counts.RAISE);\n", "        page.getAndAdd(countsWord, Counts.RAISE);\n        page.setVolatile(sendingWord, target + 1);\n"),
+    ]),
+    "heal, reap side (the dead sender's target is not asked)": ("SupervisorShare.java", [
+        ("                requestHeal((int) (sending - 1));", "                // not asked"),
+    ]),
+    "heal, replacement side (a start that finds something in flight does not ask)": ("AcceptShare.java", [
+        ("            heal.ask();\n", ""),
+    ]),
+    "heal, give-up side (a give-up does not ask)": ("GiveUp.java", [
+        ("            heal.ask(); // the dead may have died holding a receipt it never took\n", ""),
+    ]),
+    "heal, live senders not counted (a heal blind to SENDING)": ("Heal.java", [
+        ("                if (page.getVolatile(word) == index + 1) {", "                if (page.getVolatile(word) == -1) {"),
+    ]),
+    "heal, no receive after the scan": ("Heal.java", [
+        ("            C arrived = channel.receive(index);\n            if (arrived != null) {\n                return arrived;\n            }\n", ""),
+    ]),
+    "heal, no version (an ABA on the counts passes the compare-and-set)": ("Counts.java", [
+        ("    public static final long VERSION_ONE = 1L << 41;", "    public static final long VERSION_ONE = 0L;"),
     ]),
 }
 

@@ -24,15 +24,18 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the core adds to one accept: a pass with one accepted connection through
- * {@code passStart, passOn, passEnd}, for the arms the server can run. The channel answers
- * "refused" so the connection stays home and nothing accumulates; the page is the server's
- * kind (a direct buffer) or the in-process one.
+ * {@code passStart, passOn, passEnd}, for the arms the server can run. The page is the
+ * server's kind (a direct buffer) or the in-process one.
  *
  * <ul>
  *   <li>{@code race}: two workers, the bare race: every entry point one boolean check.
  *   <li>{@code oneWorker}: one worker, share policy: likewise.
- *   <li>{@code share}: two workers, share: pick (a rotation getAndAdd and a sibling's words),
- *       a raise, a state read, the refused send and its take-back, the pass's stores.
+ *   <li>{@code share}: two workers, share, the channel refusing so the connection stays home
+ *       and nothing accumulates: pick (a rotation getAndAdd and a sibling's words), the hand-off
+ *       published and raised, a state read, the refused send and its take-back, the pass's stores.
+ *   <li>{@code handOff}: two workers, share, the send going through, and worker 1's pass that
+ *       receives it (its receipt, the EAGAIN after it) and retires it: a whole hand-off in the
+ *       core, both sides, with the syscalls replaced by a one-slot queue.
  * </ul>
  */
 @State(Scope.Thread)
@@ -43,14 +46,18 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class AcceptPathBenchmark {
 
-    @Param({"race", "oneWorker", "share"})
+    @Param({"race", "oneWorker", "share", "handOff"})
     public String arm;
 
     @Param({"buffer", "array"})
     public String page;
 
     private AcceptShare<Object> worker;
+    private AcceptShare<Object> receiver;
     private final Object connection = new Object();
+
+    /** One slot per worker: what was sent and not yet received. */
+    private final Object[] slots = new Object[2];
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -58,22 +65,32 @@ public class AcceptPathBenchmark {
         Page p = page.equals("buffer")
                 ? new ByteBufferPage(ByteBuffer.allocateDirect(PageLayout.slots(workers) * 8))
                 : AtomicLongArrayPage.forWorkers(workers);
-        Channel<Object> refusing = new Channel<>() {
+        boolean sends = arm.equals("handOff");
+        Channel<Object> channel = new Channel<>() {
             @Override
             public boolean send(int target, Object c) {
-                return false;
+                if (!sends || slots[target] != null) {
+                    return false;
+                }
+                slots[target] = c;
+                return true;
             }
 
             @Override
             public Object receive(int index) {
-                return null;
+                Object c = slots[index];
+                slots[index] = null;
+                return c;
             }
         };
         AcceptPolicy policy = arm.equals("race") ? AcceptPolicy.race() : AcceptPolicy.share();
         for (int i = workers - 1; i >= 0; i--) {
-            worker = new AcceptShare<>(p, refusing, System::nanoTime, policy, workers, i);
+            worker = new AcceptShare<>(p, channel, System::nanoTime, policy, workers, i);
             worker.bind();
             worker.start();
+            if (i == 1) {
+                receiver = worker;
+            }
         }
         // Worker 0 is the acceptor; with open = 1 the idle sibling is always the pick.
     }
@@ -83,6 +100,14 @@ public class AcceptPathBenchmark {
         worker.passStart();
         boolean passed = worker.passOn(connection, 1);
         worker.passEnd(1);
+        if (passed) {
+            receiver.passStart();
+            Object c = receiver.receive();
+            if (c == null || receiver.receive() != null) {
+                throw new IllegalStateException("the hand-off did not arrive once");
+            }
+            receiver.passEnd(0); // served and closed: worker 1 stays the lighter one
+        }
         return passed;
     }
 }

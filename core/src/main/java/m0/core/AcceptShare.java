@@ -59,8 +59,9 @@ public final class AcceptShare<C> {
 
     private final int stateWord;
     private final int activeWord;
-    private final int pendingWord;
-    private final int takenWord;
+    private final int countsWord;
+    /** This index's heal (ADR 0024): when asked, pending - taken recounted at an EAGAIN. */
+    private final Heal<C> heal;
 
     /** Connections received (taken) since the last retire: retired at the end of the pass. */
     private long received;
@@ -107,15 +108,15 @@ public final class AcceptShare<C> {
         this.clock = clock;
         this.policy = policy;
         this.siblings = new Siblings(page, clock, workers);
-        this.handOff = new HandOff<>(page, channel, siblings);
+        this.handOff = new HandOff<>(page, channel, siblings, PageLayout.sendingWord(self));
         this.self = self;
         this.sharing = workers > 1 && policy.shares();
         this.leaveDrainNanos = leaveDrainNanos;
         this.rebalance = rebalance;
         this.stateWord = PageLayout.stateWord(self);
         this.activeWord = PageLayout.activeWord(self);
-        this.pendingWord = PageLayout.pendingWord(self);
-        this.takenWord = PageLayout.takenWord(self);
+        this.countsWord = PageLayout.countsWord(self);
+        this.heal = new Heal<>(page, channel, self, workers);
     }
 
     /** False with one worker or the race policy: then nothing below touches the page. */
@@ -151,12 +152,21 @@ public final class AcceptShare<C> {
         }
         // TAKEN: a predecessor that died between taking and retiring left taken > 0, and
         // those raises will never be retired by it; subtract them, or pending stays high for
-        // good and every leaver's drain on this index waits out its bound.
-        // Taken is lowered BEFORE pending (DESIGN lists them the other way): if we die between
-        // the two words, pending - taken errs high (an orphaned raise), never below in flight.
-        long taken = page.getVolatile(takenWord);
-        page.getAndAdd(takenWord, -taken);
-        page.getAndAdd(pendingWord, -taken);
+        // good and every leaver's drain on this index waits out its bound. One word (Counts):
+        // a death here leaves either all of it or none, never taken lowered and pending not.
+        // Nobody else changes taken meanwhile (we are the index's only receiver, not receiving).
+        long counts = page.getVolatile(countsWord);
+        heal.note(counts);
+        if (Counts.inFlight(counts) > 0) {
+            // Raised against the index beyond what the predecessor took: queued, or a receipt it
+            // died with before taking it (between recvmsg and taken + 1). A heal at our first
+            // EAGAIN, once the queue is drained, tells the two apart.
+            heal.ask();
+        }
+        long taken = Counts.taken(counts);
+        if (taken != 0) {
+            page.getAndAdd(countsWord, Counts.retire(taken));
+        }
         // ACTIVE: the predecessor's open count died with it. Left in place, a sibling's pick
         // reads a fresh replacement as loaded with connections it does not have until its
         // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
@@ -267,12 +277,14 @@ public final class AcceptShare<C> {
         }
         for (;;) {
             C connection = channel.receive(self);
-            if (connection == null) {
+            // At EAGAIN, when asked: heal this index's counts (a connection that arrived while
+            // the heal looked is taken like any other).
+            if (connection == null && (connection = heal.atEagain()) == null) {
                 return null;
             }
             // Published before admission: if we die holding it, our replacement's start (or the
             // supervisor's give-up) knows this raise will never be retired by us.
-            page.getAndAdd(takenWord, 1);
+            heal.note(page.getAndAdd(countsWord, Counts.RECEIPT));
             received++;
             receivedTotal++;
             // A receipt with no connection in it (the kernel could not install the descriptor):
@@ -358,7 +370,9 @@ public final class AcceptShare<C> {
                 admit.accept(held);
             }
         }
-        long inFlight = page.getVolatile(pendingWord) - page.getVolatile(takenWord);
+        long counts = page.getVolatile(countsWord);
+        heal.note(counts);
+        long inFlight = Counts.inFlight(counts);
         return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
     }
 
@@ -454,6 +468,20 @@ public final class AcceptShare<C> {
         return left;
     }
 
+    /**
+     * True when a heal of this index's counts was asked for (by a reap, or by this worker's own
+     * start) and is not complete: one read of its counts word. The loop then receives (to
+     * EAGAIN, where the heal happens) even without a readable channel; m0serve looks once a pass.
+     */
+    public boolean healDue() {
+        return sharing && heal.due();
+    }
+
+    /** A heal was asked for and is not complete, as far as this worker has seen (no page access). */
+    public boolean healRequested() {
+        return sharing && heal.requested();
+    }
+
     /** Retire what was received since the last retire: {@code taken -= n; pending -= n}. */
     private void retire() {
         long n = received;
@@ -461,9 +489,7 @@ public final class AcceptShare<C> {
             return;
         }
         received = 0;
-        // Taken first (see start): a death between the two words errs high, never low.
-        page.getAndAdd(takenWord, -n);
-        page.getAndAdd(pendingWord, -n);
+        heal.note(page.getAndAdd(countsWord, Counts.retire(n))); // one word: no death between taken and pending
     }
 
     /** Hand-offs this worker sent (fresh accepts passed to a sibling). */

@@ -6,17 +6,22 @@ import java.util.function.Consumer;
  * The supervisor's bounded drain of a dead worker's channel (RB): the leaver's half of the
  * handshake, run on the dead worker's behalf.
  *
- * <p>It takes connections off the channel while {@code pending - taken - drained > 0}, within
- * 250 ms of the give-up, re-homes each to a live worker through sendWith (none was ever read,
- * so a live worker serves it as a fresh accept) and closes it only when no live worker takes
- * it; then it retires {@code pending -= taken + drained; taken = 0}, as a replacement's start
- * would, so a worker a reload later places at this index waits for nothing.
+ * <p>It first retires what the dead worker had taken ({@code pending -= taken; taken = 0}, as a
+ * replacement's start would); then it takes connections off the channel while
+ * {@code pending - taken > 0}, within 250 ms of the give-up, retiring each as it takes it,
+ * re-homes each to a live worker through sendWith (none was ever read, so a live worker serves
+ * it as a fresh accept) and closes it only when no live worker takes it. At an EAGAIN it heals
+ * the index's counts ({@link Heal}): a raise the dead worker's death cut short (its receipt
+ * lost between recvmsg and taken, a dead sender's raise against it) is taken off, so the drain
+ * waits only for what is really on its way, and a worker a reload later places at this index
+ * waits for nothing.
  */
 public final class GiveUp<C> {
 
     private final Page page;
     private final Channel<C> channel;
     private final HandOff<C> handOff;
+    private final Heal<C> heal;
     private final int index;
     private final Clock clock;
     private final long deadline;
@@ -30,12 +35,19 @@ public final class GiveUp<C> {
     private long closed;
     private long lost;
     private boolean done;
+    /** The dead worker's taken is retired (the first step). */
+    private boolean settled;
+    /** The bounded drain is over: what is still raised against the index stays counted. */
     private boolean retired;
 
     GiveUp(Page page, Channel<C> channel, HandOff<C> handOff, int index, Clock clock, long deadline) {
         this.page = page;
         this.channel = channel;
         this.handOff = handOff;
+        this.heal = page == null ? null : new Heal<>(page, channel, index, handOff.siblings().workers());
+        if (heal != null) {
+            heal.ask(); // the dead may have died holding a receipt it never took
+        }
         this.index = index;
         this.clock = clock;
         this.deadline = deadline;
@@ -62,29 +74,45 @@ public final class GiveUp<C> {
         for (int n = awaitingStart.size(); n > 0; n--) {
             rehomeOrHold(awaitingStart.pollFirst(), close);
         }
+        if (!settled) {
+            settled = true;
+            // TAKEN, as a replacement's start: what the dead worker took will never be retired by it.
+            long counts = page.getVolatile(countsWord());
+            heal.note(counts); // the reap asked for a heal of the dead index
+            long taken = Counts.taken(counts);
+            if (taken != 0) {
+                page.getAndAdd(countsWord(), Counts.retire(taken));
+            }
+        }
         if (!retired) {
             while (inFlight() > 0) {
                 C connection = channel.receive(index);
-                if (connection == null) {
+                if (connection == null && (connection = heal.atEagain()) == null) {
                     break;
                 }
-                drained++;
-                if (channel.lost(connection)) {
-                    lost++; // drained like any receipt (it was raised against the index); nothing to re-home
-                    continue;
-                }
-                rehomeOrHold(connection, close);
+                take(connection, close);
             }
             if (inFlight() > 0 && clock.nanoTime() - deadline < 0) {
                 return true;
             }
-            retire();
+            retired = true;
         }
         if (!awaitingStart.isEmpty()) {
             return true; // the counts are settled; what is held waits for a starting worker
         }
         done = true;
         return false;
+    }
+
+    /** A receipt off the dead index's channel: retired at once (nobody else retires it), then re-homed. */
+    private void take(C connection, Consumer<? super C> close) {
+        drained++;
+        heal.note(page.getAndAdd(countsWord(), Counts.DRAINED));
+        if (channel.lost(connection)) {
+            lost++; // drained like any receipt (it was raised against the index); nothing to re-home
+            return;
+        }
+        rehomeOrHold(connection, close);
     }
 
     /**
@@ -105,7 +133,9 @@ public final class GiveUp<C> {
     /**
      * After the drain is done, while the index stays given up: take what arrived late, re-home
      * each connection (or {@code close} it when no live worker takes it), and retire each
-     * receipt at once. Call when the channel is readable, until the index is bound again.
+     * receipt at once. Call when the channel is readable, until the index is bound again, and
+     * after every reap (a heal: a sender killed against this index leaves a raise nothing else
+     * takes off).
      *
      * <p>Why: a sender that re-read the index's state before the reap (PARKED) and then stalled
      * past the drain's bound (a GC pause will do) still queues its connection, into a channel
@@ -122,10 +152,13 @@ public final class GiveUp<C> {
             return 0;
         }
         int n = 0;
+        heal.note(page.getVolatile(countsWord())); // a later reap may have asked for a heal here
         C connection;
-        while ((connection = channel.receive(index)) != null) {
+        while ((connection = channel.receive(index)) != null || (connection = heal.atEagain()) != null) {
             n++;
             drained++;
+            // Retired one at a time: the index is dead, nothing else retires its raises.
+            page.getAndAdd(countsWord(), Counts.DRAINED);
             if (channel.lost(connection)) {
                 lost++;
             } else if (handOff.forward(index, connection) >= 0) {
@@ -134,25 +167,19 @@ public final class GiveUp<C> {
                 closed++;
                 close.accept(connection);
             }
-            // Retired one at a time: the index is dead, nothing else retires its raises.
-            page.getAndAdd(PageLayout.pendingWord(index), -1);
         }
         return n;
     }
 
     /** Raised against the dead worker and not yet received by it or by this drain. */
     private long inFlight() {
-        long pending = page.getVolatile(PageLayout.pendingWord(index));
-        return pending - page.getVolatile(PageLayout.takenWord(index)) - drained;
+        long counts = page.getVolatile(countsWord());
+        heal.note(counts);
+        return Counts.inFlight(counts);
     }
 
-    private void retire() {
-        retired = true;
-        int takenWord = PageLayout.takenWord(index);
-        long taken = page.getVolatile(takenWord);
-        // Taken first, as in start: whatever happens between the words errs high.
-        page.getAndAdd(takenWord, -taken);
-        page.getAndAdd(PageLayout.pendingWord(index), -(taken + drained));
+    private int countsWord() {
+        return PageLayout.countsWord(index);
     }
 
     public boolean done() {

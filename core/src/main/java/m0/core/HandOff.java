@@ -11,12 +11,18 @@ public final class HandOff<C> {
     private final Page page;
     private final Channel<C> channel;
     private final Siblings siblings;
+    private final int sendingWord;
     private final boolean[] refused;
 
-    public HandOff(Page page, Channel<C> channel, Siblings siblings) {
+    /**
+     * @param sendingWord where this sender publishes the hand-off it is making: its own line's
+     *     {@link PageLayout#sendingWord}, or the supervisor's {@link PageLayout#SUPERVISOR_SENDING_WORD}
+     */
+    public HandOff(Page page, Channel<C> channel, Siblings siblings, int sendingWord) {
         this.page = page;
         this.channel = channel;
         this.siblings = siblings;
+        this.sendingWord = sendingWord;
         this.refused = new boolean[siblings.workers()];
     }
 
@@ -28,15 +34,18 @@ public final class HandOff<C> {
      * @return true when the target's channel now holds it
      */
     public boolean sendWith(int target, C connection) {
-        int pendingWord = PageLayout.pendingWord(target);
+        int countsWord = PageLayout.countsWord(target);
+        // Heal: SENDING before the raise, cleared after the send or the take-back, so that the
+        // target's heal counts this raise as in flight for as long as it may be (ADR 0024).
+        page.setVolatile(sendingWord, target + 1);
         // R5: raise pending BEFORE the datagram is queued. Raised after, the receiver could
         // admit and retire it first, and the late raise would leave pending one high for good.
-        page.getAndAdd(pendingWord, 1);
+        page.getAndAdd(countsWord, Counts.RAISE);
         // B25, send side: read the target's state AFTER raising. The leaver stores LEFT and then
         // reads pending; with both accesses sequentially consistent, either we see LEFT here or
         // the leaver sees our raise and drains until this connection arrives.
         if (page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {
-            page.getAndAdd(pendingWord, -1);
+            takeBack(countsWord);
             return false;
         }
         boolean sent;
@@ -44,17 +53,24 @@ public final class HandOff<C> {
             sent = channel.send(target, connection);
         } catch (RuntimeException e) {
             // The port failed (an errno it did not turn into a refusal): take the raise back, or
-            // pending stays one high for good; the caller keeps the connection. Exceptions only:
-            // an Error is the process going away (the checkers' kill), and a dead process writes
-            // nothing more: its raise is orphaned and errs high, as a death between two words does.
-            page.getAndAdd(pendingWord, -1);
+            // pending stays one high; the caller keeps the connection. Exceptions only: an Error
+            // is the process going away (the checkers' kill), and a dead process writes nothing
+            // more: its raise is orphaned, and the target's heal after its reap takes it back.
+            takeBack(countsWord);
             throw e;
         }
         if (!sent) {
-            page.getAndAdd(pendingWord, -1); // full or gone: take it back, keep the connection
+            takeBack(countsWord); // full or gone: take it back, keep the connection
             return false;
         }
+        // Sent: the datagram is in the target's queue, counted there by its heal; done.
+        page.setVolatile(sendingWord, 0);
         return true;
+    }
+
+    private void takeBack(int countsWord) {
+        page.getAndAdd(countsWord, Counts.TAKE_BACK);
+        page.setVolatile(sendingWord, 0); // after the take-back: the heal counted us until it
     }
 
     /** The page's view of every worker, as this hand-off reads it. */

@@ -11,14 +11,17 @@ package m0.core;
  *     2  | REHOMED    stat: re-homed by give-up drains      |
  *     3  | LOST       stat: receipts with no connection     |
  *     4  | STARTING   workers spawned, not yet seen started |
- *   5..7 | reserved                                         |
+ *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
+ *   6..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
  *   +1   | ACTIVE     open connections: at each pass end;   |
  *        |            mid-pass, less this pass's receipts   |
- *   +2   | PENDING    passed to i and not yet retired       |
- *   +3   | TAKEN      received by i and not yet retired     |
+ *   +2   | COUNTS     pending | taken | version | HEAL      |
+ *        |            (Counts): passed to i / received by i |
+ *        |            and not yet retired, in one word      |
+ *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
  *   +5   | SENT       stat: fresh accepts passed on         |
  *   +6   | RECEIVED   stat: taken off its channel           |
@@ -33,14 +36,20 @@ package m0.core;
  *   <li>ACTIVE, BUSY: worker i only.
  *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED, LOST (header): statistics for observers
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
- *   <li>PENDING: raised and taken back by any sender; retired by worker i, its replacement's
- *       start, or the supervisor's give-up.
- *   <li>TAKEN: worker i; zeroed by its replacement's start or the supervisor's give-up.
+ *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
+ *       replacement's start, or the supervisor's give-up; healed by i's receiver. Its HEAL bit:
+ *       set by the supervisor on a reap, cleared by the heal.
+ *   <li>COUNTS, its taken half: worker i; zeroed by its replacement's start or the supervisor's
+ *       give-up.
+ *   <li>SENDING: worker i, around each of its hand-offs; cleared by the supervisor on i's reap.
+ *       SUP_SENDING: the supervisor, around each re-homing.
  * </ul>
  *
  * <p>Invariant kept by every writer: {@code pending[i] - taken[i] >= in flight to i} (raised and
- * not yet received), at every step, across a death at any step. Equality holds except for
- * raises orphaned by a death between two of its owner's words; those err high, never low.
+ * not yet received), at every step, across a death at any step. A death inside a hand-off (a
+ * sender between its raise and its send or take-back, a receiver between recvmsg and its
+ * receipt) leaves it high; the heal of index i that the reap asks for brings it back to
+ * equality ({@link Heal}, ADR 0024). Every retire and start is one word: nothing in between.
  */
 public final class PageLayout {
 
@@ -65,6 +74,11 @@ public final class PageLayout {
      * holds. One word, one writer: no torn read of "bound but not started" across two words.
      */
     public static final int STARTING_WORD = 4;
+    /**
+     * Word 5: the supervisor's {@link #SENDING_OFFSET}: target + 1 while it re-homes a connection
+     * from a given-up index (its give-up drain and watch are senders too), else 0.
+     */
+    public static final int SUPERVISOR_SENDING_WORD = 5;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */
@@ -74,10 +88,17 @@ public final class PageLayout {
     public static final int STATE_OFFSET = 0;
     /** Offset in a line: open connections, published at the end of every pass. */
     public static final int ACTIVE_OFFSET = 1;
-    /** Offset in a line: connections passed to the worker and not yet retired. */
-    public static final int PENDING_OFFSET = 2;
-    /** Offset in a line: connections received by the worker and not yet retired. */
-    public static final int TAKEN_OFFSET = 3;
+    /**
+     * Offset in a line: the worker's counts ({@link Counts}), pending (passed to it and not yet
+     * retired) and taken (received by it and not yet retired) in one word.
+     */
+    public static final int COUNTS_OFFSET = 2;
+    /**
+     * Offset in a line: the target + 1 of the hand-off the worker is making (published before
+     * its raise, cleared after its send or take-back), else 0. A heal counts a raise it cannot
+     * see the end of as in flight; the supervisor clears a dead worker's on its reap.
+     */
+    public static final int SENDING_OFFSET = 3;
     /**
      * Offset in a line: the fountain policy's published busy share, per mille, with
      * {@link BusyEstimator#FULL_BIT} while the worker is full (see {@link BusyEstimator#word}).
@@ -129,12 +150,14 @@ public final class PageLayout {
         return lineOf(i) + ACTIVE_OFFSET;
     }
 
-    public static int pendingWord(int i) {
-        return lineOf(i) + PENDING_OFFSET;
+    /** Worker i's pending and taken, in one word ({@link Counts}). */
+    public static int countsWord(int i) {
+        return lineOf(i) + COUNTS_OFFSET;
     }
 
-    public static int takenWord(int i) {
-        return lineOf(i) + TAKEN_OFFSET;
+    /** Worker i's hand-off in progress: its target + 1, or 0. */
+    public static int sendingWord(int i) {
+        return lineOf(i) + SENDING_OFFSET;
     }
 
     public static int busyWord(int i) {

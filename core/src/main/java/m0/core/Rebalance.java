@@ -82,7 +82,7 @@ public final class Rebalance {
         if (!on || (moved && now - lastMoveAt < intervalNanos)) {
             return self;
         }
-        long own = open + siblings.pending(self) - siblings.taken(self);
+        long own = open + siblings.inFlight(self);
         if (own <= deadBand) {
             return self; // no sibling can be lighter by more than the band
         }

@@ -40,7 +40,7 @@ final class SharePolicy implements AcceptPolicy {
         }
         // Own load: open connections plus those in flight to us (pending - taken). A connection
         // received in this pass is already in open and still in pending: count it once.
-        long best = open + siblings.pending(self) - siblings.taken(self);
+        long best = open + siblings.inFlight(self);
         int ties = 0;
         long now = 0;
         boolean haveNow = false;

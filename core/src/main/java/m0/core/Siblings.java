@@ -37,12 +37,22 @@ public final class Siblings {
         return page.getVolatile(PageLayout.activeWord(i));
     }
 
+    /** Worker i's counts word ({@link Counts}): pending and taken from one load. */
+    public long counts(int i) {
+        return page.getVolatile(PageLayout.countsWord(i));
+    }
+
     public long pending(int i) {
-        return page.getVolatile(PageLayout.pendingWord(i));
+        return Counts.pending(counts(i));
     }
 
     public long taken(int i) {
-        return page.getVolatile(PageLayout.takenWord(i));
+        return Counts.taken(counts(i));
+    }
+
+    /** {@code pending - taken} of worker i, from one load: raised against it, not yet received. */
+    public long inFlight(int i) {
+        return Counts.inFlight(counts(i));
     }
 
     public long busy(int i) {

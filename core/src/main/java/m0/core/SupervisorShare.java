@@ -26,7 +26,8 @@ public final class SupervisorShare<C> {
         this.clock = clock;
         this.workers = workers;
         this.sharing = sharing && workers > 1;
-        this.handOff = new HandOff<>(page, channel, new Siblings(page, clock, workers));
+        this.handOff = new HandOff<>(page, channel, new Siblings(page, clock, workers),
+                PageLayout.SUPERVISOR_SENDING_WORD);
         this.starting = new boolean[workers];
     }
 
@@ -96,10 +97,31 @@ public final class SupervisorShare<C> {
         // hands it connections nothing will read. LEFT, not NOT_STARTED: a sender that picked
         // it before the reap reads state again after raising, and refuses only LEFT.
         page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
+        // Heal (ADR 0024): the dead write nothing more, so a hand-off it was making is over, and
+        // a heal must not wait for it as for a live one: its SENDING is cleared; THEN the
+        // receiver of the index it was sending to is asked to recount pending - taken (a raise
+        // never sent). Its own index (a receipt never taken) is healed by whoever takes it over:
+        // a replacement's start, a give-up, ask themselves.
+        long sending = page.getVolatile(PageLayout.sendingWord(index));
+        if (sending != 0) {
+            page.setVolatile(PageLayout.sendingWord(index), 0);
+            if (sending - 1 != index && sending - 1 < workers) {
+                requestHeal((int) (sending - 1));
+            }
+        }
         if (!replacing) {
             // A worker that died before it started is not coming: nobody waits for it any more.
             notStarting(index);
         }
+    }
+
+    /** Sets index i's HEAL bit (and moves its version, so a heal already reading it tries again). */
+    private void requestHeal(int i) {
+        int word = PageLayout.countsWord(i);
+        long counts;
+        do {
+            counts = page.getVolatile(word);
+        } while (!page.compareAndSet(word, counts, Counts.requestHeal(counts)));
     }
 
     /**

@@ -54,11 +54,31 @@ final class Fixture {
     }
 
     long pending(int i) {
-        return page.peek(PageLayout.pendingWord(i));
+        return Counts.pending(page.peek(PageLayout.countsWord(i)));
     }
 
     long taken(int i) {
-        return page.peek(PageLayout.takenWord(i));
+        return Counts.taken(page.peek(PageLayout.countsWord(i)));
+    }
+
+    /**
+     * A live sender in the middle of a hand-off: {@code sender} (-1: the supervisor) has
+     * published it and raised {@code target}'s pending, and its datagram is not queued yet.
+     */
+    void midHandOff(int sender, int target) {
+        page.put(sender < 0 ? PageLayout.SUPERVISOR_SENDING_WORD : PageLayout.sendingWord(sender), target + 1);
+        page.put(PageLayout.countsWord(target), page.peek(PageLayout.countsWord(target)) + Counts.RAISE);
+    }
+
+    /** That hand-off's datagram lands: queued, and the sender's SENDING cleared. */
+    void landed(int sender, int target, String connection) {
+        channel.send(target, connection);
+        page.put(sender < 0 ? PageLayout.SUPERVISOR_SENDING_WORD : PageLayout.sendingWord(sender), 0);
+    }
+
+    /** Arranges worker i's counts (not recorded). */
+    void counts(int i, long pending, long taken) {
+        page.put(PageLayout.countsWord(i), Counts.of(pending, taken));
     }
 
     void put(int word, long value) {

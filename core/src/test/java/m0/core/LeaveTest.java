@@ -26,14 +26,14 @@ class LeaveTest {
     void theDrainGoesOnWhileARaiseIsInFlightAndStopsWhenItArrives() {
         Fixture f = new Fixture(3).started();
         // A sender raised worker 1's pending and read its state before LEFT: in flight.
-        f.put(PageLayout.pendingWord(1), 1);
+        f.midHandOff(0, 1);
         AcceptShare<String> w1 = f.w(1);
         w1.leave();
         List<String> admitted = new ArrayList<>();
         assertTrue(w1.leaveStep(admitted::add), "pending - taken = 1: go on");
         f.clock.advanceMillis(10);
         assertTrue(w1.leaveStep(admitted::add), "still in flight: go on");
-        f.channel.send(1, "late"); // the sender's datagram lands
+        f.landed(0, 1, "late"); // the sender's datagram lands
         assertFalse(w1.leaveStep(admitted::add), "arrived: done");
         assertEquals(List.of(), admitted, "forwarded, not admitted: siblings serve");
         assertEquals(1, f.channel.queued(0) + f.channel.queued(2));
@@ -45,7 +45,7 @@ class LeaveTest {
     @Test
     void theDrainStopsAtItsBoundWhenARaiseNeverArrives() {
         Fixture f = new Fixture(2).started();
-        f.put(PageLayout.pendingWord(1), 1); // orphaned: its sender died after raising
+        f.counts(1, 1, 0); // orphaned: its sender died after raising
         AcceptShare<String> w1 = f.w(1);
         w1.leave();
         assertTrue(w1.leaveStep(c -> { }));
@@ -76,7 +76,7 @@ class LeaveTest {
         f.w(0).sendWith(2, "b"); // worker 2 is LEFT: refused, worker 0 keeps it
         assertEquals(0, f.channel.queued(2));
         f.channel.send(2, "c"); // one a sender queued before it read LEFT
-        f.put(PageLayout.pendingWord(2), 1);
+        f.counts(2, 1, 0);
         f.w(0).leave();
         f.w(1).leave();
         f.w(2).leaveStep(admitted::add);
@@ -140,7 +140,7 @@ class LeaveTest {
 
         f.w(1).leave(); // now the slow worker 0 is the only live sibling
         f.channel.send(2, "second");
-        f.put(PageLayout.pendingWord(2), 1);
+        f.counts(2, 1, 0);
         f.w(2).leaveStep(admitted::add);
         assertEquals(List.of(), admitted, "never admitted (and closed as idle) while a sibling serves");
         assertEquals(1, f.channel.queued(0), "the slow sibling has it");

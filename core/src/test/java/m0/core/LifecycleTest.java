@@ -16,8 +16,7 @@ class LifecycleTest {
     void bindMarksNotStartedAndKeepsThePredecessorsCounts() {
         Fixture f = new Fixture(2).started();
         f.put(PageLayout.stateWord(1), PARKED);
-        f.put(PageLayout.pendingWord(1), 4);
-        f.put(PageLayout.takenWord(1), 1);
+        f.counts(1, 4, 1);
         f.w(1).bind();
         assertEquals(PageLayout.NOT_STARTED, f.state(1));
         assertEquals(4, f.pending(1));
@@ -29,8 +28,7 @@ class LifecycleTest {
     void startSubtractsTakenThenParks() {
         Fixture f = new Fixture(2);
         // The predecessor took 2 hand-offs and died before retiring them; 1 more is queued.
-        f.put(PageLayout.pendingWord(1), 3);
-        f.put(PageLayout.takenWord(1), 2);
+        f.counts(1, 3, 2);
         f.channel.send(1, "queued");
         f.log.clear();
         AcceptShare<String> replacement = f.w(1);
@@ -39,9 +37,9 @@ class LifecycleTest {
         assertEquals(1, f.pending(1), "TAKEN: what the dead worker had taken is retired");
         assertEquals(0, f.taken(1));
         assertEquals(PARKED, f.state(1));
-        // Taken is lowered before pending, and PARKED comes last.
-        assertEquals(List.of("set state[1] 0", "add taken[1] -2", "add pending[1] -2", "set state[1] -2"),
-                f.page.writesTo("state[1]", "pending[1]", "taken[1]"));
+        // Taken and pending lowered in ONE word (a death leaves all of it or none), PARKED last.
+        assertEquals(List.of("set state[1] 0", "add counts[1] p-2 t-2", "set state[1] -2"),
+                f.page.writesTo("state[1]", "counts[1]"));
         // The queued one is then received and retired like any other: pending returns to 0.
         replacement.passStart();
         assertEquals("queued", replacement.receive());
@@ -65,9 +63,8 @@ class LifecycleTest {
         assertEquals(0, f.pending(1));
         assertEquals(0, f.taken(1));
         assertEquals(1, f.active(1));
-        assertEquals(List.of("add taken[1] 1", "set active[1] 1", "set state[1] -2",
-                        "add taken[1] -1", "add pending[1] -1"),
-                f.page.writesTo("state[1]", "active[1]", "pending[1]", "taken[1]"));
+        assertEquals(List.of("add counts[1] t+1", "set active[1] 1", "set state[1] -2", "add counts[1] p-1 t-1"),
+                f.page.writesTo("state[1]", "active[1]", "counts[1]"));
     }
 
     @Test

@@ -19,12 +19,12 @@ class PageLayoutTest {
     void eachWorkerOwnsOneCacheLineAfterTheHeader() {
         assertEquals(8, PageLayout.stateWord(0));
         assertEquals(9, PageLayout.activeWord(0));
-        assertEquals(10, PageLayout.pendingWord(0));
-        assertEquals(11, PageLayout.takenWord(0));
+        assertEquals(10, PageLayout.countsWord(0));
+        assertEquals(11, PageLayout.sendingWord(0));
         assertEquals(12, PageLayout.busyWord(0));
         assertEquals(16, PageLayout.stateWord(1));
         assertEquals(64, PageLayout.LINE_WORDS * Long.BYTES, "one 64-byte cache line a worker");
-        assertEquals(18, PageLayout.pendingWord(1));
+        assertEquals(18, PageLayout.countsWord(1));
     }
 
     @Test

@@ -98,7 +98,7 @@ class PickTest {
     @Test
     void ownPendingCountsTowardsOwnLoad() {
         Fixture f = new Fixture(2).started();
-        f.put(PageLayout.pendingWord(0), 2);
+        f.counts(0, 2, 0);
         f.put(PageLayout.activeWord(1), 1);
         assertEquals(1, f.w(0).pick(0), "self 0 open + 2 pending is heavier than 1");
     }

@@ -55,7 +55,7 @@ class RebalanceTest {
     @Test
     void ownLoadCountsWhatIsInFlightToUs() {
         Fixture f = new Fixture(2).started();
-        f.put(PageLayout.pendingWord(0), 3); // three raised against worker 0, none received yet
+        f.counts(0, 3, 0); // three raised against worker 0, none received yet
         assertEquals(1, f.w(0).rebalancePick(0), "0 open + 3 in flight against an idle sibling");
     }
 

@@ -24,8 +24,9 @@ import org.mockito.InOrder;
  */
 class SendWithTest {
 
-    private static final int PENDING_1 = PageLayout.pendingWord(1);
+    private static final int COUNTS_1 = PageLayout.countsWord(1);
     private static final int STATE_1 = PageLayout.stateWord(1);
+    private static final int SENDING_0 = PageLayout.sendingWord(0);
 
     private Page page;
     @SuppressWarnings("unchecked")
@@ -39,16 +40,23 @@ class SendWithTest {
         w0 = new AcceptShare<>(page, channel, new FakeClock(1), AcceptPolicy.share(), 2, 0);
     }
 
+    private long pending1() {
+        return Counts.pending(page.getVolatile(COUNTS_1));
+    }
+
     @Test
     void pendingIsRaisedBeforeTheSendThenStateIsReadAgain() {
         when(channel.send(1, "c")).thenReturn(true);
         assertTrue(w0.sendWith(1, "c"));
         InOrder order = inOrder(page, channel);
-        order.verify(page).getAndAdd(PENDING_1, 1);   // R5
-        order.verify(page).getVolatile(STATE_1);      // B25: read state after the raise
+        order.verify(page).setVolatile(SENDING_0, 2);              // heal: the hand-off is published first
+        order.verify(page).getAndAdd(COUNTS_1, Counts.RAISE);      // R5
+        order.verify(page).getVolatile(STATE_1);                   // B25: read state after the raise
         order.verify(channel).send(1, "c");
-        verify(page, never()).getAndAdd(PENDING_1, -1);
-        assertEquals(1, page.getVolatile(PENDING_1));
+        order.verify(page).setVolatile(SENDING_0, 0);              // and cleared once it is queued
+        verify(page, never()).getAndAdd(COUNTS_1, Counts.TAKE_BACK);
+        assertEquals(1, pending1());
+        assertEquals(0, page.getVolatile(SENDING_0));
     }
 
     @Test
@@ -56,10 +64,11 @@ class SendWithTest {
         when(channel.send(1, "c")).thenReturn(false);
         assertFalse(w0.sendWith(1, "c"), "false: the caller still owns it");
         InOrder order = inOrder(page, channel);
-        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(page).getAndAdd(COUNTS_1, Counts.RAISE);
         order.verify(channel).send(1, "c");
-        order.verify(page).getAndAdd(PENDING_1, -1);
-        assertEquals(0, page.getVolatile(PENDING_1));
+        order.verify(page).getAndAdd(COUNTS_1, Counts.TAKE_BACK);
+        order.verify(page).setVolatile(SENDING_0, 0); // cleared after the take-back, not before
+        assertEquals(0, pending1());
     }
 
     @Test
@@ -69,21 +78,22 @@ class SendWithTest {
         assertSame(ebadf, assertThrows(IllegalStateException.class, () -> w0.sendWith(1, "c")),
                 "the port's failure reaches the caller, who still owns the connection");
         InOrder order = inOrder(page, channel);
-        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(page).getAndAdd(COUNTS_1, Counts.RAISE);
         order.verify(channel).send(1, "c");
-        order.verify(page).getAndAdd(PENDING_1, -1);
-        assertEquals(0, page.getVolatile(PENDING_1), "no raise is left behind by a throwing send");
+        order.verify(page).getAndAdd(COUNTS_1, Counts.TAKE_BACK);
+        assertEquals(0, pending1(), "no raise is left behind by a throwing send");
         assertEquals(0, w0.sentCount());
     }
 
     @Test
     void anErrorFromTheChannelIsADeathAndNothingMoreIsWritten() {
         // The checkers kill an actor with an Error at a port access; a dead process runs no
-        // take-back: its raise is orphaned and errs high, as a death between two words does.
+        // take-back: its raise is orphaned and errs high until its reap's heal.
         when(channel.send(1, "c")).thenThrow(new OutOfMemoryError("dying"));
         assertThrows(OutOfMemoryError.class, () -> w0.sendWith(1, "c"));
-        verify(page, never()).getAndAdd(PENDING_1, -1);
-        assertEquals(1, page.getVolatile(PENDING_1));
+        verify(page, never()).getAndAdd(COUNTS_1, Counts.TAKE_BACK);
+        assertEquals(1, pending1());
+        assertEquals(2, page.getVolatile(SENDING_0), "still published: its reap clears it and asks for a heal");
     }
 
     @Test
@@ -91,11 +101,11 @@ class SendWithTest {
         page.setVolatile(STATE_1, PageLayout.LEFT);
         assertFalse(w0.sendWith(1, "c"));
         InOrder order = inOrder(page, channel);
-        order.verify(page).getAndAdd(PENDING_1, 1);
+        order.verify(page).getAndAdd(COUNTS_1, Counts.RAISE);
         order.verify(page).getVolatile(STATE_1);
-        order.verify(page).getAndAdd(PENDING_1, -1);
+        order.verify(page).getAndAdd(COUNTS_1, Counts.TAKE_BACK);
         verify(channel, never()).send(anyInt(), anyString());
-        assertEquals(0, page.getVolatile(PENDING_1));
+        assertEquals(0, pending1());
     }
 
     @Test
@@ -104,7 +114,7 @@ class SendWithTest {
         page.setVolatile(PageLayout.activeWord(0), 0);
         assertFalse(w0.passOn("c", 5), "picked 1, refused: admit it here");
         verify(channel).send(1, "c");
-        assertEquals(0, page.getVolatile(PENDING_1));
+        assertEquals(0, pending1());
         assertEquals(0, w0.sentCount());
     }
 }

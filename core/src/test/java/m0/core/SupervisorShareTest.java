@@ -37,8 +37,7 @@ class SupervisorShareTest {
         Fixture f = new Fixture(3).started();
         f.w(0).sendWith(1, "a");
         f.w(0).sendWith(1, "b");
-        f.put(PageLayout.takenWord(1), 1); // it had taken one more and died before retiring
-        f.put(PageLayout.pendingWord(1), 3);
+        f.counts(1, 3, 1); // it had taken one more and died before retiring
         f.supervisor.markReaped(1);
         GiveUp<String> drain = f.supervisor.giveUp(1);
         List<String> closed = new ArrayList<>();
@@ -74,7 +73,7 @@ class SupervisorShareTest {
     void giveUpWaitsForARaiseInFlightAndStopsAtItsBound() {
         Fixture f = new Fixture(2).started();
         f.w(0).sendWith(1, "a");
-        f.put(PageLayout.pendingWord(1), 2); // and one raise whose datagram is not queued yet
+        f.midHandOff(0, 1); // and one raise whose datagram is not queued yet
         f.supervisor.markReaped(1);
         GiveUp<String> drain = f.supervisor.giveUp(1);
         List<String> closed = new ArrayList<>();
@@ -104,13 +103,13 @@ class SupervisorShareTest {
     @Test
     void aLateDatagramIsCaughtByALaterStep() {
         Fixture f = new Fixture(2).started();
-        f.put(PageLayout.pendingWord(1), 1);
+        f.midHandOff(0, 1);
         f.supervisor.markReaped(1);
         GiveUp<String> drain = f.supervisor.giveUp(1);
         List<String> closed = new ArrayList<>();
         assertTrue(drain.step(closed::add));
         f.clock.advanceMillis(100);
-        f.channel.send(1, "late");
+        f.landed(0, 1, "late");
         assertFalse(drain.step(closed::add));
         assertEquals(1, drain.rehomed());
         assertEquals(1, f.channel.queued(0));
@@ -120,7 +119,7 @@ class SupervisorShareTest {
     @Test
     void aSendStalledPastTheBoundIsReHomedByTheWatchNotStranded() {
         Fixture f = new Fixture(3).started();
-        f.put(PageLayout.pendingWord(1), 1); // w0 raised against w1 and read it PARKED, then stalled
+        f.midHandOff(0, 1); // w0 raised against w1 and read it PARKED, then stalled
         f.supervisor.markReaped(1);
         GiveUp<String> drain = f.supervisor.giveUp(1);
         List<String> closed = new ArrayList<>();
@@ -129,7 +128,7 @@ class SupervisorShareTest {
         f.clock.advance(SupervisorShare.GIVE_UP_DRAIN_NANOS);
         assertFalse(drain.step(closed::add), "the bound passed: the drain is done");
         assertEquals(1, f.pending(1), "the stalled raise stays counted");
-        f.channel.send(1, "late"); // the GC pause ends: the datagram is queued after all
+        f.landed(0, 1, "late"); // the GC pause ends: the datagram is queued after all
         assertEquals(1, drain.watch(closed::add));
         assertEquals(0, f.channel.queued(1), "nothing strands in the dead index's channel");
         assertEquals(1, f.channel.queued(0) + f.channel.queued(2), "re-homed to a live worker");
@@ -143,14 +142,14 @@ class SupervisorShareTest {
     @Test
     void theWatchClosesALateConnectionOnlyWhenNoWorkerIsLive() {
         Fixture f = new Fixture(2).started();
-        f.put(PageLayout.pendingWord(1), 1);
+        f.midHandOff(0, 1);
         f.supervisor.markReaped(1);
         f.w(0).leave();
         GiveUp<String> drain = f.supervisor.giveUp(1);
         List<String> closed = new ArrayList<>();
         f.clock.advance(SupervisorShare.GIVE_UP_DRAIN_NANOS);
         assertFalse(drain.step(closed::add));
-        f.channel.send(1, "late");
+        f.landed(0, 1, "late");
         assertEquals(1, drain.watch(closed::add));
         assertEquals(List.of("late"), closed);
         assertEquals(0, f.pending(1));

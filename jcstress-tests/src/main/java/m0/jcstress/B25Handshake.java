@@ -41,14 +41,14 @@ public final class B25Handshake {
 
     /** The sender: raise pending (R5), then read state again (B25). */
     static long raiseThenReadState(Page page) {
-        page.getAndAdd(Words.PENDING, 1);
+        page.getAndAdd(Words.COUNTS, m0.core.Counts.RAISE);
         return page.getVolatile(Words.STATE);
     }
 
     /** The leaver: LEFT first, then read pending. */
     static long leaveThenReadPending(Page page) {
         page.setVolatile(Words.STATE, PageLayout.LEFT);
-        return page.getVolatile(Words.PENDING);
+        return Words.pending(page);
     }
 
     @JCStressTest

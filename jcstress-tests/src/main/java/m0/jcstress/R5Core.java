@@ -64,8 +64,9 @@ public final class R5Core {
         }
 
         void settle(JJJJ_Result r) {
-            r.r3 = page.getVolatile(Words.PENDING);
-            r.r4 = page.getVolatile(Words.TAKEN);
+            long counts = page.getVolatile(Words.COUNTS);
+            r.r3 = m0.core.Counts.pending(counts);
+            r.r4 = m0.core.Counts.taken(counts);
         }
     }
 

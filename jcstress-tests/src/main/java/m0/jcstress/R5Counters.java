@@ -4,6 +4,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import m0.core.Counts;
 import m0.core.Page;
 import m0.jcstress.page.Pages;
 import m0.jcstress.page.SplitAddPage;
@@ -16,14 +17,14 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.JJ_Result;
 
 /**
- * R5 at the memory level: one worker's {@code pending} written by two actors at once loses
+ * R5 at the memory level: one worker's counts word written by two actors at once loses
  * nothing.
  *
  * <p>Before: one connection was raised, received and not yet retired ({@code pending 1,
  * taken 1}). The sender raises for a send the channel refuses and takes it back, then raises
- * for a send that goes through; the receiver retires the one it had ({@code taken -= 1;
- * pending -= 1}, taken first). After, whatever the interleaving: {@code pending 1} (the
- * connection now in flight), {@code taken 0}. The arbiter reads both.
+ * for a send that goes through; the receiver retires the one it had ({@code pending -= 1;
+ * taken -= 1}, one add). After, whatever the interleaving: {@code pending 1} (the connection
+ * now in flight), {@code taken 0}. The arbiter reads both, from one load.
  */
 public final class R5Counters {
 
@@ -32,27 +33,26 @@ public final class R5Counters {
 
     /** One connection received and not yet retired. */
     static Page oneTaken(Page page) {
-        page.setVolatile(Words.PENDING, 1);
-        page.setVolatile(Words.TAKEN, 1);
+        page.setVolatile(Words.COUNTS, Counts.of(1, 1));
         return page;
     }
 
-    /** Raise, take back (refused), raise (sent): HandOff.sendWith's words, twice. */
+    /** Raise, take back (refused), raise (sent): HandOff.sendWith's adds, twice. */
     static void raiseTakeBackRaise(Page page) {
-        page.getAndAdd(Words.PENDING, 1);
-        page.getAndAdd(Words.PENDING, -1);
-        page.getAndAdd(Words.PENDING, 1);
+        page.getAndAdd(Words.COUNTS, Counts.RAISE);
+        page.getAndAdd(Words.COUNTS, Counts.TAKE_BACK);
+        page.getAndAdd(Words.COUNTS, Counts.RAISE);
     }
 
-    /** The receiver's retire of one: taken first, then pending. */
+    /** The receiver's retire of one: pending and taken in one add. */
     static void retireOne(Page page) {
-        page.getAndAdd(Words.TAKEN, -1);
-        page.getAndAdd(Words.PENDING, -1);
+        page.getAndAdd(Words.COUNTS, Counts.retire(1));
     }
 
     static void settle(Page page, JJ_Result r) {
-        r.r1 = page.getVolatile(Words.PENDING);
-        r.r2 = page.getVolatile(Words.TAKEN);
+        long counts = page.getVolatile(Words.COUNTS);
+        r.r1 = Counts.pending(counts);
+        r.r2 = Counts.taken(counts);
     }
 
     @JCStressTest

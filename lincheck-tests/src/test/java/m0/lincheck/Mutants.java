@@ -2,13 +2,15 @@ package m0.lincheck;
 
 import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.PARKED;
-import static m0.core.PageLayout.pendingWord;
+import static m0.core.PageLayout.countsWord;
 import static m0.core.PageLayout.stateWord;
-import static m0.core.PageLayout.takenWord;
 
 import m0.core.AcceptPolicy;
 import m0.core.Channel;
+import m0.core.Counts;
+import m0.core.HandOff;
 import m0.core.Page;
+import m0.core.PageLayout;
 import m0.core.Siblings;
 
 /**
@@ -30,7 +32,7 @@ final class Mutants {
         if (!w.actor.channel.send(target, c)) {
             return false;
         }
-        w.actor.page.getAndAdd(pendingWord(target), 1);
+        w.actor.page.getAndAdd(countsWord(target), Counts.RAISE);
         return true;
     };
 
@@ -41,9 +43,9 @@ final class Mutants {
             return false;
         }
         Page page = w.actor.page;
-        page.getAndAdd(pendingWord(target), 1);
+        page.getAndAdd(countsWord(target), Counts.RAISE);
         if (!w.actor.channel.send(target, c)) {
-            page.getAndAdd(pendingWord(target), -1);
+            page.getAndAdd(countsWord(target), Counts.TAKE_BACK);
             return false;
         }
         return true;
@@ -54,6 +56,14 @@ final class Mutants {
      * what its channel delivers and closes it as idle, where the core forwards it.
      */
     static void leaveClosingIdle(Worker w, int maxSteps) {
+        leaveDraining(w, maxSteps, c -> w.world.closeUnserved(w.actor, c)); // closed before its first byte
+    }
+
+    /**
+     * The core's leave as the mutants run it: LEFT first, then drain (each receipt taken, then
+     * handed to {@code admit}, retired at the step's end) while pending - taken is above 0.
+     */
+    private static void leaveDraining(Worker w, int maxSteps, java.util.function.Consumer<Conn> admit) {
         Page page = w.actor.page;
         Channel<Conn> channel = w.actor.channel;
         int self = w.actor.index;
@@ -62,19 +72,103 @@ final class Mutants {
             long received = 0;
             Conn c;
             while ((c = channel.receive(self)) != null) {
-                page.getAndAdd(takenWord(self), 1);
+                page.getAndAdd(countsWord(self), Counts.RECEIPT);
                 received++;
-                w.world.closeUnserved(w.actor, c); // admitted, then closed before its first byte
+                admit.accept(c);
             }
             if (received > 0) {
-                page.getAndAdd(takenWord(self), -received);
-                page.getAndAdd(pendingWord(self), -received);
+                page.getAndAdd(countsWord(self), Counts.retire(received));
             }
-            if (page.getVolatile(pendingWord(self)) - page.getVolatile(takenWord(self)) <= 0) {
+            if (Counts.inFlight(page.getVolatile(countsWord(self))) <= 0) {
                 return;
             }
         }
         throw new AssertionError("DRAIN: the leaver's drain did not end in " + maxSteps + " steps");
+    }
+
+    /**
+     * The slow-pass rule undone in forward (mutant-fwd-skips-slow, as in the simulator): the
+     * first live sibling that is not inside a pass for over 2 ms, or -1. Pick skips a slow
+     * sibling; a forward that does the same finds nobody when the only live one is slow.
+     */
+    static int fastLiveSibling(Siblings siblings, int exclude) {
+        for (int i = 0; i < siblings.workers(); i++) {
+            long state = siblings.state(i);
+            if (i != exclude && Siblings.live(state) && !Siblings.slowPass(state, siblings.now())) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The leaver of the core (LEFT first, drain while pending - taken is above 0), whose forward
+     * skips slow siblings: with none fast, it admits what its drain meets and closes it as idle.
+     */
+    static void leaveForwardingToFastOnly(Worker w, int maxSteps) {
+        int self = w.actor.index;
+        Siblings siblings = new Siblings(w.actor.page, w.world.clock(), w.world.workers());
+        HandOff<Conn> handOff = new HandOff<>(w.actor.page, w.actor.channel, siblings, PageLayout.sendingWord(self));
+        leaveDraining(w, maxSteps, c -> {
+            int target = fastLiveSibling(siblings, self);
+            if (target < 0 || !handOff.sendWith(target, c)) {
+                w.world.closeUnserved(w.actor, c);
+            }
+        });
+    }
+
+    /**
+     * The give-up drain of the core, whose re-homing skips slow workers: with none fast, it
+     * closes what it drained as if no worker were live.
+     */
+    static void giveUpForwardingToFastOnly(World world, World.Actor supervisor, int index) {
+        Page page = supervisor.page;
+        Channel<Conn> channel = supervisor.channel;
+        Siblings siblings = new Siblings(page, world.clock(), world.workers());
+        HandOff<Conn> handOff = new HandOff<>(page, channel, siblings, PageLayout.SUPERVISOR_SENDING_WORD);
+        long drained = 0;
+        while (Counts.inFlight(page.getVolatile(countsWord(index))) - drained > 0) {
+            Conn c = channel.receive(index);
+            if (c == null) {
+                break;
+            }
+            drained++;
+            int target = fastLiveSibling(siblings, index);
+            if (target < 0 || !handOff.sendWith(target, c)) {
+                world.closeNoSibling(supervisor, index, c);
+            }
+        }
+        long taken = Counts.taken(page.getVolatile(countsWord(index)));
+        page.getAndAdd(countsWord(index), Counts.retire(taken) - drained * Counts.PENDING_ONE);
+    }
+
+    /**
+     * A heal that reads every raise it sees as orphaned (no SENDING looked at): worker 1's pass,
+     * its receive and retire as the core has them, its heal at EAGAIN blind.
+     */
+    static void passHealingBlindly(Worker w) {
+        Page page = w.actor.page;
+        Channel<Conn> channel = w.actor.channel;
+        int counts = countsWord(w.actor.index);
+        w.share.passStart();
+        long received = 0;
+        for (;;) {
+            Conn c = channel.receive(w.actor.index);
+            if (c == null) {
+                long before = page.getVolatile(counts);
+                if (Counts.healRequested(before)) {
+                    page.compareAndSet(counts, before, Counts.healed(before, Math.max(0, Counts.inFlight(before)), true));
+                }
+                break;
+            }
+            page.getAndAdd(counts, Counts.RECEIPT);
+            received++;
+            w.serve(c);
+        }
+        w.share.passEnd(w.open);
+        if (received > 0) {
+            page.getAndAdd(counts, Counts.retire(received));
+        }
     }
 
     /** TAKEN reverted: a replacement's start marks PARKED and leaves pending and taken alone. */
@@ -85,9 +179,8 @@ final class Mutants {
     /** RB reverted: give up on an index by retiring its counters, without draining its channel. */
     static void giveUpWithoutDrain(World.Actor supervisor, int index) {
         Page page = supervisor.page;
-        long taken = page.getVolatile(takenWord(index));
-        page.getAndAdd(takenWord(index), -taken);
-        page.getAndAdd(pendingWord(index), -taken);
+        long taken = Counts.taken(page.getVolatile(countsWord(index)));
+        page.getAndAdd(countsWord(index), Counts.retire(taken));
     }
 
     /**

@@ -4,13 +4,14 @@ import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.AtomicLongArrayPage;
 import m0.core.Clock;
+import m0.core.Counts;
 import m0.core.HandOff;
 import m0.core.PageLayout;
 import m0.core.Siblings;
+import org.jetbrains.lincheck.LincheckAssertionError;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Validate;
-import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -56,7 +57,8 @@ public class PageCountersTest {
 
     /** The core's sendWith; {@link R5Mutant} overrides it with the historical order. */
     boolean send(Object connection) {
-        return new HandOff<>(page, channel, siblings).sendWith(1, connection);
+        // Senders on any thread share one SENDING word: nothing reads it here (no reap, no heal).
+        return new HandOff<>(page, channel, siblings, PageLayout.SUPERVISOR_SENDING_WORD).sendWith(1, connection);
     }
 
     /** One pass of worker 1's loop: receive to EAGAIN, admit, retire at the end. */
@@ -69,8 +71,9 @@ public class PageCountersTest {
             // R5 at the page: only this loop moves taken[1], and a sender lowers pending[1]
             // only to take back its own raise, so pending >= taken + queued >= taken holds
             // whenever this thread looks.
-            long pending = page.getVolatile(PageLayout.pendingWord(1));
-            long taken = page.getVolatile(PageLayout.takenWord(1));
+            long counts = page.getVolatile(PageLayout.countsWord(1));
+            long pending = Counts.pending(counts);
+            long taken = Counts.taken(counts);
             if (pending < taken) {
                 throw new IllegalStateException("IN-FLIGHT: worker 1 holds " + taken
                         + " taken but pending is " + pending);
@@ -92,8 +95,9 @@ public class PageCountersTest {
     /** Quiescent: pending - taken is exactly what is queued; every pass retired what it took. */
     @Validate
     public void countersAccountForTheChannel() {
-        long pending = page.getVolatile(PageLayout.pendingWord(1));
-        long taken = page.getVolatile(PageLayout.takenWord(1));
+        long counts = page.getVolatile(PageLayout.countsWord(1));
+        long pending = Counts.pending(counts);
+        long taken = Counts.taken(counts);
         int queued = channel.queued(1);
         if (taken != 0 || pending != queued) {
             throw new IllegalStateException("worker 1: pending " + pending + ", taken " + taken
@@ -103,7 +107,7 @@ public class PageCountersTest {
             throw new IllegalStateException("worker 1 served " + open1 + " and has " + queued
                     + " queued, but senders let go of " + sent.get());
         }
-        if (page.getVolatile(PageLayout.pendingWord(0)) != 0 || page.getVolatile(PageLayout.takenWord(0)) != 0) {
+        if (page.getVolatile(PageLayout.countsWord(0)) != 0) {
             throw new IllegalStateException("worker 0 was handed nothing, yet its counters moved");
         }
     }
@@ -115,7 +119,7 @@ public class PageCountersTest {
             if (!channel.send(1, connection)) {
                 return false;
             }
-            page.getAndAdd(PageLayout.pendingWord(1), 1);
+            page.getAndAdd(PageLayout.countsWord(1), Counts.RAISE);
             return true;
         }
     }

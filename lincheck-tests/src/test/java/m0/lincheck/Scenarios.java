@@ -2,6 +2,7 @@ package m0.lincheck;
 
 import m0.core.AcceptPolicy;
 import m0.core.GiveUp;
+import m0.core.PageLayout;
 import m0.core.SupervisorShare;
 
 /**
@@ -290,6 +291,121 @@ final class Scenarios {
         w.assertQuiescent(0);
     }
 
+    /** How far the clock moves inside worker 0's pass: past the 2 ms after which pick skips it. */
+    static final long SLOW_NANOS = PageLayout.SLOW_PASS_NANOS + 1_000_000L;
+
+    /**
+     * B25-slow, the leaver's forward when every live sibling is inside a long pass: worker 1
+     * leaves with a hand-off queued to it while worker 0, the only live sibling, is inside a
+     * pass that ends concurrently, and a clock thread moves time past the slow-pass threshold at
+     * a point Lincheck chooses. Pick skips a slow sibling; the forward must not (the old race
+     * would have served the connection there too): with none fast it is still the one that
+     * serves. What the leaver admits has not sent its first byte and a leaving m0serve closes it
+     * as idle, so its admit is a close, judged by the oracle (IDLE-CLOSE while a sibling serves).
+     */
+    static void b25Slow(boolean mutant) {
+        slowSibling(mutant, false);
+    }
+
+    /**
+     * RB-slow, the give-up's re-homing when every live worker is inside a long pass: worker 1
+     * dies with a hand-off queued to it; the supervisor reaps it and gives the index up while
+     * worker 0, the only live worker, is inside a pass that turns slow at a point Lincheck
+     * chooses. The drain must re-home the connection to worker 0 all the same; closing it while
+     * worker 0 serves is a loss (STRANDED).
+     */
+    static void giveUpSlow(boolean mutant) {
+        slowSibling(mutant, true);
+    }
+
+    /** B25-slow ({@code dies} false: worker 1 leaves) and RB-slow (it dies and is given up). */
+    private static void slowSibling(boolean mutant, boolean dies) {
+        World w = new World(2, CAPACITY);
+        World.Actor a0 = w.actor("worker0", 0);
+        World.Actor a1 = w.actor("worker1", 1);
+        World.Actor sup = w.actor("supervisor", -1);
+        Worker w0 = new Worker(w, a0, 1);
+        Worker w1 = new Worker(w, a1, 0);
+        SupervisorShare<Conn> supervisor = new SupervisorShare<>(sup.page, sup.channel, w.clock(), 2, true);
+        w.run(a0, w0.share::start);
+        w.run(a1, w1.share::start);
+        w.run(a0, () -> w0.acceptPass(Worker.CORE)); // c0 queued to worker 1 (load 0 against 1)
+        w.run(a0, w0.share::passStart); // worker 0's next pass begins, stamped now
+
+        Thread pass = spawn(w, a0, () -> {
+            w0.drain();
+            w0.share.passEnd(w0.open);
+        });
+        Thread other = dies
+                ? spawn(w, sup, () -> {
+                    w.die(a1);
+                    supervisor.markReaped(1);
+                    w.reaped(1);
+                    if (mutant) {
+                        Mutants.giveUpForwardingToFastOnly(w, sup, 1);
+                    } else {
+                        giveUp(w, sup, supervisor, 1);
+                    }
+                })
+                : spawn(w, a1, () -> {
+                    if (mutant) {
+                        Mutants.leaveForwardingToFastOnly(w1, MAX_DRAIN_STEPS);
+                    } else {
+                        leave(w, w1, c -> w.closeUnserved(a1, c));
+                    }
+                });
+        join(pass, other, clock(w));
+
+        w.run(a0, w0::pass);
+        w.assertQuiescent(0);
+    }
+
+    /**
+     * HEAL (ADR 0024): worker 2 picked worker 1, raised and was killed before its send (an
+     * orphan); its reap asks for a heal. Worker 1's heal (inside its receive, at EAGAIN) runs
+     * while worker 0 passes it a fresh accept, at every point of that hand-off Lincheck explores:
+     * it must take the orphan off and nothing of worker 0's raise (IN-FLIGHT at the step the
+     * datagram lands), and once everyone is done, pending - taken is exactly what is queued.
+     */
+    static void heal(boolean mutant) {
+        World w = new World(3, CAPACITY);
+        World.Actor a0 = w.actor("worker0", 0);
+        World.Actor a1 = w.actor("worker1", 1);
+        World.Actor a2 = w.actor("worker2", 2);
+        World.Actor sup = w.actor("supervisor", -1);
+        Worker w0 = new Worker(w, a0, 2); // prefers worker 1 even while the orphan counts there
+        Worker w1 = new Worker(w, a1, 0);
+        Worker w2 = new Worker(w, a2, 1);
+        SupervisorShare<Conn> supervisor = new SupervisorShare<>(sup.page, sup.channel, w.clock(), 3, true);
+        w.run(a0, w0.share::start);
+        w.run(a1, w1.share::start);
+        w.run(a2, w2.share::start);
+        w.killAfter(a2, 2); // SENDING, the raise; dies at the state read that follows
+        w.run(a2, () -> w2.share.sendWith(1, w.accept(a2)));
+        w.run(sup, () -> supervisor.markReaped(2));
+        w.reaped(2);
+
+        join(spawn(w, a0, () -> w0.acceptPass(Worker.CORE)),
+                spawn(w, a1, () -> {
+                    if (mutant) {
+                        Mutants.passHealingBlindly(w1);
+                    } else {
+                        w1.pass();
+                    }
+                }));
+
+        w.run(a0, w0::pass);
+        w.run(a1, w1::pass);
+        w.assertQuiescent(0, 1);
+    }
+
+    /** A thread that moves the clock {@link #SLOW_NANOS} on, once, wherever Lincheck puts it. */
+    private static Thread clock(World w) {
+        Thread t = new Thread(() -> w.passTime(SLOW_NANOS), "clock");
+        t.start();
+        return t;
+    }
+
     // ---------------------------------------------------------------- actors' loops
 
     /**
@@ -297,8 +413,13 @@ final class Scenarios {
      * steps the loop would wait on epoll; time passes there only once nobody else can act.
      */
     private static void leave(World world, Worker w) {
+        leave(world, w, w::serve);
+    }
+
+    /** The core's leave, handing what no sibling takes to {@code admit}. */
+    private static void leave(World world, Worker w, java.util.function.Consumer<Conn> admit) {
         w.share.leave();
-        for (int step = 0; w.share.leaveStep(w::serve); step++) {
+        for (int step = 0; w.share.leaveStep(admit); step++) {
             if (step >= MAX_DRAIN_STEPS) {
                 throw new AssertionError("DRAIN: the leaver's drain did not end in " + MAX_DRAIN_STEPS + " steps");
             }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.LinkedHashMap;
+import java.util.Map;
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckAssertionError;
 import org.junit.jupiter.api.AfterAll;
@@ -113,6 +113,39 @@ class ScenariosTest {
     @Test
     void giveUpMutantCaught() {
         mutant("RB", "STRANDED", () -> Scenarios.giveUp(true));
+    }
+
+    @Test
+    void b25SlowCore() {
+        core("B25-slow", () -> Scenarios.b25Slow(false));
+    }
+
+    /** mutant-fwd-skips-slow: the leaver's forward skips a slow sibling, as pick does. */
+    @Test
+    void b25SlowMutantCaught() {
+        mutant("B25-slow", "IDLE-CLOSE", () -> Scenarios.b25Slow(true));
+    }
+
+    @Test
+    void giveUpSlowCore() {
+        core("RB-slow", () -> Scenarios.giveUpSlow(false));
+    }
+
+    /** mutant-fwd-skips-slow in the give-up's re-homing. */
+    @Test
+    void giveUpSlowMutantCaught() {
+        mutant("RB-slow", "STRANDED", () -> Scenarios.giveUpSlow(true));
+    }
+
+    @Test
+    void healCore() {
+        core("HEAL", () -> Scenarios.heal(false));
+    }
+
+    /** mutant-heal-blind: the heal takes off every raise it sees, a live sender's too. */
+    @Test
+    void healMutantCaught() {
+        mutant("HEAL", "IN-FLIGHT", () -> Scenarios.heal(true));
     }
 
     /** The real core: no violation in any interleaving Lincheck explores. */

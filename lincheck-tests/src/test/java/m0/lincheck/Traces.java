@@ -134,7 +134,7 @@ final class Traces {
             name = "header" + word;
         } else {
             int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
-            String[] offsets = {"state", "active", "pending", "taken", "busy", "w5", "w6", "w7"};
+            String[] offsets = {"state", "active", "counts", "sending", "busy", "w5", "w6", "w7"};
             name = offsets[(word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS] + "[" + i + "]";
         }
         return "page." + m.group(1) + "(" + name + m.group(3);

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import m0.core.AtomicLongArrayPage;
 import m0.core.Channel;
 import m0.core.Clock;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.Siblings;
@@ -71,6 +72,8 @@ final class World {
     private final long[] reapStep;
     /** Whether index i's current incarnation has started (PARKED written since the last bind). */
     private final boolean[] started;
+    /** Per index: what heals took off pending - taken. */
+    private final long[] healed;
 
     private long step;
     private String violation;
@@ -84,6 +87,7 @@ final class World {
         this.sizes = new int[workers];
         this.reapStep = new long[workers];
         this.started = new boolean[workers];
+        this.healed = new long[workers];
         for (int i = 0; i < workers; i++) {
             reapStep[i] = Long.MAX_VALUE;
         }
@@ -149,6 +153,16 @@ final class World {
                 }
             }
         }
+        time.addAndGet(nanos);
+    }
+
+    /**
+     * Time passes inside a pass: what an inline view running long does to the clock. A thread of
+     * its own calls this, so Lincheck chooses where, among the other actors' port accesses, a
+     * sibling's pass turns slow (over {@link m0.core.PageLayout#SLOW_PASS_NANOS} since its stamp).
+     * Under the monitor: one switch point, ordered against every port access.
+     */
+    synchronized void passTime(long nanos) {
         time.addAndGet(nanos);
     }
 
@@ -247,8 +261,7 @@ final class World {
 
     /** Per index: {@code pending - taken - queued}, which no step may take below 0 (R5). */
     private long slack(int i) {
-        return page.getVolatile(PageLayout.pendingWord(i)) - page.getVolatile(PageLayout.takenWord(i))
-                - sizes[i];
+        return Counts.inFlight(page.getVolatile(PageLayout.countsWord(i))) - sizes[i];
     }
 
     /**
@@ -263,9 +276,12 @@ final class World {
         }
     }
 
-    /** Raises orphaned by the dead at index i: the sum of each dead actor's net effect on the slack. */
+    /**
+     * Raises orphaned by the dead at index i and not healed: the sum of each dead actor's net
+     * effect on the slack, less what heals took off (ADR 0024).
+     */
     private long orphans(int i) {
-        long n = 0;
+        long n = -healed[i];
         for (int k = 0; k < actorCount; k++) {
             Actor a = actors[k];
             if (a.dead) {
@@ -306,8 +322,9 @@ final class World {
             }
         }
         for (int i : liveIndexes) {
-            long pending = page.getVolatile(PageLayout.pendingWord(i));
-            long taken = page.getVolatile(PageLayout.takenWord(i));
+            long counts = page.getVolatile(PageLayout.countsWord(i));
+            long pending = Counts.pending(counts);
+            long taken = Counts.taken(counts);
             long orphans = orphans(i);
             if (pending != orphans || taken != 0) {
                 throw new AssertionError("SETTLE: live worker " + i + " ends with pending " + pending
@@ -323,8 +340,7 @@ final class World {
             s.append(i == 0 ? "" : " | ").append(i).append(": state ")
                     .append(stateName(page.getVolatile(PageLayout.stateWord(i))))
                     .append(" active ").append(page.getVolatile(PageLayout.activeWord(i)))
-                    .append(" pending ").append(page.getVolatile(PageLayout.pendingWord(i)))
-                    .append(" taken ").append(page.getVolatile(PageLayout.takenWord(i)));
+                    .append(' ').append(Counts.toString(page.getVolatile(PageLayout.countsWord(i))));
         }
         return s.toString();
     }
@@ -376,16 +392,11 @@ final class World {
     /** Book-keeps an actor's change of {@code word} from {@code before} to {@code after}. */
     private void wrote(Actor a, int word, long before, long after) {
         int off = offset(word);
-        if (off == PageLayout.PENDING_OFFSET) {
+        if (off == PageLayout.COUNTS_OFFSET) {
             int i = lineIndex(word);
-            a.slack[i] += after - before;
-            if (after < before) {
-                checkSlack(i);
-            }
-        } else if (off == PageLayout.TAKEN_OFFSET) {
-            int i = lineIndex(word);
-            a.slack[i] -= after - before;
-            if (after > before) {
+            long change = Counts.inFlight(after) - Counts.inFlight(before);
+            a.slack[i] += change;
+            if (change < 0) {
                 checkSlack(i);
             }
         } else if (off == PageLayout.STATE_OFFSET) {
@@ -458,7 +469,13 @@ final class World {
             synchronized (World.this) {
                 enter(a);
                 boolean set = page.compareAndSet(word, expected, value);
-                if (set) {
+                if (set && offset(word) == PageLayout.COUNTS_OFFSET) {
+                    // A heal (nothing else sets the counts by comparison): what it takes off is
+                    // the dead's orphans, not the healer's own slack.
+                    int i = lineIndex(word);
+                    healed[i] -= Counts.inFlight(value) - Counts.inFlight(expected);
+                    checkSlack(i);
+                } else if (set) {
                     wrote(a, word, expected, value);
                 }
                 return set;

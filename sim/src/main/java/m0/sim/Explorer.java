@@ -15,8 +15,10 @@ public final class Explorer {
         public long sleepBlocked;
         public long violations;
         public long steps;
-        /** Runs that ended with a raise orphaned by a death (a sender killed between raise and send). */
+        /** Runs that ended with a raise orphaned by a death (a sender killed between raise and send), unhealed. */
         public long orphanRuns;
+        /** Runs in which a heal took an orphan off. */
+        public long healedRuns;
         public int maxDepth;
         public long nanos;
         public boolean complete;
@@ -61,6 +63,9 @@ public final class Explorer {
             r.steps += res.steps;
             if (res.orphans > 0) {
                 r.orphanRuns++;
+            }
+            if (res.healed > 0) {
+                r.healedRuns++;
             }
             if (!res.ok()) {
                 r.violations++;

@@ -1,5 +1,6 @@
 package m0.sim;
 
+import m0.core.Counts;
 import m0.core.PageLayout;
 
 /**
@@ -17,8 +18,11 @@ public final class Footprint {
     static final int ROTATION = 0;
     static final int EVENT = 1;
     static final int LISTENER = 2;
+    /** The supervisor's SENDING word. */
+    static final int SUPERVISOR_SENDING = 3;
     static final int MAX_WORKER_OBJECTS = 8;
-    private static final int WORKER_BASE = 3;
+    private static final int PER_WORKER = 5;
+    private static final int WORKER_BASE = 4;
 
     private Footprint() {
     }
@@ -29,14 +33,14 @@ public final class Footprint {
 
     /** The state word of worker i, and the supervisor's reap mark of index i. */
     static int state(int i) {
-        return WORKER_BASE + 4 * (i % MAX_WORKER_OBJECTS);
+        return WORKER_BASE + PER_WORKER * (i % MAX_WORKER_OBJECTS);
     }
 
     static int active(int i) {
         return state(i) + 1;
     }
 
-    /** pending[i], taken[i] and channel i. (The busy and stats words of a line share {@link #busy}.) */
+    /** counts[i] (pending and taken) and channel i. (The busy and stats words of a line share {@link #busy}.) */
     static int acct(int i) {
         return state(i) + 2;
     }
@@ -45,14 +49,26 @@ public final class Footprint {
         return state(i) + 3;
     }
 
+    /** sending[i]: the hand-off worker i is making, read by every heal. */
+    static int sending(int i) {
+        return state(i) + 4;
+    }
+
     /** The process an actor runs in: every step of the actor writes it, a kill writes it. */
     static int proc(int actor) {
-        return WORKER_BASE + 4 * MAX_WORKER_OBJECTS + actor;
+        return WORKER_BASE + PER_WORKER * MAX_WORKER_OBJECTS + actor;
     }
 
     static int ofWord(int word) {
         if (word < PageLayout.HEADER_WORDS) {
-            return word == PageLayout.ROTATION_WORD ? ROTATION : EVENT;
+            switch (word) {
+                case PageLayout.ROTATION_WORD:
+                    return ROTATION;
+                case PageLayout.SUPERVISOR_SENDING_WORD:
+                    return SUPERVISOR_SENDING;
+                default:
+                    return EVENT;
+            }
         }
         int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
         int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
@@ -61,9 +77,10 @@ public final class Footprint {
                 return state(i);
             case PageLayout.ACTIVE_OFFSET:
                 return active(i);
-            case PageLayout.PENDING_OFFSET:
-            case PageLayout.TAKEN_OFFSET:
+            case PageLayout.COUNTS_OFFSET:
                 return acct(i);
+            case PageLayout.SENDING_OFFSET:
+                return sending(i);
             default:
                 return busy(i);
         }
@@ -78,15 +95,51 @@ public final class Footprint {
         if (word == PageLayout.ROTATION_WORD) {
             return "rotation";
         }
-        if (word == 2) {
+        if (word == PageLayout.REHOMED_WORD) {
             return "rehomed";
+        }
+        if (word == PageLayout.STARTING_WORD) {
+            return "starting";
+        }
+        if (word == PageLayout.SUPERVISOR_SENDING_WORD) {
+            return "sending[sup]";
         }
         if (word < PageLayout.HEADER_WORDS) {
             return "header[" + word + "]";
         }
         int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
         int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
-        String[] names = {"state", "active", "pending", "taken", "busy", "sent", "received", "forwarded"};
+        String[] names = {"state", "active", "counts", "sending", "busy", "sent", "received", "forwarded"};
         return names[offset] + "[" + i + "]";
+    }
+
+    private static boolean counts(int word) {
+        return word >= PageLayout.HEADER_WORDS
+                && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.COUNTS_OFFSET;
+    }
+
+    /** A word's value for traces: a counts word by field ("p1 t0"), a SENDING word as the worker it names. */
+    static String valueName(int word, long v) {
+        if (counts(word)) {
+            return "p" + Counts.pending(v) + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "");
+        }
+        boolean sending = word == PageLayout.SUPERVISOR_SENDING_WORD || word >= PageLayout.HEADER_WORDS
+                && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.SENDING_OFFSET;
+        if (sending) {
+            return v == 0 ? "none" : "w" + (v - 1);
+        }
+        return Long.toString(v);
+    }
+
+    /** A delta added to a word, for traces: a counts delta by field ("pending+1", "pending-1 taken-1"). */
+    static String deltaName(int word, long d) {
+        if (!counts(word)) {
+            return (d >= 0 ? "+" : "") + d;
+        }
+        long dp = Counts.pending(d);
+        long dt = Counts.taken(d);
+        String p = dp == 0 ? "" : "pending" + (dp > 0 ? "+" : "") + dp;
+        String t = dt == 0 ? "" : "taken" + (dt > 0 ? "+" : "") + dt;
+        return p.isEmpty() && t.isEmpty() ? "+0" : (p + " " + t).strip();
     }
 }

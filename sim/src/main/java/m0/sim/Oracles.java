@@ -1,5 +1,6 @@
 package m0.sim;
 
+import m0.core.Counts;
 import m0.core.PageLayout;
 import m0.core.Siblings;
 
@@ -18,14 +19,18 @@ final class Oracles {
     }
 
     static long pending(Sim s, int i) {
-        return s.raw.getVolatile(PageLayout.pendingWord(i));
+        return Counts.pending(s.raw.getVolatile(PageLayout.countsWord(i)));
     }
 
     static long taken(Sim s, int i) {
-        return s.raw.getVolatile(PageLayout.takenWord(i));
+        return Counts.taken(s.raw.getVolatile(PageLayout.countsWord(i)));
     }
 
-    /** R5: pending[i] - taken[i] is never below what is in flight to i. */
+    /**
+     * R5: pending[i] - taken[i] is never below what is in flight to i. A heal that takes off a
+     * raise still on its way is caught here too, at the step its datagram lands (or its
+     * take-back lowers the count further).
+     */
     static void afterStep(Sim s) {
         for (int i = 0; i < s.workers; i++) {
             long p = pending(s, i);
@@ -37,6 +42,17 @@ final class Oracles {
                 return;
             }
         }
+    }
+
+    /** What the dead left in index i's pending - taken - queued: raises and receipts cut short. */
+    static long orphaned(Sim s, int i) {
+        long n = 0;
+        for (Actor a : s.actors) {
+            if (a.state == Actor.DEAD) {
+                n += a.balance[i];
+            }
+        }
+        return n;
     }
 
     /** NS and RP: a pick named a sibling whose state it read as not started, or after its reap. */
@@ -217,20 +233,32 @@ final class Oracles {
             }
         }
         for (int i = 0; i < s.workers; i++) {
-            long orphans = 0;
-            for (Actor a : s.actors) {
-                if (a.state == Actor.DEAD) {
-                    orphans += a.balance[i];
-                }
-            }
-            s.orphans += orphans;
+            long orphans = orphaned(s, i);
             long p = pending(s, i);
             long t = taken(s, i);
-            long diff = p - t - s.channels[i].size() - orphans;
+            // What the living left unbalanced: every raise, receipt and retire of an actor that
+            // did not die is matched by its send, take-back or retire (a mutant's is not).
+            long diff = p - t - s.channels[i].size() - orphans + s.healed[i];
             if (diff != 0) {
                 s.violation(diff < 0 ? "R5" : "TAKEN", "at quiescence pending[" + i + "]=" + p + " taken[" + i
-                        + "]=" + t + ", in flight " + s.channels[i].size() + ", orphaned raises " + orphans);
+                        + "]=" + t + ", in flight " + s.channels[i].size() + ", orphaned raises " + orphans
+                        + ", healed " + s.healed[i]);
+                continue; // a living actor's count is off: what a heal did is no longer the dead's to judge
             }
+            long unhealed = orphans - s.healed[i];
+            if (unhealed < 0) {
+                s.violation("R5", "at quiescence a heal had taken " + s.healed[i] + " off pending[" + i
+                        + "], more than the " + orphans + " the dead orphaned");
+            } else if (unhealed > 0 && s.healOracle) {
+                // HEAL: after any kill, once the index's recovery (a replacement's start, a give-up,
+                // a live worker's heal) and quiescence have happened, pending - taken is exactly
+                // what is queued to it. What a death orphaned and nobody healed makes every later
+                // drain on the index wait out its bound, and pick read it busier than it is.
+                s.violation("HEAL", "at quiescence pending[" + i + "]=" + p + " - taken[" + i + "]=" + t
+                        + " is " + unhealed + " above the " + s.channels[i].size() + " queued to w" + i
+                        + ": raises orphaned by a death were never healed");
+            }
+            s.orphans += unhealed;
             Worker w = s.current[i];
             boolean settled = w != null && w.started && !w.dead || s.givenUp[i];
             if (settled && t != 0) {
@@ -343,13 +371,7 @@ final class Oracles {
                 load[i] = -1;
                 continue;
             }
-            long orphaned = 0;
-            for (Actor a : s.actors) {
-                if (a.state == Actor.DEAD) {
-                    orphaned += a.balance[i];
-                }
-            }
-            load[i] = w.actor.held.size() + s.channels[i].size() + orphaned;
+            load[i] = w.actor.held.size() + s.channels[i].size() + orphaned(s, i) - s.healed[i];
             max = Math.max(max, load[i]);
             min = Math.min(min, load[i]);
             live++;

@@ -133,6 +133,16 @@ public interface Protocol {
                 public boolean handOver(Conn connection) {
                     return share.handOver(connection);
                 }
+
+                @Override
+                public boolean healDue() {
+                    return share.healDue();
+                }
+
+                @Override
+                public boolean healRequested() {
+                    return share.healRequested();
+                }
             };
         }
 

@@ -24,6 +24,7 @@ public final class RandomWorld {
     public static Sim build(Protocol protocol, ChoiceSource source, boolean fullTrace) {
         Sim s = new Sim(WORKERS, protocol, source, fullTrace, TICK, 8);
         s.channelCapacity = 1 + s.choose(6);
+        s.healOracle = false; // a give-up's drain that is done is not watched here: an orphan raised later stays
         s.killOneIn = 4000;
         s.stallOneIn = 100;
         s.horizon(5_000 * Sim.MS);
@@ -59,6 +60,8 @@ public final class RandomWorld {
                     w.slowPass = (1 + s.choose(5)) * Sim.MS; // > 2 ms: siblings skip it
                 }
                 w.pass(4);
+            } else if (w.healWake) {
+                w.healPass();
             }
             if (s.choose(300) == 0) {
                 break; // a reload or a scale-down: this worker leaves, the supervisor replaces it

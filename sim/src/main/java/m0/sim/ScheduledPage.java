@@ -1,5 +1,6 @@
 package m0.sim;
 
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 
@@ -37,7 +38,7 @@ final class ScheduledPage implements Page {
             me.stateReadStep[i] = sim.step;
             sim.trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + PageLayout.stateName(v));
         } else {
-            sim.trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + v);
+            sim.trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + Footprint.valueName(word, v));
         }
         return v;
     }
@@ -50,12 +51,12 @@ final class ScheduledPage implements Page {
         }
         long old = raw.getVolatile(word);
         raw.setVolatile(word, value);
-        account(me, word, value - old);
+        account(me, word, old, value);
         sim.listener.onPageWrite(me, word, old, value);
         boolean state = word >= PageLayout.HEADER_WORDS
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
         sim.trace(me, "page.set(" + Footprint.wordName(word) + ", "
-                + (state ? PageLayout.stateName(value) : Long.toString(value)) + ")");
+                + (state ? PageLayout.stateName(value) : Footprint.valueName(word, value)) + ")");
     }
 
     @Override
@@ -65,8 +66,9 @@ final class ScheduledPage implements Page {
             sim.point(me, 0, Footprint.bit(Footprint.ofWord(word)));
         }
         long v = raw.getAndAdd(word, delta);
-        account(me, word, delta);
-        sim.trace(me, "page.getAndAdd(" + Footprint.wordName(word) + ", " + (delta >= 0 ? "+" : "") + delta + ") -> " + v);
+        account(me, word, v, v + delta);
+        sim.trace(me, "page.getAndAdd(" + Footprint.wordName(word) + ", " + Footprint.deltaName(word, delta) + ") -> "
+                + Footprint.valueName(word, v));
         return v;
     }
 
@@ -79,22 +81,39 @@ final class ScheduledPage implements Page {
         long old = raw.getVolatile(word);
         boolean ok = raw.compareAndSet(word, expected, value);
         if (ok) {
-            account(me, word, value - old);
+            healed(word, old, value);
         }
-        sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word) + ", " + expected + ", " + value + ") -> " + ok);
+        sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word) + ", " + Footprint.valueName(word, expected) + ", "
+                + Footprint.valueName(word, value) + ") -> " + ok);
         return ok;
     }
 
-    private void account(Actor me, int word, long delta) {
-        if (word < PageLayout.HEADER_WORDS) {
-            return;
+    /**
+     * A compare-and-set of an index's counts is a heal (nothing else in the protocol sets them
+     * by comparison): what it takes off pending - taken is the heal's, not the healer's own
+     * balance, which stays what its raises, receipts and retires make it.
+     */
+    private void healed(int word, long before, long after) {
+        int i = countsIndex(word);
+        if (i >= 0) {
+            sim.healed[i] -= Counts.inFlight(after) - Counts.inFlight(before);
         }
-        int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
-        int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
-        if (offset == PageLayout.PENDING_OFFSET) {
-            me.balance[i] += delta;
-        } else if (offset == PageLayout.TAKEN_OFFSET) {
-            me.balance[i] -= delta;
+    }
+
+    /** What a change of index i's counts does to pending - taken, charged to the actor that made it. */
+    private void account(Actor me, int word, long before, long after) {
+        int i = countsIndex(word);
+        if (i >= 0) {
+            me.balance[i] += Counts.inFlight(after) - Counts.inFlight(before);
         }
+    }
+
+    /** The index whose counts word this is, or -1. */
+    private static int countsIndex(int word) {
+        if (word < PageLayout.HEADER_WORDS
+                || (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS != PageLayout.COUNTS_OFFSET) {
+            return -1;
+        }
+        return (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import m0.core.Channel;
 import m0.core.Clock;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.SupervisorShare;
@@ -43,6 +44,12 @@ public final class Sim {
      * have converged.
      */
     boolean rebalanceOracle;
+    /**
+     * The heal oracle (HEAL): at quiescence, every index's pending - taken equals what is queued
+     * to it, orphans of a death included (they must have been healed by the index's recovery).
+     * Off where a world ends before every orphan's index has had a recovery (random mode).
+     */
+    boolean healOracle = true;
     /** Random mode: a kill is offered at each scheduling point of a killable actor, 1 in this. */
     int killOneIn;
     /** Random mode: a worker is descheduled for up to 5 ms at a scheduling point, 1 in this. */
@@ -86,8 +93,10 @@ public final class Sim {
     // ---- records
     private final TraceLog log;
     final List<Violation> violations = new ArrayList<>();
-    /** Raises orphaned by deaths, counted at quiescence (accepted by the oracles). */
+    /** Raises orphaned by deaths and left unhealed, counted at quiescence (accepted without the heal oracle). */
     long orphans;
+    /** Per index: what heals took off pending - taken (a compare-and-set of its counts). */
+    final long[] healed;
     /** Each index's connections at the start of the run ({@link #holds}): the excess is over these. */
     final long[] initialLoad;
     /** Idle connections rebalance moved (successful {@link #rebalance} calls). */
@@ -127,6 +136,7 @@ public final class Sim {
         this.giveUpDoneStep = new long[workers];
         Arrays.fill(giveUpDoneStep, -1);
         this.initialLoad = new long[workers];
+        this.healed = new long[workers];
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
@@ -287,13 +297,20 @@ public final class Sim {
         return now;
     }
 
-    /** epoll: does the listener (if it accepts) or its channel have work? */
+    /**
+     * epoll: does the listener (if it accepts) or its channel have work? When neither has, the
+     * wake may still be due for a heal ({@link Worker#healWake}): a reap set the HEAL bit of its
+     * counts and no heal has cleared it (m0serve's loop looks once per pass, and wakes at least
+     * once a second).
+     */
     boolean poll(Worker w) {
         Actor me = me();
         long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0);
         point(me, reads, 0);
         boolean ready = !channels[w.index].isEmpty() || (w.accepts && !backlog.isEmpty());
-        trace(me, "epoll -> " + (ready ? "ready" : "idle"));
+        w.healWake = !ready && (w.ops.healRequested()
+                || Counts.healRequested(raw.getVolatile(PageLayout.countsWord(w.index))));
+        trace(me, "epoll -> " + (ready ? "ready" : w.healWake ? "idle, heal due" : "idle"));
         return ready;
     }
 
@@ -605,8 +622,10 @@ public final class Sim {
         public final long steps;
         public final long switches;
         public final long traceHash;
-        /** Raises orphaned by a death that the final accounting accepted. */
+        /** Raises orphaned by a death that the final accounting accepted (unhealed). */
         public final long orphans;
+        /** What heals took off pending - taken, every index together. */
+        public final long healed;
         private final String trace;
 
         Result(Sim sim, boolean quiescent) {
@@ -618,6 +637,11 @@ public final class Sim {
             this.switches = sim.turn.switches;
             this.traceHash = sim.log.hash();
             this.orphans = sim.orphans;
+            long h = 0;
+            for (long n : sim.healed) {
+                h += n;
+            }
+            this.healed = h;
             this.trace = sim.traceText();
         }
 

@@ -34,6 +34,8 @@ public final class Worker {
      * between B25's state re-read and sendmsg), then 0 again.
      */
     long stallBeforeSend;
+    /** Its last poll found no work but a heal due (a reap asked for one): {@link #healPass}. */
+    boolean healWake;
     /** The epoll model ({@link EpollLoop}): the listener is in its epoll; it is blocked in epoll_wait. */
     boolean armed = true;
     boolean inEpoll;
@@ -109,8 +111,33 @@ public final class Worker {
         while (sim.now() < until && !terminate) {
             if (sim.poll(this)) {
                 pass(4);
+            } else if (healWake) {
+                healPass();
             }
             sim.sleep(sim.tick);
+        }
+    }
+
+    /**
+     * A wake with nothing to do but the heal a reap asked for: receive to EAGAIN, where the core
+     * heals (what arrives meanwhile is admitted and retired at a pass end, as in any pass). A
+     * wake that receives nothing writes nothing else, as in {@link #rebalancePass}.
+     */
+    void healPass() {
+        if (!ops.healDue()) {
+            return; // the core reads its counts: m0serve's once-a-pass look
+        }
+        boolean got = false;
+        Conn c;
+        while ((c = ops.receive()) != null) {
+            if (!got) {
+                ops.work();
+                got = true;
+            }
+            admit(c);
+        }
+        if (got) {
+            ops.passEnd(open());
         }
     }
 
@@ -139,6 +166,15 @@ public final class Worker {
             busy = true;
             Conn c;
             while ((c = ops.receive()) != null) {
+                admit(c);
+            }
+        } else if (healWake && ops.healDue()) {
+            Conn c;
+            while ((c = ops.receive()) != null) {
+                if (!busy) {
+                    ops.work();
+                    busy = true;
+                }
                 admit(c);
             }
         }

@@ -51,4 +51,10 @@ public interface WorkerOps<C> {
 
     /** A leaver hands one of its own idle connections to a live sibling. */
     boolean handOver(C connection);
+
+    /** A reap asked this index to heal its counts and the heal is not complete: one read of its counts. */
+    boolean healDue();
+
+    /** A heal was asked for and is not complete, as far as the worker has seen (no page access). */
+    boolean healRequested();
 }

@@ -86,7 +86,7 @@ class ModelCheckTest {
         }
         // RP and NS are found here too, but only after 187 k and 267 k executions (4.5 and 8 min
         // on this machine under load): their own scenarios pin them in seconds (ADR 0013).
-        Object[][] mutants = {{Mutants.R5, "R5"}, {Mutants.B25_IDLE, "B25-idle"}};
+        Object[][] mutants = {{Mutants.R5, "R5"}, {Mutants.B25_IDLE, "B25-idle"}, {Mutants.NO_HEAL, "HEAL"}};
         for (Object[] m : mutants) {
             Explorer.Report r = Explorer.exhaustive(Scenarios.LIFECYCLE, (Protocol) m[0], true);
             rows.add(r.row() + " " + (r.first == null ? "NOT FOUND" : r.first.violations.get(0).rule + " found"));
@@ -96,6 +96,61 @@ class ModelCheckTest {
             }
         }
         System.out.println("\n" + Explorer.Report.header());
+        rows.forEach(System.out::println);
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+    }
+
+    /**
+     * Self-healing counts (ADR 0024): each world with a kill at any point of one two-write window
+     * and the index's recovery, then each rule of the heal undone.
+     */
+    static final Object[][] HEAL_WORLDS = {
+        {Scenarios.HEAL_SEND, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {Scenarios.HEAL_TAKE_BACK, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {Scenarios.HEAL_RECEIVE, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {Scenarios.HEAL_START, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {Scenarios.HEAL_FORWARD, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {Scenarios.HEAL_BUSY, new Object[][] {{Mutants.HEAL_BLIND, "R5"}, {Mutants.HEAL_NO_RECHECK, "R5"},
+            {Mutants.SENDING_AFTER_RAISE, "HEAL"}, {Mutants.SENDING_CLEARED_EARLY, "HEAL"}}},
+    };
+
+    /**
+     * After any kill at any point, once recovery and quiescence have happened, pending - taken on
+     * every index is exactly what is queued to it, and no step takes it lower: every interleaving
+     * of each heal world under the core, on both pages, then each mutant found. Budget: about two
+     * minutes for all of it on a loaded machine (HEAL-busy is most of it).
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void healEveryInterleaving() {
+        List<String> rows = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (PageKind page : PageKind.values()) {
+            PageKind.current = page;
+            try {
+                for (Object[] world : HEAL_WORLDS) {
+                    Scenarios.Scenario sc = (Scenarios.Scenario) world[0];
+                    Explorer.Report real = Explorer.exhaustive(sc, Protocol.core(), false);
+                    rows.add(real.row() + " " + real.healedRuns + " runs heal an orphan");
+                    if (!real.complete || real.violations != 0) {
+                        failures.add(sc + " on " + page + " under the core: " + (real.first == null ? "incomplete"
+                                : real.first.violations + "\n" + real.first.trace()));
+                    }
+                    for (Object[] m : (Object[][]) world[1]) {
+                        Protocol mutant = (Protocol) m[0];
+                        Explorer.Report r = Explorer.exhaustive(sc, mutant, true);
+                        rows.add(r.row() + " " + (r.first == null ? "NOT FOUND" : r.first.violations.get(0).rule + " found"));
+                        if (r.first == null || !r.first.violations.get(0).rule.equals(m[1])) {
+                            failures.add(sc + " on " + page + " / " + mutant.name() + ": expected " + m[1] + ", got "
+                                    + (r.first == null ? "nothing" : r.first.violations));
+                        }
+                    }
+                }
+            } finally {
+                PageKind.current = PageKind.ARRAY;
+            }
+        }
+        System.out.println("\nself-healing counts (ADR 0024)\n" + Explorer.Report.header());
         rows.forEach(System.out::println);
         assertTrue(failures.isEmpty(), String.join("\n", failures));
     }

@@ -3,6 +3,7 @@ package m0.sim;
 import java.util.function.Consumer;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
+import m0.core.Counts;
 import m0.core.PageLayout;
 import m0.core.Rebalance;
 import m0.core.Siblings;
@@ -112,6 +113,16 @@ final class Mutants {
         public boolean handOver(Conn c) {
             return real.handOver(c);
         }
+
+        @Override
+        public boolean healDue() {
+            return real.healDue();
+        }
+
+        @Override
+        public boolean healRequested() {
+            return real.healRequested();
+        }
     }
 
     interface WorkerFactory {
@@ -141,10 +152,13 @@ final class Mutants {
     static final Protocol R5 = worker("mutant-R5", (p, self) -> new WorkerMutant(p, self) {
         @Override
         public boolean sendWith(int target, Conn c) {
+            p.page.setVolatile(PageLayout.sendingWord(self), target + 1);
             if (!p.channel.send(target, c)) {
+                p.page.setVolatile(PageLayout.sendingWord(self), 0);
                 return false;
             }
-            p.page.getAndAdd(PageLayout.pendingWord(target), 1);
+            p.page.getAndAdd(PageLayout.countsWord(target), Counts.RAISE);
+            p.page.setVolatile(PageLayout.sendingWord(self), 0);
             return true;
         }
     });
@@ -153,13 +167,15 @@ final class Mutants {
     static final Protocol B25_SEND = worker("mutant-B25-send", (p, self) -> new WorkerMutant(p, self) {
         @Override
         public boolean sendWith(int target, Conn c) {
-            int pending = PageLayout.pendingWord(target);
-            p.page.getAndAdd(pending, 1);
-            if (!p.channel.send(target, c)) {
-                p.page.getAndAdd(pending, -1);
-                return false;
+            int counts = PageLayout.countsWord(target);
+            p.page.setVolatile(PageLayout.sendingWord(self), target + 1);
+            p.page.getAndAdd(counts, Counts.RAISE);
+            boolean sent = p.channel.send(target, c);
+            if (!sent) {
+                p.page.getAndAdd(counts, Counts.TAKE_BACK);
             }
-            return true;
+            p.page.setVolatile(PageLayout.sendingWord(self), 0);
+            return sent;
         }
     });
 
@@ -172,20 +188,18 @@ final class Mutants {
             if (deadline == 0) {
                 deadline = p.clock.nanoTime() + m0.core.AcceptShare.LEAVE_DRAIN_NANOS;
             }
-            int taken = PageLayout.takenWord(self);
-            int pending = PageLayout.pendingWord(self);
+            int counts = PageLayout.countsWord(self);
             long n = 0;
             Conn c;
             while ((c = p.channel.receive(self)) != null) {
-                p.page.getAndAdd(taken, 1);
+                p.page.getAndAdd(counts, Counts.RECEIPT);
                 n++;
                 p.closeIdle(c); // admitted, no first byte yet, and the leaver closes idle connections
             }
             if (n > 0) {
-                p.page.getAndAdd(taken, -n);
-                p.page.getAndAdd(pending, -n);
+                p.page.getAndAdd(counts, Counts.retire(n));
             }
-            long inFlight = p.page.getVolatile(pending) - p.page.getVolatile(taken);
+            long inFlight = Counts.inFlight(p.page.getVolatile(counts));
             return inFlight > 0 && p.clock.nanoTime() - deadline < 0;
         }
     });
@@ -194,14 +208,15 @@ final class Mutants {
     static final Protocol TAKEN = worker("mutant-TAKEN", (p, self) -> new WorkerMutant(p, self) {
         @Override
         public void start() {
-            p.page.setVolatile(PageLayout.takenWord(self), 0);
+            long w = p.page.getVolatile(PageLayout.countsWord(self));
+            p.page.setVolatile(PageLayout.countsWord(self), Counts.of(Counts.pending(w), 0)); // taken forgotten
             p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
         }
     });
 
     /**
-     * The core's deliberate deviation undone: a retire lowers pending BEFORE taken (DESIGN's
-     * textual order), so between the two words pending - taken drops below what is in flight.
+     * The retire in two steps again, pending lowered BEFORE taken (DESIGN's textual order), so
+     * between the two pending - taken drops below what is in flight.
      */
     static final Protocol RETIRE_ORDER = worker("mutant-retire-order", (p, self) -> new WorkerMutant(p, self) {
         private long received;
@@ -214,7 +229,7 @@ final class Mutants {
             }
             Conn c = p.channel.receive(self);
             if (c != null) {
-                p.page.getAndAdd(PageLayout.takenWord(self), 1);
+                p.page.getAndAdd(PageLayout.countsWord(self), Counts.RECEIPT);
                 received++;
             }
             return c;
@@ -233,8 +248,8 @@ final class Mutants {
             long n = received;
             received = 0;
             if (n > 0) {
-                p.page.getAndAdd(PageLayout.pendingWord(self), -n);
-                p.page.getAndAdd(PageLayout.takenWord(self), -n);
+                p.page.getAndAdd(PageLayout.countsWord(self), -n * Counts.PENDING_ONE + Counts.VERSION_ONE);
+                p.page.getAndAdd(PageLayout.countsWord(self), -n * Counts.TAKEN_ONE + Counts.VERSION_ONE);
             }
         }
     });
@@ -317,9 +332,11 @@ final class Mutants {
      */
     abstract static class SupervisorMutant implements SupervisorOps<Conn> {
         final SupervisorOps<Conn> real;
+        final Ports p;
 
         SupervisorMutant(Ports p) {
             this.real = Protocol.core().supervisor(p);
+            this.p = p;
         }
 
         @Override
@@ -352,13 +369,27 @@ final class Mutants {
         }
     }
 
-    /** RP undone: the supervisor reaps without marking the index LEFT. */
+    /** RP undone: the supervisor reaps without marking the index LEFT (the heal it still asks for). */
     static final Protocol RP = supervisor("mutant-RP", p -> new SupervisorMutant(p) {
         @Override
         public void markReaped(int index) {
-            // the historical _remove_pid: nothing written
+            // the historical _remove_pid: no LEFT; the rest of the core's reap (ADR 0024) stays
+            long sending = this.p.page.getVolatile(PageLayout.sendingWord(index));
+            if (sending != 0) {
+                this.p.page.setVolatile(PageLayout.sendingWord(index), 0);
+                requestHeal(this.p, (int) sending - 1);
+            }
         }
     });
+
+    /** The core's heal request, as the supervisor makes it (set the HEAL bit, move the version). */
+    static void requestHeal(Ports p, int i) {
+        int word = PageLayout.countsWord(i);
+        long counts;
+        do {
+            counts = p.page.getVolatile(word);
+        } while (!p.page.compareAndSet(word, counts, Counts.requestHeal(counts)));
+    }
 
     /** RB undone: giving up on an index leaves what was queued to it in its channel. */
     static final Protocol RB = supervisor("mutant-RB", p -> new SupervisorMutant(p) {
@@ -430,7 +461,8 @@ final class Mutants {
      */
     static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> new WorkerMutant(p, self) {
         private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
-        private final m0.core.HandOff<Conn> handOff = new m0.core.HandOff<>(p.page, p.channel, siblings);
+        private final m0.core.HandOff<Conn> handOff = new m0.core.HandOff<>(p.page, p.channel, siblings,
+                PageLayout.sendingWord(self));
         private long deadline;
 
         @Override
@@ -441,12 +473,11 @@ final class Mutants {
 
         @Override
         public boolean leaveStep(Consumer<? super Conn> admit) {
-            int taken = PageLayout.takenWord(self);
-            int pending = PageLayout.pendingWord(self);
+            int counts = PageLayout.countsWord(self);
             long n = 0;
             Conn c;
             while ((c = p.channel.receive(self)) != null) {
-                p.page.getAndAdd(taken, 1);
+                p.page.getAndAdd(counts, Counts.RECEIPT);
                 n++;
                 int target = fastLiveSibling();
                 if (target < 0 || !handOff.sendWith(target, c)) {
@@ -454,10 +485,9 @@ final class Mutants {
                 }
             }
             if (n > 0) {
-                p.page.getAndAdd(taken, -n);
-                p.page.getAndAdd(pending, -n);
+                p.page.getAndAdd(counts, Counts.retire(n));
             }
-            long inFlight = p.page.getVolatile(pending) - p.page.getVolatile(taken);
+            long inFlight = Counts.inFlight(p.page.getVolatile(counts));
             return inFlight > 0 && p.clock.nanoTime() - deadline < 0;
         }
 
@@ -519,4 +549,247 @@ final class Mutants {
             }
         });
     }
+    // ---- self-healing counts (ADR 0024): each rule of the heal undone
+
+    /**
+     * The healing undone, everywhere (the core before ADR 0024, with its one-word counts): a reap
+     * that marks LEFT (RP) but neither clears the dead worker's SENDING nor asks its target for a
+     * heal, a give-up that drains and re-homes but never heals, and a replacement's start that
+     * settles taken but never asks for a heal. What a death cut short stays in pending - taken.
+     */
+    static final Protocol NO_HEAL = new Protocol() {
+        @Override
+        public String name() {
+            return "mutant-no-heal";
+        }
+
+        @Override
+        public WorkerOps<Conn> worker(Ports p, int self) {
+            return new WorkerMutant(p, self) {
+                @Override
+                public void start() {
+                    int counts = PageLayout.countsWord(self);
+                    long taken = Counts.taken(p.page.getVolatile(counts));
+                    if (taken != 0) {
+                        p.page.getAndAdd(counts, Counts.retire(taken));
+                    }
+                    p.page.setVolatile(PageLayout.activeWord(self), 0);
+                    p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
+                }
+            };
+        }
+
+        @Override
+        public SupervisorOps<Conn> supervisor(Ports p) {
+            return new SupervisorMutant(p) {
+                @Override
+                public void markReaped(int index) {
+                    markReaped(index, false);
+                }
+
+                @Override
+                public void markReaped(int index, boolean replacing) {
+                    if (replacing) {
+                        real.spawning(index);
+                    }
+                    this.p.page.setVolatile(PageLayout.stateWord(index), PageLayout.LEFT);
+                    if (!replacing) {
+                        real.started(index); // no longer counted as starting, as the core's reap does
+                    }
+                }
+
+                @Override
+                public Drain<Conn> giveUp(int index) {
+                    return new DrainWithoutHeal(this.p, index);
+                }
+            };
+        }
+    };
+
+    /**
+     * The core's give-up (settle taken, drain while pending - taken is above 0 within 250 ms,
+     * retire each receipt, re-home it or close it when no worker is live), without its heal.
+     */
+    static final class DrainWithoutHeal implements SupervisorOps.Drain<Conn> {
+        private final Ports p;
+        private final int index;
+        private final m0.core.HandOff<Conn> handOff;
+        private final long deadline;
+        private boolean settled;
+
+        DrainWithoutHeal(Ports p, int index) {
+            this.p = p;
+            this.index = index;
+            this.handOff = new m0.core.HandOff<>(p.page, p.channel, new Siblings(p.page, p.clock, p.workers),
+                    PageLayout.SUPERVISOR_SENDING_WORD);
+            this.deadline = p.clock.nanoTime() + m0.core.SupervisorShare.GIVE_UP_DRAIN_NANOS;
+        }
+
+        @Override
+        public boolean step(Consumer<? super Conn> close) {
+            int counts = PageLayout.countsWord(index);
+            if (!settled) {
+                settled = true;
+                long taken = Counts.taken(p.page.getVolatile(counts));
+                if (taken != 0) {
+                    p.page.getAndAdd(counts, Counts.retire(taken));
+                }
+            }
+            while (Counts.inFlight(p.page.getVolatile(counts)) > 0) {
+                Conn c = p.channel.receive(index);
+                if (c == null) {
+                    break;
+                }
+                p.page.getAndAdd(counts, Counts.DRAINED);
+                if (handOff.forward(index, c) < 0) {
+                    close.accept(c);
+                }
+            }
+            return Counts.inFlight(p.page.getVolatile(counts)) > 0 && p.clock.nanoTime() - deadline < 0;
+        }
+    }
+
+    /**
+     * A worker whose heal is reimplemented with one rule undone. The heal lives inside the
+     * core's receive, so the receive (and the retire at the pass end) are rewritten here as the
+     * core has them; a heal mutant never leaves.
+     */
+    abstract static class HealMutant extends WorkerMutant {
+        private long received;
+
+        HealMutant(Ports p, int self) {
+            super(p, self);
+        }
+
+        int counts() {
+            return PageLayout.countsWord(self);
+        }
+
+        @Override
+        public Conn receive() {
+            Conn c = p.channel.receive(self);
+            if (c == null && (c = heal()) == null) {
+                return null;
+            }
+            p.page.getAndAdd(counts(), Counts.RECEIPT);
+            received++;
+            return c;
+        }
+
+        @Override
+        public void passEnd(long open) {
+            real.passEnd(open); // active, then PARKED; the core received nothing itself
+            if (received > 0) {
+                p.page.getAndAdd(counts(), Counts.retire(received));
+                received = 0;
+            }
+        }
+
+        @Override
+        public void leave() {
+            throw new IllegalStateException("a heal mutant does not leave");
+        }
+
+        @Override
+        public boolean healDue() {
+            return Counts.healRequested(p.page.getVolatile(counts()));
+        }
+
+        @Override
+        public boolean healRequested() {
+            return false; // a heal mutant heals only what its supervisor asks, read off the page
+        }
+
+        /** SENDING words naming this index. */
+        long senders() {
+            long n = 0;
+            for (int j = 0; j < p.workers; j++) {
+                n += p.page.getVolatile(PageLayout.sendingWord(j)) == self + 1 ? 1 : 0;
+            }
+            return n + (p.page.getVolatile(PageLayout.SUPERVISOR_SENDING_WORD) == self + 1 ? 1 : 0);
+        }
+
+        /** At an EAGAIN: the heal, or a connection that arrived while it looked. */
+        abstract Conn heal();
+    }
+
+    interface HealFactory {
+        HealMutant make(Ports p, int self);
+    }
+
+    static Protocol healing(String name, HealFactory f) {
+        return worker(name, f::make);
+    }
+
+    /** A heal that reads every raise it sees as an orphan: no SENDING looked at. */
+    static final Protocol HEAL_BLIND = healing("mutant-heal-blind", (p, self) -> new HealMutant(p, self) {
+        @Override
+        Conn heal() {
+            long w = p.page.getVolatile(counts());
+            if (!Counts.healRequested(w)) {
+                return null;
+            }
+            p.page.compareAndSet(counts(), w, Counts.healed(w, Math.max(0, Counts.inFlight(w)), true));
+            return null;
+        }
+    });
+
+    /**
+     * A heal without its last receive: a hand-off that began and ended (published, raised,
+     * queued, cleared) between its read of the counts and its scan reads as an orphan.
+     */
+    static final Protocol HEAL_NO_RECHECK = healing("mutant-heal-no-recheck", (p, self) -> new HealMutant(p, self) {
+        @Override
+        Conn heal() {
+            long w = p.page.getVolatile(counts());
+            if (!Counts.healRequested(w)) {
+                return null;
+            }
+            long inFlight = Counts.inFlight(w);
+            long senders = inFlight > 0 ? senders() : 0; // and no receive after the scan
+            long excess = Math.max(0, inFlight - senders);
+            if (excess > 0 || senders == 0) {
+                p.page.compareAndSet(counts(), w, Counts.healed(w, excess, senders == 0));
+            }
+            return null;
+        }
+    });
+
+    /** The core's sendWith with its SENDING moved: {@code after} the raise, or cleared before the send. */
+    private static Protocol sending(String name, boolean afterRaise) {
+        return worker(name, (p, self) -> new WorkerMutant(p, self) {
+            @Override
+            public boolean sendWith(int target, Conn c) {
+                int counts = PageLayout.countsWord(target);
+                int sending = PageLayout.sendingWord(self);
+                if (!afterRaise) {
+                    p.page.setVolatile(sending, target + 1);
+                }
+                p.page.getAndAdd(counts, Counts.RAISE);
+                if (afterRaise) {
+                    p.page.setVolatile(sending, target + 1);
+                }
+                if (p.page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT) {
+                    p.page.getAndAdd(counts, Counts.TAKE_BACK);
+                    p.page.setVolatile(sending, 0);
+                    return false;
+                }
+                if (!afterRaise) {
+                    p.page.setVolatile(sending, 0); // cleared before the datagram is queued
+                }
+                boolean sent = p.channel.send(target, c);
+                if (!sent) {
+                    p.page.getAndAdd(counts, Counts.TAKE_BACK);
+                }
+                p.page.setVolatile(sending, 0);
+                return sent;
+            }
+        });
+    }
+
+    /** SENDING published after the raise: a heal between the two reads the raise as orphaned. */
+    static final Protocol SENDING_AFTER_RAISE = sending("mutant-sending-late", true);
+
+    /** SENDING cleared before the send: a heal between the two reads the raise as orphaned. */
+    static final Protocol SENDING_CLEARED_EARLY = sending("mutant-sending-early-clear", false);
 }

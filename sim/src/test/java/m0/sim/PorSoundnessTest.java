@@ -61,6 +61,55 @@ class PorSoundnessTest {
         });
     }
 
+    /**
+     * The heal's request (ADR 0024): w0 hands an idle connection to w1 and is killed at any
+     * point of it, then reaped, which asks w1 to heal when w0 died mid-hand-off (its SENDING read
+     * and cleared, w1's counts compare-and-set); a tick later w1 wakes, receives and heals.
+     */
+    static void miniHealReap(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        startedBoth(s, w0, w1);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.loop(w0, () -> w0.ops.sendWith(1, w0.actor.held.get(0)));
+        s.loop(w1, () -> {
+            s.sleep(s.tick);
+            w1.serveUntil(Sim.T0 + 2 * s.tick);
+        });
+        s.setup(() -> s.holds(w0, 1));
+        s.actor("sup", () -> {
+            s.kill(w0);
+            s.reap(0, sup);
+        });
+    }
+
+    /**
+     * The heal against a live hand-off: w1 has been asked to heal (its HEAL bit set, nothing
+     * orphaned) and wakes while w0 hands it an idle connection: every read of the heal (the
+     * counts, each SENDING word, its last receive) and its compare-and-set race the hand-off.
+     */
+    static void miniHealLive(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        startedBoth(s, w0, w1);
+        s.loop(w0, () -> w0.ops.sendWith(1, w0.actor.held.get(0)));
+        s.loop(w1, () -> w1.serveUntil(Sim.T0 + s.tick));
+        s.setup(() -> {
+            s.holds(w0, 1);
+            int counts = PageLayout.countsWord(1);
+            s.page.compareAndSet(counts, s.page.getVolatile(counts), m0.core.Counts.requestHeal(s.page.getVolatile(counts)));
+        });
+    }
+
+    private static void startedBoth(Sim s, Worker w0, Worker w1) {
+        s.setup(() -> {
+            for (Worker w : new Worker[] {w0, w1}) {
+                w.bind();
+                w.start();
+            }
+        });
+    }
+
     /** w0: accept, sendWith to w1 (or keep it), and a tick later take what was forwarded to it. */
     static void sendThenDrain(Sim s, Worker w0) {
         Conn c = s.accept();
@@ -151,6 +200,30 @@ class PorSoundnessTest {
     @Test
     void killAndGiveUpMutant() {
         same(PorSoundnessTest::miniRb, Mutants.RB);
+    }
+
+    @Test
+    void healRequestedByAReapCore() {
+        Set<String> all = same(PorSoundnessTest::miniHealReap, Protocol.core());
+        assertTrue(all.stream().noneMatch(x -> x.contains("!")), all::toString);
+    }
+
+    @Test
+    void healRequestedByAReapMutant() {
+        Set<String> all = same(PorSoundnessTest::miniHealReap, Mutants.NO_HEAL);
+        assertTrue(all.stream().anyMatch(x -> x.contains("!HEAL")), all::toString);
+    }
+
+    @Test
+    void healAgainstALiveHandOffCore() {
+        Set<String> all = same(PorSoundnessTest::miniHealLive, Protocol.core());
+        assertTrue(all.stream().noneMatch(x -> x.contains("!")), all::toString);
+    }
+
+    @Test
+    void healAgainstALiveHandOffMutant() {
+        Set<String> all = same(PorSoundnessTest::miniHealLive, Mutants.HEAL_BLIND);
+        assertTrue(all.stream().anyMatch(x -> x.contains("!R5")), all::toString);
     }
 
     @Test

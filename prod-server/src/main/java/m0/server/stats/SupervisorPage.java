@@ -11,6 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import m0.core.ByteBufferPage;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 
@@ -172,7 +173,7 @@ public final class SupervisorPage {
         int shown = declared;
         for (int i = lines - 1; i >= declared; i--) {
             if (page.getVolatile(PageLayout.stateWord(i)) != PageLayout.NOT_STARTED
-                    || page.getVolatile(PageLayout.pendingWord(i)) != 0
+                    || page.getVolatile(PageLayout.countsWord(i)) != 0
                     || page.getVolatile(PageLayout.sentWord(i)) != 0
                     || page.getVolatile(PageLayout.receivedWord(i)) != 0) {
                 shown = i + 1;
@@ -181,11 +182,12 @@ public final class SupervisorPage {
         }
         List<WorkerLine> out = new ArrayList<>(shown);
         for (int i = 0; i < shown; i++) {
+            long counts = page.getVolatile(PageLayout.countsWord(i)); // pending and taken from one load
             out.add(new WorkerLine(i,
                     page.getVolatile(PageLayout.stateWord(i)),
                     page.getVolatile(PageLayout.activeWord(i)),
-                    page.getVolatile(PageLayout.pendingWord(i)),
-                    page.getVolatile(PageLayout.takenWord(i)),
+                    Counts.pending(counts),
+                    Counts.taken(counts),
                     page.getVolatile(PageLayout.sentWord(i)),
                     page.getVolatile(PageLayout.receivedWord(i)),
                     page.getVolatile(PageLayout.forwardedWord(i)),

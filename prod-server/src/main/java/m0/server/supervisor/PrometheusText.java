@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import m0.core.BusyEstimator;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.server.stats.RequestStats;
@@ -69,9 +70,9 @@ final class PrometheusText {
         perWorker(b, live, "m0serve_worker_open_connections", "gauge",
                 "open connections, published at the end of the worker's last pass", PageLayout.ACTIVE_OFFSET);
         perWorker(b, live, "m0serve_worker_pending", "gauge",
-                "connections passed to the worker and not yet retired", PageLayout.PENDING_OFFSET);
+                "connections passed to the worker and not yet retired", Counts::pending);
         perWorker(b, live, "m0serve_worker_taken", "gauge",
-                "connections the worker received and has not yet retired", PageLayout.TAKEN_OFFSET);
+                "connections the worker received and has not yet retired", Counts::taken);
         perWorker(b, live, "m0serve_worker_handoffs_sent_total", "counter",
                 "fresh accepts passed to a sibling, this index's workers together", PageLayout.SENT_OFFSET);
         perWorker(b, live, "m0serve_worker_handoffs_received_total", "counter",
@@ -160,6 +161,16 @@ final class PrometheusText {
         for (int i : live) {
             b.append(name).append("{worker=\"").append(i).append("\"} ")
                     .append(page.getVolatile(PageLayout.lineOf(i) + offset)).append('\n');
+        }
+    }
+
+    /** A field of each live worker's counts word (one load each: pending and taken agree). */
+    private void perWorker(StringBuilder b, List<Integer> live, String name, String type, String help,
+                           java.util.function.LongUnaryOperator field) {
+        head(b, name, type, help);
+        for (int i : live) {
+            b.append(name).append("{worker=\"").append(i).append("\"} ")
+                    .append(field.applyAsLong(page.getVolatile(PageLayout.countsWord(i)))).append('\n');
         }
     }
 

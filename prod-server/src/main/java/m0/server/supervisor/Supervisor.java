@@ -553,6 +553,13 @@ public final class Supervisor {
         // RP: mark the index LEFT before it is respawned or given up (the decision above reads
         // no page word). A replacement is counted as starting before the mark (SupervisorShare).
         share.markReaped(index, why == null);
+        // The reap asked every index's receiver to heal its counts (ADR 0024); the given-up ones
+        // we watch are ours to heal (a sender killed against one leaves a raise nothing takes off).
+        for (int j = 0; j < watched.length; j++) {
+            if (watched[j] != null) {
+                watchStep(j);
+            }
+        }
         if (why == null) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
             counters.respawned();

@@ -174,6 +174,11 @@ public final class Worker {
      * looks anyway, so under load the tick never fires.
      */
     static final long REBALANCE_TICK_NANOS = 25_000_000L;
+    /**
+     * While sharing, the loop waits at most this long in epoll, so that an idle worker looks at
+     * the page's heal requests (ADR 0024) at least once a second: one read of a page word.
+     */
+    static final long HEAL_LOOK_NANOS = 1_000_000_000L;
     /** Requests the warm-up asks before and after its hand-off to itself. */
     private static final int WARM_REQUESTS = 3;
     private static final byte[] WARM_REQUEST =
@@ -356,6 +361,11 @@ public final class Worker {
             }
             if (rebalancing && !stopping && (worked || now - nextRebalance >= 0)) {
                 rebalance(now);
+            }
+            if (!stopping && share.healDue()) {
+                // A reap asked every index to heal its counts (ADR 0024): the core does it at the
+                // EAGAIN of a receive, so receive even though the channel did not wake us.
+                drainChannel();
             }
             share.passEnd(open);
             publishStats();
@@ -571,9 +581,12 @@ public final class Worker {
             next = Math.min(next, nextSample); // a sample at least every 20 ms (ADR 0019)
         }
         if (next == Long.MAX_VALUE) {
-            return -1;
+            // Sharing: wake at least once a second, so that an idle worker heals its counts
+            // within a second of a reap (what a death cut short makes pick read it busier).
+            return share.sharing() ? HEAL_LOOK_NANOS : -1;
         }
-        return Math.max(0, next - now);
+        long wait = Math.max(0, next - now);
+        return share.sharing() ? Math.min(wait, HEAL_LOOK_NANOS) : wait;
     }
 
     private void dispatch(long data, int events, long now) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.server.jnr.Processes;
@@ -137,7 +138,7 @@ class HostileProcessIntegrationTest {
         long sum = 0;
         int lines = (page.words() - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
         for (int i = 0; i < lines; i++) {
-            sum += Math.abs(page.getVolatile(PageLayout.pendingWord(i)) - page.getVolatile(PageLayout.takenWord(i)));
+            sum += Math.abs(Counts.inFlight(page.getVolatile(PageLayout.countsWord(i))));
         }
         return sum;
     }

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.server.jnr.Processes;
@@ -87,7 +88,7 @@ class SharingLifecycleIntegrationTest {
         assertEquals(32, spread.perWorker().get(0), spread.toString());
         assertTrue(ms < 1000, "answered within 1 s: " + ms + " ms");
         assertEquals(0, page.getVolatile(PageLayout.sentWord(0)), "nothing passed");
-        assertEquals(0, page.getVolatile(PageLayout.pendingWord(1)), "nothing pending to the held worker");
+        assertEquals(0, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "nothing pending to the held worker");
     }
 
     /** RP: worker 1 SIGKILLed while parked, no respawns: the reap marks it LEFT; 32 of 32 go to worker 0. */
@@ -170,7 +171,7 @@ class SharingLifecycleIntegrationTest {
         for (Http h : queued) {
             assertEquals(0, h.socket.getInputStream().available(), "nothing answers while it is stopped");
         }
-        assertEquals(passed, page.getVolatile(PageLayout.pendingWord(1)), "pending counts what is queued");
+        assertEquals(passed, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "pending counts what is queued");
 
         long kill = System.nanoTime();
         assertTrue(Processes.kill(victim, Processes.SIGKILL));
@@ -192,8 +193,8 @@ class SharingLifecycleIntegrationTest {
                 + "REHOMED %d; supervisor: %s)%n", answered.get(), passed, passed, ms,
                 TimeUnit.NANOSECONDS.toMillis(first - kill), page.getVolatile(PageLayout.REHOMED_WORD), drain);
         assertTrue(ms <= 300, "re-homed within 300 ms of the kill: " + ms + " ms; " + drain);
-        assertEquals(0, page.getVolatile(PageLayout.pendingWord(1)), "the give-up retired the index");
-        assertEquals(0, page.getVolatile(PageLayout.takenWord(1)));
+        assertEquals(0, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "the give-up retired the index");
+        assertEquals(0, Counts.taken(page.getVolatile(PageLayout.countsWord(1))));
     }
 
     /** B25: SIGTERM to worker 1 half-way through a burst of 32: every connection is answered. */
@@ -233,7 +234,7 @@ class SharingLifecycleIntegrationTest {
         // index LEFT, then the replacement binds and starts over it.
         await("the leaver reaped and respawned", () -> stderr(s).contains("(pid " + leaver + ") exit 0; respawning"));
         await("the replacement started", () -> state(page, 1) == PageLayout.PARKED || PageLayout.inPass(state(page, 1)));
-        assertEquals(0, page.getVolatile(PageLayout.pendingWord(1)) - page.getVolatile(PageLayout.takenWord(1)));
+        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))));
         assertTrue(s.process.isAlive(), "the server serves on");
         assertEquals(200, warmUp(s).status());
     }

@@ -203,9 +203,9 @@ class JnrLayerTest {
         Page pb = b.page();
         assertEquals(PageLayout.slots(4), pa.words());
         assertEquals(PageLayout.NOT_STARTED, pb.getVolatile(PageLayout.stateWord(3)), "a fresh page is zero");
-        pa.setVolatile(PageLayout.pendingWord(2), 41);
-        assertEquals(41, pb.getAndAdd(PageLayout.pendingWord(2), 1));
-        assertEquals(42, pa.getVolatile(PageLayout.pendingWord(2)));
+        pa.setVolatile(PageLayout.countsWord(2), 41);
+        assertEquals(41, pb.getAndAdd(PageLayout.countsWord(2), 1));
+        assertEquals(42, pa.getVolatile(PageLayout.countsWord(2)));
         Fds.close(a.fd());
     }
 
