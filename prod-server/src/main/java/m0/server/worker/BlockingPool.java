@@ -3,7 +3,7 @@ package m0.server.worker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.Arrays;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -34,8 +34,12 @@ final class BlockingPool extends ThreadPoolExecutor {
     }
 
     private final long base = System.nanoTime();
-    /** Every thread the pool made (one dies only on an Error; its time stays in the sum). */
-    private final CopyOnWriteArrayList<PoolThread> threads = new CopyOnWriteArrayList<>();
+    /**
+     * Every thread the pool made (one dies only on an Error; its time stays in the sum). Copied
+     * on write by {@link #made} (rare), read by index: the loop's sum, every pass, allocates
+     * nothing.
+     */
+    private volatile PoolThread[] threads = new PoolThread[0];
     private final int size;
 
     BlockingPool(int size, int queue, String name) {
@@ -44,9 +48,19 @@ final class BlockingPool extends ThreadPoolExecutor {
         setThreadFactory(r -> {
             PoolThread t = new PoolThread(r, name);
             t.setDaemon(true);
-            threads.add(t);
+            made(t);
             return t;
         });
+    }
+
+    /**
+     * The factory runs outside the executor's lock, from the loop's execute and from a dying
+     * pool thread's replacement: two at once must not lose a thread.
+     */
+    private synchronized void made(PoolThread t) {
+        PoolThread[] a = Arrays.copyOf(threads, threads.length + 1);
+        a[a.length - 1] = t;
+        threads = a;
     }
 
     /** The pool's threads: the estimator's denominator. */
@@ -58,8 +72,9 @@ final class BlockingPool extends ThreadPoolExecutor {
     long busyNanos(long now) {
         long at = now - base;
         long sum = 0;
-        for (PoolThread t : threads) {
-            long w = (long) WORD.getAcquire(t);
+        PoolThread[] a = threads;
+        for (int i = 0; i < a.length; i++) {
+            long w = (long) WORD.getAcquire(a[i]);
             sum += (w >> 1) + (w & 1) * at;
         }
         return sum;
