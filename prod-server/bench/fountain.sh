@@ -19,7 +19,8 @@
 #
 #   prod-server/bench/fountain.sh [rounds=3] [seconds=5] [workers="2 4"] [pause=3]
 #
-# SECTIONS="open closed herd" (default: all; section 3 comes with "open"); WARM=5 seconds of
+# SECTIONS="open closed herd" (default: all; section 3 comes with "open"); PATHS (section 2's
+# paths, default "/ /sleep?ms=5": PATHS="/sleep?ms=5" runs the pool's row alone); WARM=5 seconds of
 # unmeasured load per server first (the JIT). share-herd is share with M0_LISTEN_EXCLUSIVE=0.
 # Needs wrk, h2load (Debian nghttp2-client), nginx, python3, java and the jar
 # (mvn -q -pl prod-server package -DskipTests; or M0SERVE_JAR=...).
@@ -30,6 +31,7 @@ WORKER_COUNTS=${3:-"2 4"}
 PAUSE=${4:-3}
 WARM=${WARM:-5}
 SECTIONS=${SECTIONS:-"open closed herd"}
+PATHS=${PATHS:-"/ /sleep?ms=5"}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 [ -f "$JAR" ] || { echo "$JAR missing: mvn -q -pl prod-server package -DskipTests" >&2; exit 1; }
@@ -193,7 +195,7 @@ for W in $WORKER_COUNTS; do
     echo "### 2. closed loop, wrk -t2 -c64 keep-alive, fountain ÷ share throughput ($W workers)"
     echo
     declare -A RPS=()
-    for path in / "/sleep?ms=5"; do
+    for path in $PATHS; do
       for r in $(seq "$ROUNDS"); do
         if (( r % 2 )); then order=(fountain share); else order=(share fountain); fi
         for a in "${order[@]}"; do
@@ -211,7 +213,7 @@ for W in $WORKER_COUNTS; do
     echo
     echo "| workers | path | fountain req/s (rounds) | share req/s (rounds) | fountain ÷ share |"
     echo "|---|---|---|---|---|"
-    for path in / "/sleep?ms=5"; do
+    for path in $PATHS; do
       printf "| %d | %s | %s | %s | %s |\n" "$W" "$path" "${RPS[fountain:$path]}" "${RPS[share:$path]}" \
         "$(awk -v f="${RPS[fountain:$path]}" -v s="${RPS[share:$path]}" 'BEGIN{
           n = split(f, a, " "); split(s, b, " "); x = 0; y = 0; for (i = 1; i <= n; i++) { x += a[i]; y += b[i] }

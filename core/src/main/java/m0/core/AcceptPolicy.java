@@ -45,6 +45,15 @@ public interface AcceptPolicy {
     }
 
     /**
+     * The same with the blocking pool's cumulative busy time and size (ADR 0029). By default the
+     * pool is ignored, so a policy (or a checker's wrapper) that knows only the loop's reading
+     * keeps working.
+     */
+    default void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+        sample(siblings, self, busyNanosTotal);
+    }
+
+    /**
      * The loop looked at the listener and found it {@code readable} or not: listen to it (and
      * accept now, when readable)? False leaves it to an earlier worker until
      * {@link #listenDeadline()}. Share and race: always true.

@@ -441,6 +441,17 @@ public final class AcceptShare<C> {
     }
 
     /**
+     * Fountain: the same with the blocking pool's reading (ADR 0029): its threads' cumulative
+     * busy nanoseconds (a task still running counted up to now) and its size. A worker whose loop
+     * idles while every pool thread is occupied reads full. Without a pool, {@link #sample(long)}.
+     */
+    public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+        if (sharing && !left) {
+            policy.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
+        }
+    }
+
+    /**
      * The loop looked at the listener: epoll found it readable, or it looks (a zero-timeout poll)
      * at the deadline of the last answer. True: listen to it (keep it in epoll) and, when
      * {@code readable}, accept from it now. False (fountain only, while an earlier worker is

@@ -10,6 +10,12 @@ package m0.core;
  *       wall time since the previous sample, per mille, smoothed over about two samples
  *       ({@code smoothed = (smoothed + sample) / 2}: the last sample weighs 1/2, the one before
  *       1/4, ...).
+ *   <li><b>The blocking pool.</b> A worker serves with its loop and, for blocking requests, its
+ *       pool's threads: two resources side by side, each of which can be the one that is
+ *       saturated. The sample's share is the larger of the loop's and the pool's (pool busy
+ *       time over wall time times its threads), so a loop that idles while every pool thread
+ *       is occupied reads full (ADR 0029). The larger, not the sum: a loop at 50 % and a pool
+ *       at 50 % both have room.
  *   <li><b>Surge.</b> Each connection accepted in a sample window beyond the previous window's
  *       count adds {@link #SURGE_PER_MILLE} (10 %) until the next sample. A steady stream adds
  *       nothing: its load is already in the measured share. 64 connections at once into an idle
@@ -44,6 +50,7 @@ public final class BusyEstimator {
     private boolean sampled;
     private long sampleAt;
     private long busyAtSample;
+    private long poolBusyAtSample;
     private int smoothed;
     private int windowAccepts;
     private int previousWindowAccepts;
@@ -72,25 +79,44 @@ public final class BusyEstimator {
      * @return true when a sample was taken
      */
     public boolean sample(long now, long busyNanosTotal) {
+        return sample(now, busyNanosTotal, 0, 0);
+    }
+
+    /**
+     * A reading of the loop's cumulative busy time and its blocking pool's: {@code
+     * poolBusyNanosTotal} is the pool threads' cumulative time inside a task (tasks still running
+     * counted up to {@code now}), {@code poolThreads} the pool's size (0: no pool, the pool reads
+     * idle). The sample's share is the larger of the two shares.
+     *
+     * @return true when a sample was taken
+     */
+    public boolean sample(long now, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
         if (!sampled) {
             sampled = true;
             sampleAt = now;
             busyAtSample = busyNanosTotal;
+            poolBusyAtSample = poolBusyNanosTotal;
             return false;
         }
         long wall = now - sampleAt;
         if (wall < sampleNanos || wall <= 0) {
             return false;
         }
-        long busy = Math.max(0, busyNanosTotal - busyAtSample);
-        int share = (int) Math.min(1000, busy * 1000 / wall);
+        int share = Math.max(perMille(busyNanosTotal - busyAtSample, wall),
+                poolThreads <= 0 ? 0 : perMille(poolBusyNanosTotal - poolBusyAtSample, wall * poolThreads));
         smoothed = (smoothed + share) / 2;
         previousWindowAccepts = windowAccepts;
         windowAccepts = 0;
         sampleAt = now;
         busyAtSample = busyNanosTotal;
+        poolBusyAtSample = poolBusyNanosTotal;
         judge();
         return true;
+    }
+
+    /** busy over wall, per mille, in [0, 1000] (a counter that went back reads 0). */
+    private static int perMille(long busy, long wall) {
+        return busy <= 0 ? 0 : (int) Math.min(1000, busy * 1000 / wall);
     }
 
     /** This worker accepted a connection from the listener: the surge estimate may grow. */

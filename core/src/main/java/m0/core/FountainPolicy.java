@@ -91,7 +91,12 @@ final class FountainPolicy implements AcceptPolicy {
 
     @Override
     public void sample(Siblings siblings, int self, long busyNanosTotal) {
-        if (estimator.sample(siblings.now(), busyNanosTotal)) {
+        sample(siblings, self, busyNanosTotal, 0, 0);
+    }
+
+    @Override
+    public void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+        if (estimator.sample(siblings.now(), busyNanosTotal, poolBusyNanosTotal, poolThreads)) {
             publish(siblings, self);
         }
     }

@@ -158,4 +158,85 @@ class BusyEstimatorTest {
         assertEquals(0, e.word());
         assertFalse(e.sample(now + SAMPLE_NANOS, busy), "a new baseline");
     }
+
+    // The blocking pool (ADR 0029): the sample's share is max(loop share, pool share).
+
+    private long poolBusy;
+
+    /** 20 ms in which the loop was {@code loopPerMille} busy and {@code busyThreads} of 4 pool threads were occupied. */
+    private boolean poolWindow(int loopPerMille, int busyThreads) {
+        now += SAMPLE_NANOS;
+        busy += SAMPLE_NANOS * loopPerMille / 1000;
+        poolBusy += SAMPLE_NANOS * busyThreads;
+        return e.sample(now, busy, poolBusy, 4);
+    }
+
+    @Test
+    void aLoopAt10PercentWithItsPoolSaturatedIsFull() {
+        e.sample(now, 0, 0, 4);
+        poolWindow(100, 4);
+        assertEquals(500, e.smoothed(), "max(100, 1000): the pool's share");
+        poolWindow(100, 4);
+        poolWindow(100, 4);
+        assertEquals(875, e.smoothed());
+        assertTrue(e.full(), "4 of 4 pool threads busy: full at the third sample, as a busy loop");
+    }
+
+    @Test
+    void aPoolAtHalfIsNotFullAndTheSharesAreNotAdded() {
+        e.sample(now, 0, 0, 4);
+        for (int k = 0; k < 10; k++) {
+            poolWindow(500, 2);
+        }
+        assertEquals(499, e.smoothed(), "max(500, 500) converges to 500, not the sum's 1000");
+        assertFalse(e.full(), "a loop at 50 % and 2 of 4 pool threads: both have room");
+    }
+
+    @Test
+    void theLoopStillCountsWhenThePoolIsIdle() {
+        e.sample(now, 0, 0, 4);
+        poolWindow(1000, 0);
+        poolWindow(1000, 0);
+        poolWindow(1000, 0);
+        assertEquals(875, e.smoothed(), "max(1000, 0): the old rule");
+        assertTrue(e.full());
+    }
+
+    @Test
+    void thePoolShareIsOverWallTimesThreads() {
+        e.sample(now, 0, 0, 4);
+        now += SAMPLE_NANOS;
+        poolBusy += 3 * SAMPLE_NANOS; // 3 of 4 threads busy the whole window: 75 %
+        e.sample(now, 0, poolBusy, 4);
+        assertEquals(375, e.smoothed(), "(0 + 750) / 2");
+        now += SAMPLE_NANOS;
+        poolBusy += 8 * SAMPLE_NANOS; // a counter that overstates (a torn sum) is capped at 100 %
+        e.sample(now, 0, poolBusy, 4);
+        assertEquals(687, e.smoothed(), "(375 + 1000) / 2");
+    }
+
+    @Test
+    void noPoolReadsIdleWhateverItsCounterSays() {
+        e.sample(now, 0, 0, 0);
+        now += SAMPLE_NANOS;
+        assertTrue(e.sample(now, SAMPLE_NANOS / 10, Long.MAX_VALUE / 2, 0));
+        assertEquals(50, e.smoothed(), "0 threads: the loop's 100 alone");
+        now += SAMPLE_NANOS;
+        assertTrue(e.sample(now, 2 * SAMPLE_NANOS / 10, 0, 4), "a pool counter that went back reads 0");
+        assertEquals(75, e.smoothed(), "(50 + 100) / 2");
+    }
+
+    @Test
+    void theLoopOnlyReadingIsTheSameAsAnIdlePool() {
+        BusyEstimator other = new BusyEstimator();
+        e.sample(now, 0);
+        other.sample(now, 0, 123, 4);
+        for (int perMille : new int[] {1000, 300, 900, 1000, 0, 850}) {
+            now += SAMPLE_NANOS;
+            busy += SAMPLE_NANOS * perMille / 1000;
+            e.sample(now, busy);
+            other.sample(now, busy, 123, 4);
+            assertEquals(e.word(), other.word(), "after a window at " + perMille);
+        }
+    }
 }

@@ -258,4 +258,36 @@ class FountainPolicyTest {
             assertThrows(IllegalStateException.class, w1::listenDeadline, p.name() + " never leaves it");
         }
     }
+
+    /**
+     * Worker 0's loop 10 % busy for three samples while {@code poolBusyThreads} of its 4 pool
+     * threads are occupied; then worker 1, which had left the listener to it, looks again.
+     */
+    private boolean workerOneTakesAfterWorkerZerosPoolAt(int poolBusyThreads) {
+        AcceptShare<String> w0 = w.get(0);
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(false), "w0 is free: leave it the listener");
+        long loop = 0;
+        long pool = 0;
+        w0.sample(loop, pool, 4);
+        for (int k = 0; k < 3; k++) {
+            clock.advance(20 * MS);
+            loop += 2 * MS;
+            pool += 20 * MS * poolBusyThreads;
+            w0.sample(loop, pool, 4);
+        }
+        return w1.takeListener(true); // the first look that finds one: only a full w0 gives it up now
+    }
+
+    @Test
+    void aWorkerWhosePoolIsSaturatedIsFullAndTheNextTakes() {
+        assertTrue(workerOneTakesAfterWorkerZerosPoolAt(4));
+        assertEquals(875 | FULL_BIT, busy(0), "loop 10 %, pool 4 of 4: max is 100 %: 500, 750, 875");
+    }
+
+    @Test
+    void aPoolAtHalfLeavesTheConnectionsToWorkerZero() {
+        assertFalse(workerOneTakesAfterWorkerZerosPoolAt(2));
+        assertEquals(437, busy(0), "max(100, 500): 250, 375, 437, not full");
+    }
 }

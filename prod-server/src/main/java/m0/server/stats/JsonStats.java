@@ -52,6 +52,8 @@ final class JsonStats {
                         .append(",\"looks\":").append(c.word(WorkerCounters.LOOKS))
                         .append(",\"busy_s\":").append(String.format(Locale.ROOT, "%.6f",
                                 c.word(WorkerCounters.BUSY_NANOS) / 1e9))
+                        .append(",\"pool_busy_s\":").append(String.format(Locale.ROOT, "%.6f",
+                                c.word(WorkerCounters.POOL_BUSY_NANOS) / 1e9))
                         .append(",\"wakeups\":").append(c.word(WorkerCounters.WAKEUPS))
                         .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED));
             }

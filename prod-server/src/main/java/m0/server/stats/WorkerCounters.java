@@ -27,10 +27,13 @@ import m0.server.share.Memfds;
  *   3  LOOKS          fountain: zero-timeout looks at a listener it had left to an earlier worker
  *   4  BUSY_NANOS     its loop's time outside epoll_wait, cumulative (any policy)
  *   5  WAKEUPS        returns from epoll_wait (its loop's passes), any policy
+ *   6  POOL_BUSY_NANOS  its blocking pool's threads' time inside a task, cumulative (a task
+ *                     still running counted up to the pass end); fountain's second reading
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
- * release stores (BUSY_NANOS and WAKEUPS every pass: two stores, to a line no other writer touches); a
+ * release stores (BUSY_NANOS, WAKEUPS and, while a pool task runs, POOL_BUSY_NANOS every pass:
+ * up to three stores, to a line no other writer touches); a
  * reader's acquire loads see each word exact, the set not as one snapshot.
  */
 public final class WorkerCounters {
@@ -44,7 +47,8 @@ public final class WorkerCounters {
     public static final int LOOKS = 3;
     public static final int BUSY_NANOS = 4;
     public static final int WAKEUPS = 5;
-    static final int WORDS = 6;
+    public static final int POOL_BUSY_NANOS = 6;
+    static final int WORDS = 7;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 

@@ -95,6 +95,8 @@ final class PrometheusText {
         }
         loopWord(b, live, loops, "m0serve_worker_busy_seconds_total",
                 "the worker loop's time outside epoll_wait", WorkerCounters.BUSY_NANOS, true);
+        loopWord(b, live, loops, "m0serve_worker_pool_busy_seconds_total",
+                "the worker's blocking pool threads' time inside a task", WorkerCounters.POOL_BUSY_NANOS, true);
         loopWord(b, live, loops, "m0serve_worker_accepted_total",
                 "connections the worker accepted from the listener", WorkerCounters.ACCEPTED, false);
         loopWord(b, live, loops, "m0serve_worker_listener_empty_wakeups_total",

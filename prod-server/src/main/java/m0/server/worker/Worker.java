@@ -6,10 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
@@ -119,7 +116,7 @@ public final class Worker {
     private final Acceptor acceptor;
     private final HttpConfig http;
     private final App app;
-    private final ExecutorService pool;
+    private final BlockingPool pool;
     /** A connection that fails in our code is closed; the failure is said once a second. */
     private final RateLimitedLog failures;
 
@@ -233,12 +230,8 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
-        this.pool = spec.blockingThreads() <= 0 ? null : new ThreadPoolExecutor(spec.blockingThreads(),
-                spec.blockingThreads(), 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(4096), r -> {
-                    Thread t = new Thread(r, "m0-blocking-" + spec.index());
-                    t.setDaemon(true);
-                    return t;
-                });
+        this.pool = spec.blockingThreads() <= 0 ? null
+                : new BlockingPool(spec.blockingThreads(), 4096, "m0-blocking-" + spec.index());
     }
 
     /**
@@ -380,9 +373,13 @@ public final class Worker {
             passEnd = System.nanoTime();
             busyNanos += passEnd - now;
             counters.set(WorkerCounters.BUSY_NANOS, busyNanos);
+            long poolBusy = pool == null ? 0 : pool.busyNanos(passEnd); // a few loads: no lock
+            counters.set(WorkerCounters.POOL_BUSY_NANOS, poolBusy);
             counters.publish();
             if (fountain) {
-                share.sample(busyNanos);
+                // Full is the larger of the loop's share and the pool's (docs/adr/0029): /sleep
+                // saturates the pool while the loop idles.
+                share.sample(busyNanos, poolBusy, pool == null ? 0 : pool.size());
                 if (passEnd - nextSample >= 0) {
                     // The core sampled (its clock read came after passEnd): the next one is due 20
                     // ms after a reading taken now, never before the core's own (ADR 0019).

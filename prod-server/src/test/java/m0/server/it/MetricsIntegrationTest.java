@@ -92,6 +92,7 @@ class MetricsIntegrationTest {
             assertEquals(CLIENTS + 1, sum(after, "m0serve_worker_accepted_total", ""),
                     "one fresh accept per connection the clients opened:\n" + after);
             assertEquals(2, samples(after, "m0serve_worker_busy_seconds_total"), after);
+            assertEquals(2, samples(after, "m0serve_worker_pool_busy_seconds_total"), after);
             assertEquals(0, samples(after, "m0serve_worker_busy_ratio"), "share publishes no busy word");
             promtool(promtool, after);
             System.out.println("metrics after load:\n" + after.lines().filter(l -> !l.startsWith("#")

@@ -67,7 +67,7 @@ class StatsJsonIntegrationTest {
                 assertEquals("PARKED", f[2]);
                 assertEquals("0", f[3]);
                 assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
-                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'rebalanced', 'received', 'sent', "
+                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', 'sent', "
                         + "'started_ms', 'starts', 'state', 'taken', 'wakeups']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");
