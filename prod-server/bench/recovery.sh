@@ -53,8 +53,8 @@ sample() {
     case $line in
       "m0serve stats:"*) t=$EPOCHREALTIME; actives=(); states=() ;;
       [0-9]*)
-        f=($line) # index state active pending taken sent received forwarded
-        [[ ${#f[@]} -eq 8 && ${f[1]} =~ ^[A-Z] ]] || continue
+        f=($line) # index state active pending taken sent received forwarded [busy]
+        [[ ${#f[@]} -ge 8 && ${f[1]} =~ ^[A-Z] ]] || continue # busy: a 9th column since issue 11
         actives+=("${f[2]}"); states+=("${f[1]}")
         (( ${#actives[@]} == 2 )) && echo "$t ${actives[0]}/${actives[1]} ${states[0]},${states[1]}" ;;
     esac
