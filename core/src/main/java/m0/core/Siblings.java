@@ -46,10 +46,6 @@ public final class Siblings {
         return Counts.pending(counts(i));
     }
 
-    public long taken(int i) {
-        return Counts.taken(counts(i));
-    }
-
     /** {@code pending - taken} of worker i, from one load: raised against it, not yet received. */
     public long inFlight(int i) {
         return Counts.inFlight(counts(i));

@@ -203,7 +203,7 @@ final class Mutants {
         public int pick(Siblings siblings, int self, long open) {
             int workers = siblings.workers();
             int choice = self;
-            long best = open + siblings.pending(self);
+            long best = open + siblings.inFlight(self); // own load as the core reads it (ADR 0007)
             int start = siblings.rotationStart();
             for (int k = 0; k < workers; k++) {
                 int i = (start + k) % workers;

@@ -258,7 +258,7 @@ final class Mutants {
     static final Protocol NS = picking("mutant-NS", (siblings, me, open) -> {
         int workers = siblings.workers();
         int choice = me;
-        long best = open + siblings.pending(me);
+        long best = open + siblings.inFlight(me); // own load as the core reads it (ADR 0007)
         int start = siblings.rotationStart();
         for (int k = 0; k < workers; k++) {
             int i = (start + k) % workers;
@@ -525,7 +525,7 @@ final class Mutants {
 
             @Override
             public int rebalancePick(long open) {
-                long own = open + siblings.pending(self) - siblings.taken(self);
+                long own = open + siblings.inFlight(self); // as the core reads it: one load
                 int lightest = self;
                 long lightestLoad = Long.MAX_VALUE;
                 for (int i = 0; i < p.workers; i++) {
