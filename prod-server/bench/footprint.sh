@@ -51,6 +51,12 @@ PARTS=${FOOTPRINT_PARTS:-pss start kill cpu}
 part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# stamp PATTERN FILE: copies stdin to stdout, appending the time (ns) it reads each line matching
+# PATTERN to FILE
+stamp() { awk -W interactive -v p="$1" -v f="$2" '{ print; fflush() } $0 ~ p { system("date +%s%N >> " f) }'; }
+# nap SECONDS: a sleep that forks nothing (a read that times out on a FIFO nobody writes)
+mkfifo "$WORK/nap"; exec {NAP_FD}<>"$WORK/nap"
+nap() { read -r -t "$1" -u "$NAP_FD" _ || true; }
 pss_mib() { awk '/^Pss:/ {printf "%.1f", $2 / 1024}' "/proc/$1/smaps_rollup" 2>/dev/null || echo "-"; }
 
 # m0 NAME PORT new|old|base ARGS... : starts through the launcher; pid in BENCH_PID_<NAME>; waits for
@@ -58,21 +64,30 @@ pss_mib() { awk '/^Pss:/ {printf "%.1f", $2 / 1024}' "/proc/$1/smaps_rollup" 2>/
 # time spent until then
 m0_start() {
   local name=$1 port=$2 kind=$3; shift 3
+  local launcher=$LAUNCHER
+  [ "$kind" = base ] && launcher=$BASE_LAUNCHER
+  rm -f "$WORK/$name.ready" "$WORK/$name.started"
+  # stdout and stderr pass through an awk that stamps the time it reads the ready line (and each
+  # "started" line) into a file: the waits below read those stamps, so neither the polling nor the
+  # CPU reads after it are counted in the figure, and polling forks nothing (nap) while JVMs start.
+  # (through FIFOs, so that the two awks are this script's children, not the supervisor's)
+  rm -f "$WORK/$name.out.fifo" "$WORK/$name.err.fifo"
+  mkfifo "$WORK/$name.out.fifo" "$WORK/$name.err.fifo"
+  stamp "m0serve: ready:" "$WORK/$name.ready" <"$WORK/$name.out.fifo" >"$WORK/$name.out" &
+  stamp " started .* ms after its spawn" "$WORK/$name.started" <"$WORK/$name.err.fifo" >"$WORK/$name.err" &
   if [ "$kind" = old ]; then
     M0_CDS=0 M0_JAVA_OPTS="$OLD_SUP" M0_WORKER_JAVA_OPTS="$OLD_WORKER" \
-      "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-  elif [ "$kind" = base ]; then
-    env -u M0_CDS -u M0_JAVA_OPTS -u M0_WORKER_JAVA_OPTS \
-      "$BASE_LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+      "$launcher" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out.fifo" 2>"$WORK/$name.err.fifo" &
   else
     env -u M0_CDS -u M0_JAVA_OPTS -u M0_WORKER_JAVA_OPTS \
-      "$LAUNCHER" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+      "$launcher" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out.fifo" 2>"$WORK/$name.err.fifo" &
   fi
   local pid=$!
   BENCH_PIDS+=("$pid")
   printf -v "BENCH_PID_$name" '%s' "$pid"
-  for _ in $(seq 12000); do # 60 s in 5 ms steps
-    if grep -q "m0serve: ready:" "$WORK/$name.out" 2>/dev/null; then
+  for _ in $(seq 6000); do # 60 s in 10 ms naps
+    if [ -s "$WORK/$name.ready" ]; then
+      READY_AT_MS=$(( $(head -1 "$WORK/$name.ready") / 1000000 ))
       READY_CPU_MS=$(( $(tree_ticks "$pid") * 1000 / TICK )) # start-up CPU of supervisor + workers
       READY_SUP_MS=$(( $(pid_ticks "$pid") * 1000 / TICK ))
       local c; READY_WORKERS_MS=""
@@ -80,8 +95,8 @@ m0_start() {
       READY_WORKERS_MS=${READY_WORKERS_MS#+}
       return 0
     fi
-    kill -0 "$pid" 2>/dev/null || { cat "$WORK/$name.err" >&2; return 1; }
-    sleep 0.005
+    kill -0 "$pid" 2>/dev/null || { sleep 0.2; cat "$WORK/$name.err" >&2; return 1; }
+    nap 0.01
   done
   echo "$name: no ready line within 60 s" >&2; return 1
 }
@@ -152,8 +167,7 @@ for n in 2 4; do
     for kind in new $OLD; do
       port=$(free_port); t0=$(now_ms)
       m0_start "l$kind" "$port" "$kind" --workers "$n"
-      t1=$(now_ms)
-      OUTSIDE[$kind]+="$((t1 - t0)) "
+      OUTSIDE[$kind]+="$((READY_AT_MS - t0)) "
       CPU[$kind]+="$READY_CPU_MS "
       PER[$kind]+="$READY_SUP_MS/$READY_WORKERS_MS "
       INSIDE[$kind]+="$(sed -n 's/.*m0serve: ready \([0-9]*\) ms after launch.*/\1/p' "$WORK/l$kind.err" | head -1) "
@@ -184,15 +198,19 @@ for r in $(seq "$ROUNDS"); do
     if [ -z "$victim" ]; then
       echo "  $kind: no worker under pid $sup to kill" >&2; m0_stop "$sup"; continue
     fi
-    before=$(grep -c "started" "$WORK/k$kind.err" || true)
+    nap 0.1 # the stamps of the first workers' lines are written
+    mapfile -t st < "$WORK/k$kind.started"; before=${#st[@]}
     t0=$(now_ms); kill -KILL "$victim"
     line=""
-    for _ in $(seq 12000); do
-      line=$(grep "started .* ms after its spawn" "$WORK/k$kind.err" | sed -n "$((before + 1))p" || true)
-      [ -n "$line" ] && break
-      sleep 0.005
+    for _ in $(seq 6000); do
+      mapfile -t st < "$WORK/k$kind.started"
+      if [ "${#st[@]}" -gt "$before" ]; then
+        line=$(grep " started .* ms after its spawn" "$WORK/k$kind.err" | sed -n "$((before + 1))p" || true)
+        [ -n "$line" ] && break
+      fi
+      nap 0.01
     done
-    t1=$(now_ms)
+    t1=$(( $(sed -n "$((before + 1))p" "$WORK/k$kind.started") / 1000000 ))
     fresh=$(echo "$line" | sed -n 's/.*(pid \([0-9]*\)) started.*/\1/p')
     KILLED[$kind]+="$((t1 - t0)) "
     SPAWNED[$kind]+="$(echo "$line" | sed -n 's/.*started \([0-9]*\) ms after its spawn.*/\1/p') "
