@@ -21,11 +21,9 @@ final class JavaCommand {
      * Sized from measurement (docs/adr/0011): a hello worker allocates ~170 bytes a request and
      * keeps ~2 MB live, so an 8 MB initial heap (its young generation ~2.7 MB) is plenty and
      * grows on demand up to 512 MB for an app that needs it. The trimmer hands back what C2's
-     * warm-up freed to malloc (~30 MB a worker, else kept by glibc). G1, not Serial, because
-     * JDK 17 maps the archive's heap objects (the module graph, interned strings, class mirrors)
-     * only under G1: a start costs ~20 % less CPU, the request path no more (docs/adr/0030).
+     * warm-up freed to malloc (~30 MB a worker, else kept by glibc). Serial GC: one loop thread.
      */
-    static final String DEFAULT_OPTS = "-XX:+UseG1GC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
+    static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
             + " -XX:TrimNativeHeapInterval=1000";
 
     /** The class-data archive (set by the launcher when the file is there and fresh). */
