@@ -12,6 +12,15 @@ final class Connection {
     /** The epoll events registered for it now (EPOLLIN, EPOLLOUT, both or neither). */
     int interest;
     boolean closed;
+    /**
+     * Writes so far, up to {@link #NO_DELAY}: Nagle is turned off just before the second write,
+     * because it can only hold a write while an earlier one is unacknowledged (nginx, too, sets
+     * TCP_NODELAY only when a connection goes on after its first answer). A Connection: close
+     * answer written at once then costs no setsockopt.
+     */
+    int writes;
+    /** {@link #writes} once TCP_NODELAY is set. */
+    static final int NO_DELAY = 2;
     /** Write side shut down after an error answer; reads are discarded until these bounds. */
     boolean lingering;
     long lingerEnd;

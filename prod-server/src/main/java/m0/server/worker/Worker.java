@@ -720,22 +720,27 @@ public final class Worker {
     }
 
     /**
-     * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking, Nagle off,
-     * registered, and an eager read (a fresh connection's request has often already arrived).
+     * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking, registered,
+     * and an eager read (a fresh connection's request has often already arrived). Nagle goes
+     * off before a fresh connection's second write ({@link Connection#writes}); a received one
+     * may have been written to by its sender, so it goes off now.
      */
     private void admit(int fd, byte[] peer, boolean received) {
         long now = System.nanoTime();
         try {
             if (received) {
                 Fds.setNonBlocking(fd); // the sender's accept4 made it so; cheap to be sure
+                Sockets.setNoDelay(fd);
             }
-            Sockets.setNoDelay(fd);
             epoll.add(fd, Epoll.IN, fd);
         } catch (NativeException e) {
             Fds.close(fd); // reset before we could serve it
             return;
         }
         Connection c = new Connection(fd, peer);
+        if (received) {
+            c.writes = Connection.NO_DELAY;
+        }
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer));
         if (fd >= byFd.length) {
@@ -840,6 +845,9 @@ public final class Worker {
                 }
                 int len = Math.min(o.remaining(), IO_BYTES);
                 out.buffer().put(0, o, o.position(), len);
+                if (c.writes < Connection.NO_DELAY && ++c.writes == Connection.NO_DELAY) {
+                    Sockets.setNoDelay(c.fd); // the second write: the first may still be unacknowledged
+                }
                 int n = Fds.write(c.fd, out.address(), len);
                 if (n < 0) {
                     watch(c);
