@@ -465,6 +465,18 @@ public final class AcceptShare<C> {
         return policy.takeListener(siblings, self, readable);
     }
 
+    /**
+     * After an accept this worker kept: {@link AcceptPolicy#GO_ON} with the batch,
+     * {@link AcceptPolicy#END_BATCH}, or end it and have the sibling returned look at the
+     * listener now (fountain, a worker the accept turned full: {@link AcceptPolicy#endBatch}).
+     */
+    public int endBatch() {
+        if (!sharing || left) {
+            return AcceptPolicy.GO_ON;
+        }
+        return policy.endBatch(siblings, self);
+    }
+
     /** After {@link #takeListener} said false: when the loop looks at the listener again. */
     public long listenDeadline() {
         return policy.listenDeadline();

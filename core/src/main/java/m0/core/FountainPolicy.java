@@ -40,6 +40,8 @@ final class FountainPolicy implements AcceptPolicy {
 
     private final BusyEstimator estimator;
     private long published = -1;
+    /** The last accept turned this worker full, and no sibling has been told yet. */
+    private boolean turnedFull;
 
     /** The last look that counts: was the listener readable, when, and the head's words then. */
     private boolean lookedReadable;
@@ -75,14 +77,45 @@ final class FountainPolicy implements AcceptPolicy {
 
     @Override
     public int pick(Siblings siblings, int self, long open) {
+        boolean was = estimator.full();
         estimator.accepted();
         publish(siblings, self);
+        if (!was && estimator.full()) {
+            turnedFull = true;
+        }
         return self;
+    }
+
+    /**
+     * Full, with a later live worker that is free: end the batch, and tell that worker to look
+     * now, once per turn to full (later batches of a worker still full end after one accept,
+     * telling nobody: the told worker is already taking, or will be at its look). No later free
+     * worker: go on, as every worker does when all are full.
+     */
+    @Override
+    public int endBatch(Siblings siblings, int self) {
+        if (!estimator.full()) {
+            turnedFull = false;
+            return GO_ON;
+        }
+        for (int j = self + 1; j < siblings.workers(); j++) {
+            long state = siblings.state(j);
+            if (state == LEFT || state == NOT_STARTED || BusyEstimator.full(siblings.busy(j))) {
+                continue;
+            }
+            if (turnedFull) {
+                turnedFull = false;
+                return j;
+            }
+            return END_BATCH;
+        }
+        return GO_ON;
     }
 
     @Override
     public void started(Siblings siblings, int self) {
         estimator.reset();
+        turnedFull = false;
         lookedReadable = false;
         stuckHead = -1;
         published = -1;
@@ -121,6 +154,26 @@ final class FountainPolicy implements AcceptPolicy {
             }
             long active = siblings.active(j);
             return look(j, state, active, readable, now);
+        }
+        if (estimator.full()) {
+            // Full, and nobody before us is taking: leave new connections to the first later
+            // worker that is, under the same looks (a stuck one is passed over within 2 ms).
+            // Without this a full worker in epoll wins the burst from the one it just told to
+            // look, which on two cores may not even get to run before the burst is taken.
+            for (int j = self + 1; j < siblings.workers(); j++) {
+                long state = siblings.state(j);
+                if (j == stuckHead) {
+                    if (state == stuckState && siblings.active(j) == stuckActive) {
+                        continue;
+                    }
+                    stuckHead = -1;
+                }
+                if (state == LEFT || state == NOT_STARTED || Siblings.slowPass(state, now)
+                        || BusyEstimator.full(siblings.busy(j))) {
+                    continue;
+                }
+                return look(j, state, siblings.active(j), readable, now);
+            }
         }
         lookedReadable = false;
         return true;

@@ -48,10 +48,40 @@ class FountainPolicyTest {
     }
 
     @Test
-    void workerZeroAlwaysTakes() {
+    void workerZeroTakesWhileFreeWhateverItsPublishedWordSays() {
         assertTrue(w.get(0).takeListener(true));
         full(0);
-        assertTrue(w.get(0).takeListener(true), "full or not, nobody is before it");
+        assertTrue(w.get(0).takeListener(true), "nobody is before it, and its own estimate is free");
+    }
+
+    private void turnFull(AcceptShare<String> s) {
+        for (int k = 0; k < 9; k++) {
+            s.passOn("c" + k, k);
+        }
+        assertTrue(BusyEstimator.full(busy(0)));
+    }
+
+    @Test
+    void aFullWorkerLeavesTheListenerToTheFirstLaterFreeWorkerUnderTheSameLooks() {
+        AcceptShare<String> w0 = w.get(0);
+        turnFull(w0);
+        assertFalse(w0.takeListener(true), "w1 is free: the burst is its");
+        assertEquals(T0 + MS, w0.listenDeadline(), "looked at again within 1 ms");
+        clock.advance(MS);
+        assertTrue(w0.takeListener(true), "still readable a look later and w1's words unchanged: stuck, taken");
+        w.get(1).passStart(); // w1 moves: not stuck after all
+        w.get(1).passEnd(1);
+        assertFalse(w0.takeListener(true), "w1 took one: it is the one to leave to again");
+    }
+
+    @Test
+    void aFullWorkerTakesWhenEveryLaterWorkerIsFullOrGone() {
+        AcceptShare<String> w0 = w.get(0);
+        turnFull(w0);
+        full(1);
+        assertFalse(w0.takeListener(true), "w2 is free");
+        page.setVolatile(PageLayout.stateWord(2), PageLayout.LEFT);
+        assertTrue(w0.takeListener(true), "w1 full and w2 gone: every worker takes, w0 too");
     }
 
     @Test
@@ -66,6 +96,52 @@ class FountainPolicyTest {
         assertEquals(0, w0.sentCount());
         assertEquals(null, channel.receive(1));
         assertEquals(null, channel.receive(2));
+    }
+
+    @Test
+    void theAcceptThatTurnsAWorkerFullEndsItsBatchAndTellsTheNextFreeWorker() {
+        AcceptShare<String> w0 = w.get(0);
+        for (int k = 0; k < 8; k++) {
+            w0.passOn("c" + k, k);
+            assertEquals(AcceptPolicy.GO_ON, w0.endBatch(), "not full after " + (k + 1));
+        }
+        w0.passOn("c8", 8);
+        assertEquals(1, w0.endBatch(), "the ninth turns it full: w1 is told to look now");
+        w0.passOn("c9", 9);
+        assertEquals(AcceptPolicy.END_BATCH, w0.endBatch(), "still full: one accept a batch, nobody told again");
+    }
+
+    @Test
+    void aFullWorkerGoesOnWhenEveryLaterWorkerIsFullAndTellsPastOnesThatAreFull() {
+        AcceptShare<String> w0 = w.get(0);
+        full(1);
+        for (int k = 0; k < 9; k++) {
+            w0.passOn("c" + k, k);
+        }
+        assertEquals(2, w0.endBatch(), "w1 is full: w2 is the next free one");
+        full(2);
+        w0.passOn("c9", 9);
+        assertEquals(AcceptPolicy.GO_ON, w0.endBatch(), "all full: every worker takes, w0 too");
+    }
+
+    @Test
+    void aWorkerThatLeftOrNeverStartedIsNotTold() {
+        page.setVolatile(PageLayout.stateWord(1), PageLayout.LEFT);
+        page.setVolatile(PageLayout.stateWord(2), PageLayout.NOT_STARTED);
+        AcceptShare<String> w0 = w.get(0);
+        for (int k = 0; k < 9; k++) {
+            w0.passOn("c" + k, k);
+        }
+        assertTrue(BusyEstimator.full(busy(0)));
+        assertEquals(AcceptPolicy.GO_ON, w0.endBatch(), "nobody later can take: the batch goes on");
+    }
+
+    @Test
+    void shareAndRaceNeverEndABatch() {
+        for (String name : List.of("share", "race")) {
+            AcceptShare<String> s = new AcceptShare<>(page, channel, clock, AcceptPolicy.named(name), 3, 0);
+            assertEquals(AcceptPolicy.GO_ON, s.endBatch(), name);
+        }
     }
 
     @Test

@@ -73,7 +73,8 @@ public final class FdPassing {
         int len = Math.min(payload.length, MAX_PAYLOAD);
         b.put(PAYLOAD, payload, 0, len);
         b.putLong(IOV + 8, len);
-        b.putLong(HDR + MSG_CONTROLLEN, CMSG_SPACE_ONE_FD);
+        // fd < 0: a datagram without a descriptor (a worker's nudge, SocketChannels#nudge)
+        b.putLong(HDR + MSG_CONTROLLEN, fd < 0 ? 0 : CMSG_SPACE_ONE_FD);
         b.putInt(HDR + MSG_FLAGS, 0);
         b.putLong(CONTROL, CMSG_LEN_ONE_FD);
         b.putInt(CONTROL + 8, Native.SOL_SOCKET);
@@ -125,12 +126,9 @@ public final class FdPassing {
                 Fds.close(fd);
                 return new Received(-1, new byte[0]);
             }
-            if (fd < 0) {
-                return new Received(-1, new byte[0]); // a datagram without a descriptor: nothing to serve
-            }
             byte[] payload = new byte[(int) Math.min(n, MAX_PAYLOAD)];
             b.get(PAYLOAD, payload);
-            return new Received(fd, payload);
+            return new Received(fd, payload); // fd -1: a datagram without a descriptor, nothing to serve
         }
     }
 

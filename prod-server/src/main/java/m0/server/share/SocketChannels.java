@@ -21,6 +21,9 @@ public final class SocketChannels implements Channel<Accepted> {
     /** Per-end socket buffer: the kernel doubles it; about 171 hand-offs queue before EAGAIN. */
     public static final int BUFFER_BYTES = 64 * 1024;
 
+    /** The payload of {@link #nudge}. */
+    private static final byte[] NUDGE = {'N'};
+    private boolean nudged;
     private final int[] sendFds;
     private final int[] receiveFds;
     private final FdPassing passing = new FdPassing();
@@ -66,7 +69,10 @@ public final class SocketChannels implements Channel<Accepted> {
         if (socket < 0) {
             return null;
         }
-        FdPassing.Received r = passing.receive(socket);
+        FdPassing.Received r;
+        while ((r = passing.receive(socket)) != null && r.fd() < 0 && isNudge(r.payload())) {
+            nudged = true; // not a hand-off: the core never sees it
+        }
         if (r == null) {
             return null;
         }
@@ -82,6 +88,31 @@ public final class SocketChannels implements Channel<Accepted> {
     @Override
     public boolean lost(Accepted received) {
         return received == Accepted.LOST;
+    }
+
+    /**
+     * Tells worker {@code target} to look at the listener now (fountain: the sender's accept
+     * left it full, {@code AcceptPolicy#endBatch}): a one-byte datagram without a descriptor on
+     * its channel, which {@link #receive} swallows. Best effort: a full or closed channel drops
+     * it, and the target looks at its own deadline (within 1 ms) as before.
+     */
+    public void nudge(int target) {
+        int socket = sendFds[target];
+        if (socket >= 0) {
+            passing.send(socket, -1, NUDGE);
+        }
+    }
+
+    /** Whether a nudge arrived since the last call (and forget it). */
+    public boolean takeNudge() {
+        boolean n = nudged;
+        nudged = false;
+        return n;
+    }
+
+    /** A nudge's payload; a hand-off's is a peer's sockaddr (16 bytes or more), never this. */
+    private static boolean isNudge(byte[] payload) {
+        return payload.length == 1 && payload[0] == NUDGE[0];
     }
 
     public int receiveFd(int index) {

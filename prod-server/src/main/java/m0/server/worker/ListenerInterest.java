@@ -77,6 +77,13 @@ final class ListenerInterest {
         keepOut(LEFT_TO_HEAD);
     }
 
+    /** A sibling the burst left full told us to look now: the look is due at once. */
+    void lookNow(long now) {
+        if ((out & LEFT_TO_HEAD) != 0 && lookAt - now > 0) {
+            lookAt = now;
+        }
+    }
+
     /** Fountain's answer was "listen": in, unless another reason keeps it out. */
     void take() {
         if ((out & LEFT_TO_HEAD) != 0) {

@@ -114,6 +114,8 @@ public final class Worker {
     private final Memory out = new Memory(IO_BYTES);
     private final ByteBuffer inView;
     private final Acceptor acceptor;
+    /** The channels to every worker: hand-offs through the core, nudges (fountain) directly. */
+    private final SocketChannels channels;
     private final HttpConfig http;
     private final App app;
     private final BlockingPool pool;
@@ -202,7 +204,7 @@ public final class Worker {
         int[] receiveFds = new int[spec.lines()];
         java.util.Arrays.fill(receiveFds, -1);
         receiveFds[spec.index()] = spec.receiveFd();
-        SocketChannels channels = new SocketChannels(spec.sendFds(), receiveFds, "m0serve worker " + spec.index() + ": ");
+        this.channels = new SocketChannels(spec.sendFds(), receiveFds, "m0serve worker " + spec.index() + ": ");
         this.share = new AcceptShare<>(page, channels, System::nanoTime,
                 AcceptPolicy.named(spec.acceptPolicy()), spec.lines(), spec.index(),
                 AcceptShare.LEAVE_DRAIN_NANOS, spec.rebalance()
@@ -702,6 +704,13 @@ public final class Worker {
                 continue; // a sibling's channel holds it now; our copy is closed
             }
             admit(fd, a.peer(), false);
+            int next = share.endBatch();
+            if (next != AcceptPolicy.GO_ON) {
+                if (next >= 0) {
+                    channels.nudge(next); // fountain: we are full; it left the listener to us
+                }
+                return;
+            }
         }
     }
 
@@ -711,6 +720,9 @@ public final class Worker {
             while ((c = share.receive()) != null) {
                 work();
                 admit(c.fd(), c.peer(), true);
+            }
+            if (channels.takeNudge()) {
+                listener.lookNow(System.nanoTime()); // fountain: an earlier worker turned full
             }
         } catch (RuntimeException e) {
             // recvmsg failed (ENOMEM...) before anything was taken: the counts are as they were,
