@@ -87,6 +87,7 @@ final class Scheduler {
         if (quiescent) {
             Oracles.atQuiescence(sim);
         }
+        runsEnded++;
         return new Sim.Result(sim, quiescent);
     }
 
@@ -143,6 +144,13 @@ final class Scheduler {
      * windows that the hand-off must not depend on. Zero, and one volatile read, otherwise.
      */
     static volatile long endGapNanos;
+
+    /**
+     * Runs ended in this JVM (test seam, {@code Bounded}): a hung run ends none, a slow
+     * exploration keeps ending them, and only the first is a hang. Written by the controller
+     * once a run; concurrent explorations may lose an increment, which only delays a count.
+     */
+    static volatile long runsEnded;
 
     private static void endGap() {
         long g = endGapNanos;

@@ -28,7 +28,13 @@ final class Bounded {
         }
     }
 
-    static <T> T within(Duration limit, String name, Callable<T> body) {
+    /**
+     * Runs {@code body}; fails fast, naming it, when no simulator run has ended for
+     * {@code stall} (a lost turn parks a run for good: the hang), or when it is still going
+     * after {@code cap} (not hung, but too slow to wait for). Slowness is not a hang: on a
+     * loaded machine an exploration of tens of thousands of runs may take a minute and more.
+     */
+    static <T> T within(Duration stall, Duration cap, String name, Callable<T> body) {
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -38,11 +44,29 @@ final class Bounded {
             }
         }, "bounded: " + name);
         t.setDaemon(true);
+        long start = System.nanoTime();
+        long seen = Scheduler.runsEnded;
+        long movedAt = start;
         t.start();
         try {
-            return result.get(limit.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new Hung(name + " did not end within " + limit.toMillis() + " ms (hung)\n" + dump());
+            for (;;) {
+                try {
+                    return result.get(200, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    long now = System.nanoTime();
+                    long runs = Scheduler.runsEnded;
+                    if (runs != seen) {
+                        seen = runs;
+                        movedAt = now;
+                    } else if (now - movedAt > stall.toNanos()) {
+                        throw new Hung(name + " ended no simulator run for " + stall.toMillis() + " ms (hung)\n" + dump());
+                    }
+                    if (now - start > cap.toNanos()) {
+                        throw new Hung(name + " did not end within " + cap.toMillis()
+                                + " ms, still ending runs (too slow)\n" + dump());
+                    }
+                }
+            }
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof Error) {
