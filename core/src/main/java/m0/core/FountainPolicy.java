@@ -139,21 +139,9 @@ final class FountainPolicy implements AcceptPolicy {
         long now = siblings.now();
         for (int j = 0; j < self; j++) {
             long state = siblings.state(j);
-            if (j == stuckHead) {
-                if (state == stuckState && siblings.active(j) == stuckActive) {
-                    continue; // found stuck before and still without progress
-                }
-                // Its words moved (it took a connection, or was reaped, or replaced): forget the
-                // mark, or the idle words coming back (PARKED and the same open count: a head
-                // continued after a stop, or its replacement) would keep it skipped for good.
-                stuckHead = -1;
+            if (taking(siblings, j, state, now)) {
+                return look(j, state, siblings.active(j), readable, now);
             }
-            if (state == LEFT || state == NOT_STARTED || Siblings.slowPass(state, now)
-                    || BusyEstimator.full(siblings.busy(j))) {
-                continue;
-            }
-            long active = siblings.active(j);
-            return look(j, state, active, readable, now);
         }
         if (estimator.full()) {
             // Full, and nobody before us is taking: leave new connections to the first later
@@ -162,21 +150,32 @@ final class FountainPolicy implements AcceptPolicy {
             // look, which on two cores may not even get to run before the burst is taken.
             for (int j = self + 1; j < siblings.workers(); j++) {
                 long state = siblings.state(j);
-                if (j == stuckHead) {
-                    if (state == stuckState && siblings.active(j) == stuckActive) {
-                        continue;
-                    }
-                    stuckHead = -1;
+                if (taking(siblings, j, state, now)) {
+                    return look(j, state, siblings.active(j), readable, now);
                 }
-                if (state == LEFT || state == NOT_STARTED || Siblings.slowPass(state, now)
-                        || BusyEstimator.full(siblings.busy(j))) {
-                    continue;
-                }
-                return look(j, state, siblings.active(j), readable, now);
             }
         }
         lookedReadable = false;
         return true;
+    }
+
+    /**
+     * Whether worker {@code j}, whose state word reads {@code state}, takes new connections:
+     * live (not LEFT, not NOT_STARTED), not inside one pass for over 2 ms, not full by its
+     * published word, and not the head found stuck whose words have not moved since.
+     */
+    private boolean taking(Siblings siblings, int j, long state, long now) {
+        if (j == stuckHead) {
+            if (state == stuckState && siblings.active(j) == stuckActive) {
+                return false; // found stuck before and still without progress
+            }
+            // Its words moved (it took a connection, or was reaped, or replaced): forget the
+            // mark, or the idle words coming back (PARKED and the same open count: a head
+            // continued after a stop, or its replacement) would keep it skipped for good.
+            stuckHead = -1;
+        }
+        return state != LEFT && state != NOT_STARTED && !Siblings.slowPass(state, now)
+                && !BusyEstimator.full(siblings.busy(j));
     }
 
     /** The listener is left to {@code head}; true when the head is stuck and we take it. */

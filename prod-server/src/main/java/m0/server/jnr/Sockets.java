@@ -91,11 +91,15 @@ public final class Sockets {
     }
 
     private static int intOption(int fd, int name, String label) {
+        return intOption(fd, Native.SOL_SOCKET, name, label);
+    }
+
+    private static int intOption(int fd, int level, int name, String label) {
         Memory m = SCRATCH.get();
         m.buffer().putInt(0, 0);
         m.buffer().putInt(8, 4);
         Native.check("getsockopt(" + fd + ", " + label + ")",
-                Native.libc().getsockopt(fd, Native.SOL_SOCKET, name, m.address(), m.address(8)));
+                Native.libc().getsockopt(fd, level, name, m.address(), m.address(8)));
         return m.buffer().getInt(0);
     }
 
@@ -119,6 +123,11 @@ public final class Sockets {
     public static void setNoDelay(int fd) {
         Native.check("setsockopt(" + fd + ", TCP_NODELAY)",
                 Native.libc().setsockopt(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, ONE.address(), 4));
+    }
+
+    /** Whether Nagle is off on {@code fd} (TCP_NODELAY set). */
+    public static boolean noDelay(int fd) {
+        return intOption(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, "TCP_NODELAY") != 0;
     }
 
     /** shutdown(2)'s SHUT_WR: a FIN after what is queued; reading goes on (a lingering close). */

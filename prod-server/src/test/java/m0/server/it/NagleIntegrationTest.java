@@ -12,8 +12,10 @@ import com.kenai.jffi.CallContext;
 import com.kenai.jffi.CallingConvention;
 import com.kenai.jffi.Invoker;
 import com.kenai.jffi.Library;
-import com.kenai.jffi.MemoryIO;
 import com.kenai.jffi.Type;
+import m0.server.jnr.Fds;
+import m0.server.jnr.Processes;
+import m0.server.jnr.Sockets;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,28 +29,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class NagleIntegrationTest {
 
-    private static final long SYS_PIDFD_OPEN = 434;
+    /** pidfd_getfd(2): three arguments, which the server's libc binding (two) does not have. */
     private static final long SYS_PIDFD_GETFD = 438;
-    private static final int IPPROTO_TCP = 6;
-    private static final int TCP_NODELAY = 1;
-
-    /** libc through jffi, as the server binds it (docs/adr/0028): syscall, getsockopt, close. */
-    private static final Invoker INVOKE = Invoker.getInstance();
     private static final Library C = Library.getCachedInstance("libc.so.6", Library.LAZY | Library.LOCAL);
     private static final CallContext SYSCALL = CallContext.getCallContext(Type.SINT64,
             new Type[] {Type.SINT64, Type.SINT64, Type.SINT64, Type.SINT64}, CallingConvention.DEFAULT, true);
-    private static final CallContext GETSOCKOPT = CallContext.getCallContext(Type.SINT32,
-            new Type[] {Type.SINT32, Type.SINT32, Type.SINT32, Type.POINTER, Type.POINTER}, CallingConvention.DEFAULT, true);
-    private static final CallContext CLOSE = CallContext.getCallContext(Type.SINT32,
-            new Type[] {Type.SINT32}, CallingConvention.DEFAULT, true);
 
-    private static long syscall(long number, long a1, long a2, long a3) {
-        return INVOKE.invokeL4(SYSCALL, C.getSymbolAddress("syscall"), number, a1, a2, a3);
-    }
-
-    private static void close(int fd) {
-        INVOKE.invokeI1(CLOSE, C.getSymbolAddress("close"), fd);
-    }
     private static ServerProcess server;
 
     @BeforeAll
@@ -80,22 +66,15 @@ class NagleIntegrationTest {
         long worker = server.workerPid(0);
         assertTrue(worker > 0, "worker 0 is running");
         int fd = workerFd(worker, inode(http.socket.getLocalPort()));
-        int pidfd = (int) syscall(SYS_PIDFD_OPEN, worker, 0, 0);
-        assertTrue(pidfd >= 0, "pidfd_open(" + worker + ")");
-        int local = (int) syscall(SYS_PIDFD_GETFD, pidfd, fd, 0);
-        close(pidfd);
+        int pidfd = Processes.pidfdOpen((int) worker);
+        int local = (int) Invoker.getInstance().invokeL4(SYSCALL, C.getSymbolAddress("syscall"), SYS_PIDFD_GETFD,
+                pidfd, fd, 0);
+        Fds.close(pidfd);
         assertTrue(local >= 0, "pidfd_getfd(" + worker + ", " + fd + ")");
-        MemoryIO io = MemoryIO.getInstance();
-        long value = io.allocateMemory(8, true);
         try {
-            io.putInt(value + 4, 4); // the length, in and out
-            long rc = INVOKE.invokeL5(GETSOCKOPT, C.getSymbolAddress("getsockopt"), local, IPPROTO_TCP, TCP_NODELAY,
-                    value, value + 4);
-            assertEquals(0, rc, "getsockopt");
-            return io.getInt(value) != 0 ? 1 : 0;
+            return Sockets.noDelay(local) ? 1 : 0;
         } finally {
-            io.freeMemory(value);
-            close(local);
+            Fds.close(local);
         }
     }
 
