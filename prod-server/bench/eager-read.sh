@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Connection-close hello: the first read at once (M0_EAGER_READ=1) against the default (left
+# to epoll, ADR 0033), race and share, beside nginx 1.22; server CPU per request, arms rotated.
+#   prod-server/bench/eager-read.sh [rounds=3] [seconds=4] [workers=2] [pause=4]
+set -euo pipefail
+ROUNDS=${1:-3}; SECS=${2:-4}; W=${3:-2}; PAUSE=${4:-4}
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+JAR=${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}
+WORK=$(mktemp -d /tmp/m0-eager.XXXXXX)
+. "$BENCH_DIR/lib.sh"
+trap 'bench_cleanup; rm -rf "$WORK"' EXIT
+TICK=$(getconf CLK_TCK)
+declare -A PORT PID REQ TCK
+ARMS="race_eager race_lazy share_eager share_lazy nginx"
+for a in $ARMS; do PORT[$a]=$(free_port); done
+M0_EAGER_READ=1 m0serve_start race_eager ${PORT[race_eager]} --workers $W --blocking-threads 0 --accept-policy race
+m0serve_start race_lazy ${PORT[race_lazy]} --workers $W --blocking-threads 0 --accept-policy race
+M0_EAGER_READ=1 m0serve_start share_eager ${PORT[share_eager]} --workers $W --blocking-threads 0
+m0serve_start share_lazy ${PORT[share_lazy]} --workers $W --blocking-threads 0
+nginx_start nginx ${PORT[nginx]} $W
+for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done
+echo "# close hello, $W workers, wrk -t2 -c32 -H Connection: close -d${SECS}s x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
+for a in $ARMS; do wrk -t2 -c32 -H 'Connection: close' -d3s http://127.0.0.1:${PORT[$a]}/ >/dev/null; sleep 2; done
+arms=($ARMS)
+for r in $(seq $ROUNDS); do
+  for k in "${!arms[@]}"; do
+    a=${arms[$(( (k + r - 1) % ${#arms[@]} ))]}
+    sleep $PAUSE
+    b=$(tree_ticks ${PID[$a]})
+    q=$(wrk -t2 -c32 -H 'Connection: close' -d${SECS}s http://127.0.0.1:${PORT[$a]}/ | awk '/requests in/ {print $1}')
+    t=$(( $(tree_ticks ${PID[$a]}) - b ))
+    REQ[$a]=$(( ${REQ[$a]:-0} + q )); TCK[$a]=$(( ${TCK[$a]:-0} + t ))
+    printf "round %s %-12s %8s req %7.2f us/req\n" $r $a $q $(awk -v t=$t -v q=$q -v hz=$TICK 'BEGIN{print t/hz*1e6/q}')
+  done
+done
+n=$(awk -v t=${TCK[nginx]} -v q=${REQ[nginx]} -v hz=$TICK 'BEGIN{print t/hz*1e6/q}')
+for a in $ARMS; do
+  awk -v a=$a -v t=${TCK[$a]} -v q=${REQ[$a]} -v hz=$TICK -v n=$n -v s=$SECS -v r=$ROUNDS 'BEGIN{u=t/hz*1e6/q; printf "%-12s %7.2f us/req  %.3f x nginx  %.0f req/s\n", a, u, u/n, q/s/r}'
+done
+echo "# load after: $(loadavg)"
