@@ -175,7 +175,9 @@ bench_stop() {
 # each server in turn, ROUNDS times (alternating and rotating the order, so the machine's load
 # falls on every arm alike);
 # adds to the caller's REQ[NAME] and TCK[NAME] (declare -A REQ TCK first) and prints a line per run.
-# ROUND_HOOK, when set, is run after each round. Needs TICK (getconf CLK_TCK).
+# ROUND_HOOK, when set, is run after each round. Needs TICK (getconf CLK_TCK). WRK_ARGS (an array,
+# e.g. (-H 'Connection: close')) is added to wrk's arguments; RUN_PAUSE seconds are slept before
+# each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
 cpu_rounds() {
   local rounds=$1 secs=$2 r k s n p pid b reqs t
   shift 2
@@ -185,8 +187,9 @@ cpu_rounds() {
       # Each round starts one arm later: no arm always runs first (or last) after the others.
       s=${sides[$(( (k + r - 1) % ${#sides[@]} ))]}
       IFS=: read -r n p pid <<<"$s"
+      if [ -n "${RUN_PAUSE:-}" ]; then sleep "$RUN_PAUSE"; fi
       b=$(tree_ticks "$pid")
-      reqs=$(wrk -t2 -c32 -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
+      reqs=$(wrk -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
       t=$(( $(tree_ticks "$pid") - b ))
       REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
       printf "round %s %-8s %10s req %8s us CPU/req\n" "$r" "$n" "$reqs" \

@@ -63,9 +63,18 @@ import m0.server.stats.WorkerCounters;
  * makes that index exit 1 right after start (a respawn storm); {@code M0_TEST_LOOK_LATE_MS}
  * makes fountain's looks that much later than the core's deadline (the negative control of the
  * takeover test). A/B knob: {@code M0_LISTEN_EXCLUSIVE=0} registers the listener without
- * EPOLLEXCLUSIVE under share and race (the herd, for the benchmark).
+ * EPOLLEXCLUSIVE under share and race (the herd, for the benchmark); {@code M0_EAGER_READ=1}
+ * reads a new connection at once instead of when epoll reports it (ADR 0033).
  */
 public final class Worker {
+
+    /**
+     * A new connection's first read is left to epoll, as nginx leaves it: read at once, a
+     * connection-close load found nothing in 41 % of them (a read that is only an EAGAIN), and
+     * the level-triggered set reports the request in the same wait as the rest of the batch
+     * (ADR 0033). M0_EAGER_READ=1 reads at once again: the A/B knob.
+     */
+    private static final boolean EAGER_READ = "1".equals(System.getenv("M0_EAGER_READ"));
 
     /** Exit status for a configuration the worker cannot serve with (the supervisor does not respawn it). */
     public static final int EXIT_CONFIG = 78;
@@ -766,14 +775,6 @@ public final class Worker {
             onReadable(c, now, Epoll.IN);
         }
     }
-
-    /**
-     * A new connection's first read is left to epoll, as nginx leaves it: read at once, a
-     * connection-close load found nothing in 41 % of them (a read that is only an EAGAIN), and
-     * the level-triggered set reports the request in the same wait as the rest of the batch
-     * (ADR 0033). M0_EAGER_READ=1 reads at once again: the A/B knob.
-     */
-    private static final boolean EAGER_READ = "1".equals(System.getenv("M0_EAGER_READ"));
 
     /** From a pool thread: a response is ready. One eventfd write per batch of completions. */
     private void completed(Connection c) {
