@@ -10,8 +10,10 @@ import java.util.Iterator;
 
 /**
  * An open-loop load of new connections: connection k is opened at {@code t0 + k / RATE}
- * whatever the server does, asks one GET and is closed by the client once the response is in
- * (so the TIME_WAIT is the client's, which Linux reuses on loopback). The latency of each is
+ * whatever the server does and asks one GET with {@code Connection: close}, so the server closes
+ * first and keeps the TIME_WAIT: had the client closed, each connect() would search its ephemeral
+ * ports past tens of thousands of its own TIME_WAIT sockets, and on a 2-core machine that kernel
+ * time, not the server, capped the rate near 14 000/s (h2load showed the same). The latency of each is
  * measured from the time it was due, not from when it was opened: a client that fell behind
  * does not hide the wait (no coordinated omission) -- but on a starved machine its own lag then
  * reads as latency, so it is printed too ({@code late}: the p99 of how long after its due time

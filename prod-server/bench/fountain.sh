@@ -59,12 +59,17 @@ ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.3f}" 'BEGIN{ if (b > 0) printf f,
 
 # openloop PORT PID RATE LOG -> "requests ticks achieved_rate errors": new connections (one
 # request each) at RATE a second for SECS s; the request times go to LOG (µs, 3rd column).
-# GEN=h2load (default): h2load --h1 in rate mode, RATE/100 new connections every 10 ms (its
-# timer restarts after each period's work, so 1 ms periods drift below the rate asked; the
-# achieved column says what it offered). GEN=java: bench/OpenLoop.java, one connection due
-# every 1/RATE s on an absolute schedule, latency from the due time, the server's ticks over the
-# measured window only; its own lag (printed as "late") counts as latency, so on a starved
-# machine it reads the client's delay as the server's.
+# GEN=h2load (default): h2load --h1 in rate mode, RATE/1000 new connections every 1 ms (10 ms
+# periods gave bursts of RATE/100 at once: at 24 000/s a mean request time of 5 ms against
+# 0.42 ms, the queue of each burst, not the server; its timer restarts after each period's work,
+# so the achieved column says what it really offered, within 1 % here). GEN=java:
+# bench/OpenLoop.java, one connection due every 1/RATE s on an absolute schedule, latency from
+# the due time, the server's ticks over the measured window only; one thread, so it cannot
+# offer much above 12 000/s, and its own lag (printed as "late") counts as latency. Both ask
+# with Connection: close, so the server closes first and the TIME_WAIT is its own: a client
+# that closes first spends its connect() searching ports past its own TIME_WAIT sockets, and
+# that kernel time capped h2load near 14 000 connections/s on a 2-core machine whatever the
+# server (nginx too) or the number of h2load processes; asking close, it offers 35 000/s.
 openloop() {
   local port=$1 pid=$2 rate=$3 log=$4 n b t out
   if [ "${GEN:-h2load}" = java ]; then
@@ -75,7 +80,7 @@ openloop() {
   fi
   n=$(( rate * SECS ))
   b=$(tree_ticks "$pid")
-  out=$(h2load --h1 -t1 -c "$n" -n "$n" -r "$(( (rate + 99) / 100 ))" --rate-period 10ms --log-file "$log" \
+  out=$(h2load --h1 -H 'Connection: close' -t1 -c "$n" -n "$n" -r "$(( rate / 1000 ))" --rate-period 1ms --log-file "$log" \
         "http://127.0.0.1:$port/" 2>&1 || true)
   t=$(( $(tree_ticks "$pid") - b ))
   local done_ errs secs
@@ -94,6 +99,9 @@ percentiles() {
     j = int(NR * 0.99); if (j < 1) j = 1
     printf "%.2f %.2f\n", v[i] / 1000, v[j] / 1000 }'
 }
+
+# offered PCT -> PCT % of share's capacity, in whole thousands a second (h2load's per-1 ms count)
+offered() { echo $(( (CAP * $1 / 100 + 500) / 1000 * 1000 )); }
 
 us_per_req() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{ if (n > 0) printf "%.1f", t/hz*1e6/n; else print "-" }'; }
 
@@ -130,7 +138,7 @@ for W in $WORKER_COUNTS; do
     declare -A REQ=() TCK=() EMPTY=() ACC=() LOOKS=() RATEOK=() ERR=() WAKE=()
     for r in $(seq "$ROUNDS"); do
       for pct in 25 50 75; do
-        rate=$(( CAP * pct / 100 ))
+        rate=$(offered "$pct")
         for k in "${!ARMS[@]}"; do
           a=${ARMS[$(( (k + r - 1) % ${#ARMS[@]} ))]}
           read -r acc0 emp0 lk0 _ wk0 < <(counters "${PID[$a]}")
@@ -153,7 +161,7 @@ for W in $WORKER_COUNTS; do
     echo "| workers | load | rate | policy | CPU µs/req | ÷ share | p50 ms | p99 ms | p99 ÷ share | achieved/s (rounds) | errors |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
     for pct in 25 50 75; do
-      rate=$(( CAP * pct / 100 ))
+      rate=$(offered "$pct")
       read -r sp50 sp99 < <(percentiles "$WORK"/log-share-$pct-*)
       scpu=$(us_per_req "${TCK[share:$pct]}" "${REQ[share:$pct]}")
       for a in "${ARMS[@]}"; do
