@@ -75,8 +75,8 @@ public interface AcceptPolicy {
     /**
      * After an accept this worker kept: go on with the accept batch ({@link #GO_ON}), end it
      * ({@link #END_BATCH}), or end it and have the sibling whose index is returned look at the
-     * listener now. Fountain ends the batch of a worker that is full while a later live worker
-     * is free: the note's "64 connections opened at once spread over the loops (about nine per
+     * listener now. Fountain ends the batch of a worker that is full while another live worker
+     * is free (a later one, or an earlier one still taking): the note's "64 connections opened at once spread over the loops (about nine per
      * loop before the next one starts)" needs the full worker to stop taking the burst, and the
      * next one, which has left the listener to it, to look at once rather than at its next look
      * (up to 1 ms later, by when a loopback burst is all taken). Others: always go on.

@@ -89,8 +89,10 @@ final class FountainPolicy implements AcceptPolicy {
     /**
      * Full, with a later live worker that is free: end the batch, and tell that worker to look
      * now, once per turn to full (later batches of a worker still full end after one accept,
-     * telling nobody: the told worker is already taking, or will be at its look). No later free
-     * worker: go on, as every worker does when all are full.
+     * telling nobody: the told worker is already taking, or will be at its look). Full behind an
+     * earlier worker that is taking (free, live, not found stuck): end the batch too, for the
+     * listener is that worker's by the fill order. Nobody else free: go on, as every worker does
+     * when all are full.
      */
     @Override
     public int endBatch(Siblings siblings, int self) {
@@ -108,6 +110,14 @@ final class FountainPolicy implements AcceptPolicy {
                 return j;
             }
             return END_BATCH;
+        }
+        // An earlier worker that is taking has the listener by the fill order: a full worker
+        // behind it ends the batch too, and leaves the rest to it under takeListener's looks.
+        long now = siblings.now();
+        for (int j = 0; j < self; j++) {
+            if (taking(siblings, j, siblings.state(j), now)) {
+                return END_BATCH;
+            }
         }
         return GO_ON;
     }

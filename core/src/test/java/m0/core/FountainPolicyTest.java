@@ -125,6 +125,25 @@ class FountainPolicyTest {
     }
 
     @Test
+    void aFullWorkerBehindAnEarlierFreeOneEndsItsBatchEvenWithNobodyLater() {
+        // w2 is last: no later worker to tell. It took over from w1 (found stuck, or still
+        // waking on a busy machine) and the ninth turns it full; w0 is full, w1 free. Going on
+        // would take the whole backlog here, and w1 would wake to nothing (a 47/9/8/0 burst).
+        AcceptShare<String> w2 = w.get(2);
+        full(0);
+        for (int k = 0; k < 9; k++) {
+            w2.passOn("c" + k, k);
+        }
+        assertEquals(AcceptPolicy.END_BATCH, w2.endBatch(), "w1 is before it and free: it has the listener");
+        assertFalse(w2.takeListener(true), "and it is left to w1 under the looks");
+        full(1);
+        assertEquals(AcceptPolicy.GO_ON, w2.endBatch(), "every other worker full: all take, w2 too");
+        page.setVolatile(PageLayout.stateWord(1), PageLayout.LEFT);
+        page.setVolatile(PageLayout.busyWord(1), 0);
+        assertEquals(AcceptPolicy.GO_ON, w2.endBatch(), "a free worker that left does not hold the batch");
+    }
+
+    @Test
     void aWorkerThatLeftOrNeverStartedIsNotTold() {
         page.setVolatile(PageLayout.stateWord(1), PageLayout.LEFT);
         page.setVolatile(PageLayout.stateWord(2), PageLayout.NOT_STARTED);
