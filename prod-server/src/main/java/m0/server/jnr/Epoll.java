@@ -58,11 +58,20 @@ public final class Epoll implements AutoCloseable {
         control(CTL_DEL, target, 0, 0, "EPOLL_CTL_DEL");
     }
 
+    /** EPOLL_CTL_DEL, errors ignored: for a descriptor about to be closed anyway. */
+    public void deleteQuietly(int target) {
+        ctl(CTL_DEL, target, 0, 0);
+    }
+
     private void control(int op, int target, int events, long data, String name) {
+        Native.check("epoll_ctl(" + name + ", " + target + ")", ctl(op, target, events, data));
+    }
+
+    private int ctl(int op, int target, int events, long data) {
         ByteBuffer b = ctl.buffer();
         b.putInt(EVENTS_OFFSET, events);
         b.putLong(DATA_OFFSET, data);
-        Native.check("epoll_ctl(" + name + ", " + target + ")", Native.libc().epoll_ctl(fd, op, target, ctl.address()));
+        return Native.libc().epoll_ctl(fd, op, target, ctl.address());
     }
 
     /**

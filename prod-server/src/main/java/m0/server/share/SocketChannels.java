@@ -1,5 +1,7 @@
 package m0.server.share;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import m0.core.Channel;
 import m0.server.jnr.Fds;
 import m0.server.jnr.FdPassing;
@@ -20,6 +22,12 @@ public final class SocketChannels implements Channel<Accepted> {
 
     /** Per-end socket buffer: the kernel doubles it; about 171 hand-offs queue before EAGAIN. */
     public static final int BUFFER_BYTES = 64 * 1024;
+
+    /**
+     * M0_TEST_HOLD_SENT_COPY_MS (test only; 0): park that long between a hand-off's sendmsg and
+     * the close of our copy, as a sender preempted there would (docs/adr/0034).
+     */
+    private static final long HOLD_SENT_COPY_NANOS = holdSentCopyNanos();
 
     /** The payload of {@link #nudge}. */
     private static final byte[] NUDGE = {'N'};
@@ -59,8 +67,16 @@ public final class SocketChannels implements Channel<Accepted> {
             }
             return false;
         }
+        if (HOLD_SENT_COPY_NANOS > 0) {
+            LockSupport.parkNanos(HOLD_SENT_COPY_NANOS);
+        }
         Fds.close(connection.fd());
         return true;
+    }
+
+    private static long holdSentCopyNanos() {
+        String ms = System.getenv("M0_TEST_HOLD_SENT_COPY_MS");
+        return ms == null ? 0 : TimeUnit.MILLISECONDS.toNanos(Long.parseLong(ms.trim()));
     }
 
     @Override

@@ -13,6 +13,12 @@ final class Connection {
     int interest;
     boolean closed;
     /**
+     * Received from a sibling: its sender may still hold its own copy for a moment after the
+     * sendmsg (preempted before its close), so our close alone may not end our epoll
+     * registration; {@code close} removes it first (docs/adr/0034).
+     */
+    boolean received;
+    /**
      * Writes so far, up to {@link #NO_DELAY}: Nagle is turned off just before the second write,
      * because it can only hold a write while an earlier one is unacknowledged (nginx, too, sets
      * TCP_NODELAY only when a connection goes on after its first answer). A Connection: close

@@ -62,7 +62,9 @@ import m0.server.stats.WorkerCounters;
  * start (only index {@code M0_TEST_ARM_GAP_INDEX} when set); {@code M0_TEST_DIE_AT_START_INDEX}
  * makes that index exit 1 right after start (a respawn storm); {@code M0_TEST_LOOK_LATE_MS}
  * makes fountain's looks that much later than the core's deadline (the negative control of the
- * takeover test). A/B knob: {@code M0_LISTEN_EXCLUSIVE=0} registers the listener without
+ * takeover test); {@code M0_TEST_KEEP_RECEIVED_REGISTERED=1} closes a received connection
+ * without leaving the epoll set first (with the channel's {@code M0_TEST_HOLD_SENT_COPY_MS}, the
+ * negative control of the received-close test, ADR 0034). A/B knob: {@code M0_LISTEN_EXCLUSIVE=0} registers the listener without
  * EPOLLEXCLUSIVE under share and race (the herd, for the benchmark); {@code M0_EAGER_READ=1}
  * reads a new connection at once instead of when epoll reports it (ADR 0033).
  */
@@ -75,6 +77,8 @@ public final class Worker {
      * (ADR 0033). M0_EAGER_READ=1 reads at once again: the A/B knob.
      */
     private static final boolean EAGER_READ = "1".equals(System.getenv("M0_EAGER_READ"));
+    /** M0_TEST_KEEP_RECEIVED_REGISTERED=1: close a received connection as a fresh one (test only). */
+    private static final boolean KEEP_RECEIVED_REGISTERED = "1".equals(System.getenv("M0_TEST_KEEP_RECEIVED_REGISTERED"));
 
     /** Exit status for a configuration the worker cannot serve with (the supervisor does not respawn it). */
     public static final int EXIT_CONFIG = 78;
@@ -761,6 +765,7 @@ public final class Worker {
         Connection c = new Connection(fd, peer);
         if (received) {
             c.writes = Connection.NO_DELAY;
+            c.received = true;
         }
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer));
@@ -974,7 +979,14 @@ public final class Worker {
         c.closed = true;
         byFd[c.fd] = null;
         open--;
-        Fds.close(c.fd); // also removes it from epoll: no other process holds this copy
+        if (c.received && !KEEP_RECEIVED_REGISTERED) {
+            // Its sender closes its copy just after the sendmsg, and may be preempted between
+            // the two: while it holds that copy the socket outlives our close, and so does our
+            // registration, which then reports the client's FIN under a number we no longer
+            // know, level-triggered, at every wait, and can no longer be deleted (docs/adr/0034).
+            epoll.deleteQuietly(c.fd);
+        }
+        Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
     }
 
     private void fail(Connection c, RuntimeException e) {
