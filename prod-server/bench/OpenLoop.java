@@ -90,7 +90,7 @@ public final class OpenLoop {
         double warmup = args.length > 3 ? Double.parseDouble(args[3]) : 1;
         String path = args.length > 4 ? args[4] : "/";
         long serverPid = args.length > 5 ? Long.parseLong(args[5]) : -1;
-        byte[] request = ("GET " + path + " HTTP/1.1\r\nHost: " + args[0] + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] request = ("GET " + path + " HTTP/1.1\r\nHost: " + args[0] + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         if (warmup > 0) {
             new OpenLoop().run(target, request, rate, warmup); // the JIT and class loading, not counted
         }

@@ -101,7 +101,8 @@ percentiles() {
 }
 
 # offered PCT -> PCT % of share's capacity, in whole thousands a second (h2load's per-1 ms count)
-offered() { echo $(( (CAP * $1 / 100 + 500) / 1000 * 1000 )); }
+# (at least 1000: h2load's -r must be 1 or more)
+offered() { local r=$(( (CAP * $1 / 100 + 500) / 1000 * 1000 )); echo $(( r < 1000 ? 1000 : r )); }
 
 us_per_req() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{ if (n > 0) printf "%.1f", t/hz*1e6/n; else print "-" }'; }
 
@@ -132,6 +133,7 @@ for W in $WORKER_COUNTS; do
   if section open; then
     wrk -t2 -c32 -d"${SECS}s" -H 'Connection: close' "http://127.0.0.1:${PORT[share]}/" >"$WORK/cap.txt"
     CAP=$(wrk_rps "$WORK/cap.txt" | awk '{printf "%.0f", $1}')
+    [ "${CAP:-0}" -gt 0 ] || { echo "share's capacity run measured nothing: $(cat "$WORK/cap.txt")" >&2; exit 1; }
     echo
     echo "### 1. open loop, a new connection per request; share's connection-close capacity $CAP req/s ($(loadavg))"
     sleep "$PAUSE"

@@ -21,7 +21,6 @@ for a in share_before share_after race_before race_after; do
   if [[ $a == *_before ]]; then JAR=$BEFORE; else JAR=$AFTER; fi
   m0serve_start "$a" "${PORT[$a]}" --workers "$W" --blocking-threads 0 --accept-policy "${a%_*}"
 done
-JAR=$AFTER
 nginx_start nginx "${PORT[nginx]}" "$W"
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done
 echo "# close hello, $W workers, wrk -t2 -c32 -H Connection: close -d${SECS}s x$ROUNDS; before $BEFORE; $(date -u +%FT%TZ); load $(loadavg)"

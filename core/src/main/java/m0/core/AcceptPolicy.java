@@ -76,10 +76,11 @@ public interface AcceptPolicy {
      * After an accept this worker kept: go on with the accept batch ({@link #GO_ON}), end it
      * ({@link #END_BATCH}), or end it and have the sibling whose index is returned look at the
      * listener now. Fountain ends the batch of a worker that is full while another live worker
-     * is free (a later one, or an earlier one still taking): the note's "64 connections opened at once spread over the loops (about nine per
-     * loop before the next one starts)" needs the full worker to stop taking the burst, and the
-     * next one, which has left the listener to it, to look at once rather than at its next look
-     * (up to 1 ms later, by when a loopback burst is all taken). Others: always go on.
+     * is free (a later one, or an earlier one still taking): the note's "64 connections opened
+     * at once spread over the loops (about nine per loop before the next one starts)" needs the
+     * full worker to stop taking the burst, and the next one, which has left the listener to
+     * it, to look at once rather than at its next look (up to 1 ms later, by when a loopback
+     * burst is all taken). Others: always go on.
      */
     default int endBatch(Siblings siblings, int self) {
         return GO_ON;

@@ -144,6 +144,20 @@ class FountainPolicyTest {
     }
 
     @Test
+    void aFullWorkerThatTookOverFromAStuckHeadGoesOnWhileThatHeadStaysStuck() {
+        AcceptShare<String> w2 = w.get(2);
+        full(0);
+        assertFalse(w2.takeListener(true), "w1 is the head: left to it");
+        clock.advance(MS);
+        assertTrue(w2.takeListener(true), "a look later, readable and w1 unmoved: stuck, taken");
+        for (int k = 0; k < 9; k++) {
+            w2.passOn("c" + k, k);
+        }
+        assertEquals(AcceptPolicy.GO_ON, w2.endBatch(),
+                "w1 is skipped while stuck: ending the batch would leave the backlog to nobody");
+    }
+
+    @Test
     void aWorkerThatLeftOrNeverStartedIsNotTold() {
         page.setVolatile(PageLayout.stateWord(1), PageLayout.LEFT);
         page.setVolatile(PageLayout.stateWord(2), PageLayout.NOT_STARTED);

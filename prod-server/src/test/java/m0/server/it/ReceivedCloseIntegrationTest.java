@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * the receiver's close, and a registration left in place reports the client's FIN,
  * level-triggered, at every wait: the receiver spins until the sender runs again.
  *
- * <p>{@code M0_TEST_HOLD_SENT_COPY_MS} makes every sender hold its copy 300 ms. A keep-alive
+ * <p>{@code M0_TEST_HOLD_SENT_COPY_MS} makes every sender hold its copy 1 s. A keep-alive
  * connection held on one worker makes share pick the other for the next connections; once one
  * was handed off and answered, the client closes it and the receiver's wake-ups over the next
  * 200 ms (inside the hold) are counted. The negative control closes received connections as
@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Timeout;
 class ReceivedCloseIntegrationTest {
 
     private static final int READY_MS = 60_000;
-    private static final String HOLD_MS = "300";
+    /** Long enough for the answer, the page poll and the close on a loaded 2-core machine. */
+    private static final String HOLD_MS = "1000";
     /** The window counted, inside the hold. */
     private static final long WINDOW_MS = 200;
     /** An idle loop wakes a few times in 200 ms; a spinning one thousands of times. */
@@ -59,7 +60,7 @@ class ReceivedCloseIntegrationTest {
         if (keepRegistered) {
             env.put("M0_TEST_KEEP_RECEIVED_REGISTERED", "1");
         }
-        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--rebalance=off");
+        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "share", "--rebalance=off");
                 Socket held = connect(s)) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);
