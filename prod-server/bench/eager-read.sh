@@ -20,12 +20,5 @@ m0serve_start share_lazy ${PORT[share_lazy]} --workers $W --blocking-threads 0
 nginx_start nginx ${PORT[nginx]} $W
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done
 echo "# close hello, $W workers, wrk -t2 -c32 -H Connection: close -d${SECS}s x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
-for a in $ARMS; do wrk -t2 -c32 -H 'Connection: close' -d3s http://127.0.0.1:${PORT[$a]}/ >/dev/null; sleep 2; done
-WRK_ARGS=(-H 'Connection: close'); RUN_PAUSE=$PAUSE
-sides=(); for a in $ARMS; do sides+=("$a:${PORT[$a]}:${PID[$a]}"); done
-cpu_rounds "$ROUNDS" "$SECS" "${sides[@]}"
-n=$(awk -v t=${TCK[nginx]} -v q=${REQ[nginx]} -v hz=$TICK 'BEGIN{print t/hz*1e6/q}')
-for a in $ARMS; do
-  awk -v a=$a -v t=${TCK[$a]} -v q=${REQ[$a]} -v hz=$TICK -v n=$n -v s=$SECS -v r=$ROUNDS 'BEGIN{u=t/hz*1e6/q; printf "%-12s %7.2f us/req  %.3f x nginx  %.0f req/s\n", a, u, u/n, q/s/r}'
-done
+close_rounds_vs_nginx "$ROUNDS" "$SECS" "$PAUSE" $ARMS
 echo "# load after: $(loadavg)"

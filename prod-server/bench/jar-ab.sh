@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two builds side by side under a connection-close hello: share and race from the jar before a
 # change (BEFORE_JAR) and after it (the current build, or M0SERVE_JAR), beside nginx 1.22;
-# server CPU per request, arms rotated round by round (lib.sh's cpu_rounds).
+# server CPU per request, arms rotated round by round (lib.sh's close_rounds_vs_nginx).
 #   BEFORE_JAR=/tmp/before.jar prod-server/bench/jar-ab.sh [rounds=3] [seconds=4] [workers=2] [pause=3]
 # Make the before jar with: git worktree add /tmp/before REV && mvn -q -f /tmp/before -pl prod-server -am package -DskipTests
 set -euo pipefail
@@ -24,13 +24,5 @@ done
 nginx_start nginx "${PORT[nginx]}" "$W"
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done
 echo "# close hello, $W workers, wrk -t2 -c32 -H Connection: close -d${SECS}s x$ROUNDS; before $BEFORE; $(date -u +%FT%TZ); load $(loadavg)"
-for a in $ARMS; do wrk -t2 -c32 -H 'Connection: close' -d3s "http://127.0.0.1:${PORT[$a]}/" >/dev/null; sleep 2; done
-WRK_ARGS=(-H 'Connection: close'); RUN_PAUSE=$PAUSE
-sides=(); for a in $ARMS; do sides+=("$a:${PORT[$a]}:${PID[$a]}"); done
-cpu_rounds "$ROUNDS" "$SECS" "${sides[@]}"
-n=$(awk -v t="${TCK[nginx]}" -v q="${REQ[nginx]}" -v hz="$TICK" 'BEGIN{print t/hz*1e6/q}')
-for a in $ARMS; do
-  awk -v a="$a" -v t="${TCK[$a]}" -v q="${REQ[$a]}" -v hz="$TICK" -v n="$n" -v s="$SECS" -v r="$ROUNDS" \
-    'BEGIN{u=t/hz*1e6/q; printf "%-13s %7.2f us/req  %.3f x nginx  %.0f req/s\n", a, u, u/n, q/s/r}'
-done
+close_rounds_vs_nginx "$ROUNDS" "$SECS" "$PAUSE" $ARMS
 echo "# load after: $(loadavg)"

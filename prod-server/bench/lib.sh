@@ -199,6 +199,26 @@ cpu_rounds() {
   done
 }
 
+# close_rounds_vs_nginx ROUNDS SECS PAUSE ARM... : cpu_rounds under a connection-close hello
+# (wrk -H 'Connection: close', PAUSE s before each run) over the ARMs, named in the caller's PORT
+# and PID with nginx among them, after a 3 s warm-up of each (the JIT); then each arm's CPU per
+# request and its ratio to nginx's. Needs REQ and TCK declared (declare -A) and TICK.
+close_rounds_vs_nginx() {
+  local rounds=$1 secs=$2 a n sides=()
+  local RUN_PAUSE=$3
+  local -a WRK_ARGS=(-H 'Connection: close')
+  shift 3
+  for a in "$@"; do wrk -t2 -c32 "${WRK_ARGS[@]}" -d3s "http://127.0.0.1:${PORT[$a]}/" >/dev/null; sleep 2; done
+  for a in "$@"; do sides+=("$a:${PORT[$a]}:${PID[$a]}"); done
+  cpu_rounds "$rounds" "$secs" "${sides[@]}"
+  n=$(awk -v t="${TCK[nginx]}" -v q="${REQ[nginx]:-0}" -v hz="$TICK" 'BEGIN{print (q > 0 ? t/hz*1e6/q : 0)}')
+  for a in "$@"; do
+    awk -v a="$a" -v t="${TCK[$a]}" -v q="${REQ[$a]:-0}" -v hz="$TICK" -v n="$n" -v s="$secs" -v r="$rounds" 'BEGIN{
+      if (q == 0 || n == 0) { printf "%-13s no requests counted\n", a; exit }
+      u = t/hz*1e6/q; printf "%-13s %7.2f us/req  %.3f x nginx  %.0f req/s\n", a, u, u/n, q/s/r }'
+  done
+}
+
 # SIGTERM (nginx: QUIT) every server started here, then SIGKILL what is left of each tree, by pid
 bench_cleanup() {
   local p c

@@ -54,17 +54,19 @@ class FountainPolicyTest {
         assertTrue(w.get(0).takeListener(true), "nobody is before it, and its own estimate is free");
     }
 
-    private void turnFull(AcceptShare<String> s) {
+    /** Nine accepts at once: the surge makes worker {@code i} full. */
+    private AcceptShare<String> turnFull(int i) {
+        AcceptShare<String> s = w.get(i);
         for (int k = 0; k < 9; k++) {
             s.passOn("c" + k, k);
         }
-        assertTrue(BusyEstimator.full(busy(0)));
+        assertTrue(BusyEstimator.full(busy(i)));
+        return s;
     }
 
     @Test
     void aFullWorkerLeavesTheListenerToTheFirstLaterFreeWorkerUnderTheSameLooks() {
-        AcceptShare<String> w0 = w.get(0);
-        turnFull(w0);
+        AcceptShare<String> w0 = turnFull(0);
         assertFalse(w0.takeListener(true), "w1 is free: the burst is its");
         assertEquals(T0 + MS, w0.listenDeadline(), "looked at again within 1 ms");
         clock.advance(MS);
@@ -76,8 +78,7 @@ class FountainPolicyTest {
 
     @Test
     void aFullWorkerTakesWhenEveryLaterWorkerIsFullOrGone() {
-        AcceptShare<String> w0 = w.get(0);
-        turnFull(w0);
+        AcceptShare<String> w0 = turnFull(0);
         full(1);
         assertFalse(w0.takeListener(true), "w2 is free");
         page.setVolatile(PageLayout.stateWord(2), PageLayout.LEFT);
@@ -129,11 +130,8 @@ class FountainPolicyTest {
         // w2 is last: no later worker to tell. It took over from w1 (found stuck, or still
         // waking on a busy machine) and the ninth turns it full; w0 is full, w1 free. Going on
         // would take the whole backlog here, and w1 would wake to nothing (a 47/9/8/0 burst).
-        AcceptShare<String> w2 = w.get(2);
         full(0);
-        for (int k = 0; k < 9; k++) {
-            w2.passOn("c" + k, k);
-        }
+        AcceptShare<String> w2 = turnFull(2);
         assertEquals(AcceptPolicy.END_BATCH, w2.endBatch(), "w1 is before it and free: it has the listener");
         assertFalse(w2.takeListener(true), "and it is left to w1 under the looks");
         full(1);
@@ -150,9 +148,7 @@ class FountainPolicyTest {
         assertFalse(w2.takeListener(true), "w1 is the head: left to it");
         clock.advance(MS);
         assertTrue(w2.takeListener(true), "a look later, readable and w1 unmoved: stuck, taken");
-        for (int k = 0; k < 9; k++) {
-            w2.passOn("c" + k, k);
-        }
+        turnFull(2);
         assertEquals(AcceptPolicy.GO_ON, w2.endBatch(),
                 "w1 is skipped while stuck: ending the batch would leave the backlog to nobody");
     }

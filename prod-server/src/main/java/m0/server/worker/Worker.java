@@ -64,9 +64,10 @@ import m0.server.stats.WorkerCounters;
  * makes fountain's looks that much later than the core's deadline (the negative control of the
  * takeover test); {@code M0_TEST_KEEP_RECEIVED_REGISTERED=1} closes a received connection
  * without leaving the epoll set first (with the channel's {@code M0_TEST_HOLD_SENT_COPY_MS}, the
- * negative control of the received-close test, ADR 0034). A/B knob: {@code M0_LISTEN_EXCLUSIVE=0} registers the listener without
- * EPOLLEXCLUSIVE under share and race (the herd, for the benchmark); {@code M0_EAGER_READ=1}
- * reads a new connection at once instead of when epoll reports it (ADR 0033).
+ * negative control of the received-close test, ADR 0034). A/B knobs: {@code
+ * M0_LISTEN_EXCLUSIVE=0} registers the listener without EPOLLEXCLUSIVE under share and race (the
+ * herd, for the benchmark); {@code M0_EAGER_READ=1} reads a new connection at once instead of
+ * when epoll reports it (ADR 0033).
  */
 public final class Worker {
 
