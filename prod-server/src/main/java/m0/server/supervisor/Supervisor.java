@@ -476,8 +476,9 @@ public final class Supervisor {
             // "listening" is printed once the port is bound; a connection made before a worker has
             // started is served, but not shared with that worker (NS). Say when all are in.
             announcedReady = true;
-            out.printf("m0serve: ready: %d worker(s) started%n", running());
+            // The timing line first: whoever waits for the ready line on stdout then finds it.
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
+            out.printf("m0serve: ready: %d worker(s) started%n", running());
             StartTrace.mark("ready");
             out.flush();
             notify.ready(ProcessHandle.current().pid(), statusLine());
