@@ -15,7 +15,7 @@ import java.util.Arrays;
  * <p>The head is scanned for its end incrementally (the scan resumes where it stopped), then
  * parsed in one pass over bytes that are already in cache; no regex, and no String per header.
  */
-final class HttpParser {
+final class HttpParser implements Scratch.Borrower {
     static final int NEED_MORE = 0;
     static final int REQUEST = 1;
     /** The head asked {@code Expect: 100-continue} and its body has not started: send 100 now. */
@@ -66,7 +66,12 @@ final class HttpParser {
     private final int maxHead;
     private final long maxBody;
 
-    private byte[] buf = new byte[INITIAL];
+    /** The loop's scratch this parser borrows while it holds bytes; null: an array of its own. */
+    private final Scratch scratch;
+    /** buf is the scratch's bytes (then this parser is its one borrower). */
+    private boolean borrowed;
+    /** Bytes read and not yet consumed are [rd, wr); with a scratch, EMPTY while there are none. */
+    private byte[] buf;
     private int rd;
     private int wr;
     private int state = HEAD;
@@ -106,8 +111,15 @@ final class HttpParser {
     private boolean requestKeepAlive;
 
     HttpParser(HttpConfig config) {
+        this(config, null);
+    }
+
+    /** With {@code scratch} (null: none), the loop's array to parse in while bytes are held. */
+    HttpParser(HttpConfig config, Scratch scratch) {
         this.maxHead = config.maxHeaderBytes();
         this.maxBody = config.maxBodyBytes();
+        this.scratch = scratch;
+        this.buf = scratch == null ? new byte[INITIAL] : EMPTY;
     }
 
     static boolean isTchar(byte b) {
@@ -146,12 +158,62 @@ final class HttpParser {
 
     private void reserve(int n) {
         if (wr + n <= buf.length) return;
+        if (rd == wr) {
+            rd = wr = 0;
+            if (scratch != null && n <= scratch.bytes.length) {
+                buf = scratch.lend(this); // nothing held: parse where the bytes land
+                borrowed = true;
+                return;
+            }
+        }
+        if (borrowed) {
+            own(Math.max(INITIAL, wr - rd + n)); // more than the scratch holds
+            return;
+        }
         if (rd > 0) {
             System.arraycopy(buf, rd, buf, 0, wr - rd);
             wr -= rd;
             rd = 0;
         }
         if (wr + n > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, wr + n));
+    }
+
+    /** Another connection's bytes need the scratch: ours move to an array of our own. */
+    @Override
+    public void keepOwn() {
+        own(Math.max(INITIAL, wr - rd));
+    }
+
+    /** [rd, wr) into a new array of {@code capacity} bytes, ours alone. */
+    private void own(int capacity) {
+        byte[] b = new byte[capacity];
+        System.arraycopy(buf, rd, b, 0, wr - rd);
+        wr -= rd;
+        rd = 0;
+        buf = b;
+        if (borrowed) {
+            borrowed = false;
+            scratch.giveBack(this);
+        }
+    }
+
+    /** Nothing is held: give the scratch back (with one, hold no array at all), or shrink a big array. */
+    private void holdNothing() {
+        rd = wr = 0;
+        if (scratch != null) {
+            if (borrowed) {
+                borrowed = false;
+                scratch.giveBack(this);
+            }
+            buf = EMPTY;
+        } else if (buf.length > SHRINK_ABOVE) {
+            buf = new byte[INITIAL];
+        }
+    }
+
+    /** Whether this parser holds the loop's scratch (tests). */
+    boolean borrowsScratch() {
+        return borrowed;
     }
 
     /** Bytes received and not yet consumed by a request. */
@@ -177,9 +239,9 @@ final class HttpParser {
     /** Stop parsing for good and drop whatever is buffered. */
     void kill() {
         state = DEAD;
-        rd = wr = 0;
         body = null;
         head = null;
+        holdNothing();
         if (buf.length > INITIAL) buf = new byte[INITIAL];
     }
 
@@ -207,8 +269,7 @@ final class HttpParser {
             default -> chunked();
         };
         if (rd == wr && state != DEAD) {
-            rd = wr = 0;
-            if (buf.length > SHRINK_ABOVE) buf = new byte[INITIAL];
+            holdNothing();
         }
         return r;
     }

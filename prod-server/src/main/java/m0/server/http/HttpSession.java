@@ -18,7 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
  * null and {@link #closeAfterFlush()} is true; arm a timer for {@link #deadline()} and call
  * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
  */
-public final class HttpSession {
+public final class HttpSession implements Scratch.Borrower {
     /** Requests queued behind a blocking one (or waiting on the pool) before parsing stops. */
     static final int MAX_QUEUED = 16;
     /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
@@ -51,8 +51,17 @@ public final class HttpSession {
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
 
-    private byte[] out = new byte[OUT_INITIAL];
-    private ByteBuffer outView = ByteBuffer.wrap(out);
+    private static final byte[] EMPTY = new byte[0];
+    /** Never has its bounds moved: output() returns null while out is EMPTY. */
+    private static final ByteBuffer EMPTY_VIEW = ByteBuffer.wrap(EMPTY);
+
+    /** The loop's scratch the output borrows while it holds bytes; null: an array of its own. */
+    private final Scratch outScratch;
+    /** out is the scratch's bytes (then this session is its one borrower). */
+    private boolean outBorrowed;
+    /** Bytes to write are [outRd, outWr); with a scratch, EMPTY while there are none. */
+    private byte[] out;
+    private ByteBuffer outView;
     private int outRd;
     private int outWr;
 
@@ -79,13 +88,26 @@ public final class HttpSession {
     /** The same, telling {@code observer} (null: nobody) of each response as it is queued. */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer) {
+        this(config, app, pool, wakeLoop, nowNanos, observer, null, null);
+    }
+
+    /**
+     * The same, parsing in {@code in} and encoding in {@code out} (the loop's scratches,
+     * docs/adr/0036; null: arrays of its own) while it holds bytes, so that a request that
+     * arrives whole and a response written whole cost no array of the connection's own.
+     */
+    public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
+                       ResponseObserver observer, Scratch in, Scratch out) {
         this.observer = observer;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
         this.app = app;
         this.pool = pool;
         this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
-        this.parser = new HttpParser(config);
+        this.parser = new HttpParser(config, in);
+        this.outScratch = out;
+        this.out = out == null ? new byte[OUT_INITIAL] : EMPTY;
+        this.outView = out == null ? ByteBuffer.wrap(this.out) : EMPTY_VIEW;
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
@@ -129,8 +151,8 @@ public final class HttpSession {
 
     /**
      * Bytes to write now (pipelined responses in request order), or null when none. The bytes are
-     * position..limit of a heap buffer that stays valid until the next call into this session;
-     * its position need not be moved: {@link #written(int)} does the accounting.
+     * position..limit of a heap buffer that stays valid until the next call into this session
+     * or, with a scratch, into another session of its loop; its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
         if (outRd == outWr) return null;
@@ -160,9 +182,8 @@ public final class HttpSession {
             writeProgress = true;
             return;
         }
-        outRd = outWr = 0;
+        holdNoOutput();
         if (timing) headStart = nowNanos;
-        if (out.length > OUT_SHRINK_ABOVE) setOut(new byte[OUT_INITIAL]);
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
     }
@@ -208,7 +229,7 @@ public final class HttpSession {
         quiet = true;
         closing = true;
         parser.kill();
-        outRd = outWr = 0;
+        holdNoOutput();
     }
 
     /**
@@ -237,6 +258,16 @@ public final class HttpSession {
     }
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
+    /**
+     * The loop closed the connection: let go of its scratches without copying what they held
+     * (a partial head, unwritten output), so the next borrower does not keep a dead one's bytes.
+     */
+    public void closed() {
+        closing = true;
+        parser.kill();
+        holdNoOutput();
+    }
+
     public boolean idle() {
         return slots.isEmpty() && outRd == outWr && !parser.partial();
     }
@@ -405,6 +436,19 @@ public final class HttpSession {
 
     private void reserveOut(int n) {
         if (outWr + n <= out.length) return;
+        if (outRd == outWr) {
+            outRd = outWr = 0;
+            if (outScratch != null && n <= outScratch.bytes.length) {
+                out = outScratch.lend(this); // nothing held: encode where it will be written from
+                outView = outScratch.view;
+                outBorrowed = true;
+                return;
+            }
+        }
+        if (outBorrowed) {
+            ownOut(Math.max(OUT_INITIAL, outWr - outRd + n)); // more than the scratch holds
+            return;
+        }
         if (outRd > 0) {
             System.arraycopy(out, outRd, out, 0, outWr - outRd);
             outWr -= outRd;
@@ -416,6 +460,45 @@ public final class HttpSession {
     private void setOut(byte[] o) {
         out = o;
         outView = ByteBuffer.wrap(o);
+    }
+
+    /** Another connection's output needs the scratch: ours moves to an array of our own. */
+    @Override
+    public void keepOwn() {
+        ownOut(Math.max(OUT_INITIAL, outWr - outRd));
+    }
+
+    /** [outRd, outWr) into a new array of {@code capacity} bytes, ours alone. */
+    private void ownOut(int capacity) {
+        byte[] o = new byte[capacity];
+        System.arraycopy(out, outRd, o, 0, outWr - outRd);
+        outWr -= outRd;
+        outRd = 0;
+        setOut(o);
+        if (outBorrowed) {
+            outBorrowed = false;
+            outScratch.giveBack(this);
+        }
+    }
+
+    /** No output is held: give the scratch back (with one, hold no array), or shrink a big array. */
+    private void holdNoOutput() {
+        outRd = outWr = 0;
+        if (outScratch != null) {
+            if (outBorrowed) {
+                outBorrowed = false;
+                outScratch.giveBack(this);
+            }
+            out = EMPTY;
+            outView = EMPTY_VIEW;
+        } else if (out.length > OUT_SHRINK_ABOVE) {
+            setOut(new byte[OUT_INITIAL]);
+        }
+    }
+
+    /** Whether the parser, or the output, holds its loop scratch (tests). */
+    boolean borrowsScratch(boolean output) {
+        return output ? outBorrowed : parser.borrowsScratch();
     }
 
     /** A response owed in order: run on the pool, or already known but behind one that runs. */

@@ -21,6 +21,7 @@ import m0.server.http.AppContext;
 import m0.server.http.Apps;
 import m0.server.http.HttpConfig;
 import m0.server.http.HttpSession;
+import m0.server.http.Scratch;
 import m0.server.jnr.Acceptor;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
@@ -96,6 +97,12 @@ public final class Worker {
     private static final int IO_BYTES = 64 * 1024;
     /** Reads per readable event; level-triggered epoll brings us back for the rest. */
     private static final int READS_PER_EVENT = 4;
+    /**
+     * What this loop's sessions parse in and encode in while they hold bytes (docs/adr/0036): a
+     * request read whole and a response written whole need no array of the connection's own.
+     */
+    private final Scratch inScratch = new Scratch(IO_BYTES);
+    private final Scratch outScratch = new Scratch(IO_BYTES);
     private static final int WRITES_PER_FLUSH = 64;
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
     private static final long STOP_POLL_NANOS = 5_000_000L;
@@ -769,7 +776,7 @@ public final class Worker {
             c.received = true;
         }
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
-                recorder == null ? null : recorder.observer(peer));
+                recorder == null ? null : recorder.observer(peer), inScratch, outScratch);
         if (fd >= byFd.length) {
             byFd = java.util.Arrays.copyOf(byFd, Math.max(fd + 1, byFd.length * 2));
         }
@@ -980,6 +987,7 @@ public final class Worker {
         c.closed = true;
         byFd[c.fd] = null;
         open--;
+        c.session.closed();
         if (c.received && !KEEP_RECEIVED_REGISTERED) {
             // Its sender closes its copy just after the sendmsg, and may be preempted between
             // the two: while it holds that copy the socket outlives our close, and so does our

@@ -18,9 +18,14 @@ final class Wire {
     int wakes;
 
     Wire(HttpConfig config, App app, boolean withPool) {
+        this(config, app, withPool, null, null);
+    }
+
+    /** Parsing in {@code in} and encoding in {@code out}, scratches it may share with other wires. */
+    Wire(HttpConfig config, App app, boolean withPool, Scratch in, Scratch out) {
         this.pool = withPool ? new ManualPool() : null;
         this.now = 1_000_000_000L;
-        this.session = new HttpSession(config, app, pool, () -> wakes++, now);
+        this.session = new HttpSession(config, app, pool, () -> wakes++, now, null, in, out);
     }
 
     static Wire of(App app) {
