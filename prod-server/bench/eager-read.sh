@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Connection-close hello: the first read at once (M0_EAGER_READ=1) against the default (left
 # to epoll, ADR 0033), race and share, beside nginx 1.22; server CPU per request, arms rotated.
-#   prod-server/bench/eager-read.sh [rounds=3] [seconds=4] [workers=2] [pause=4]
+#   [WARM=15] prod-server/bench/eager-read.sh [rounds=3] [seconds=4] [workers=2] [pause=4]
 set -euo pipefail
 ROUNDS=${1:-3}; SECS=${2:-4}; W=${3:-2}; PAUSE=${4:-4}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)

@@ -3,7 +3,7 @@
 # change (BEFORE_JAR) and after it (the current build, or M0SERVE_JAR), beside nginx 1.22;
 # server CPU per request, arms rotated round by round (lib.sh's close_rounds_vs_nginx).
 #   BEFORE_JAR=/tmp/before.jar prod-server/bench/jar-ab.sh [rounds=3] [seconds=4] [workers=2] [pause=3]
-# Make the before jar with: git worktree add /tmp/before REV && mvn -q -f /tmp/before -pl prod-server -am package -DskipTests
+# WARM=15 seconds of unmeasured load per arm first (the JIT). Make the before jar with: git worktree add /tmp/before REV && mvn -q -f /tmp/before -pl prod-server -am package -DskipTests
 set -euo pipefail
 ROUNDS=${1:-3}; SECS=${2:-4}; W=${3:-2}; PAUSE=${4:-3}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
