@@ -242,7 +242,6 @@ final class HttpParser implements Scratch.Borrower {
         body = null;
         head = null;
         holdNothing();
-        if (buf.length > INITIAL) buf = new byte[INITIAL];
     }
 
     Request request() {

@@ -151,8 +151,8 @@ public final class HttpSession implements Scratch.Borrower {
 
     /**
      * Bytes to write now (pipelined responses in request order), or null when none. The bytes are
-     * position..limit of a heap buffer that stays valid until the next call into this session
-     * or, with a scratch, into another session of its loop; its position need not be moved: {@link #written(int)} does the accounting.
+     * position..limit of a heap buffer valid until the next call into this session (or, with a
+     * scratch, into another session of its loop); its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
         if (outRd == outWr) return null;
@@ -257,7 +257,6 @@ public final class HttpSession implements Scratch.Borrower {
         return parser.buffered();
     }
 
-    /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     /**
      * The loop closed the connection: let go of its scratches without copying what they held
      * (a partial head, unwritten output), so the next borrower does not keep a dead one's bytes.
@@ -268,6 +267,7 @@ public final class HttpSession implements Scratch.Borrower {
         holdNoOutput();
     }
 
+    /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
         return slots.isEmpty() && outRd == outWr && !parser.partial();
     }
