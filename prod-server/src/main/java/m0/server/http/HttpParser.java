@@ -68,9 +68,10 @@ final class HttpParser implements Scratch.Borrower {
 
     /** The loop's scratch this parser borrows while it holds bytes; null: an array of its own. */
     private final Scratch scratch;
-    /** buf is the scratch's bytes (then this parser is its one borrower). */
-    private boolean borrowed;
-    /** Bytes read and not yet consumed are [rd, wr); with a scratch, EMPTY while there are none. */
+    /**
+     * Bytes read and not yet consumed are [rd, wr); with a scratch, EMPTY while there are none.
+     * It is the scratch's bytes exactly while this parser is the scratch's borrower.
+     */
     private byte[] buf;
     private int rd;
     private int wr;
@@ -162,11 +163,10 @@ final class HttpParser implements Scratch.Borrower {
             rd = wr = 0;
             if (scratch != null && n <= scratch.bytes.length) {
                 buf = scratch.lend(this); // nothing held: parse where the bytes land
-                borrowed = true;
                 return;
             }
         }
-        if (borrowed) {
+        if (borrowsScratch()) {
             own(Math.max(INITIAL, wr - rd + n)); // more than the scratch holds
             return;
         }
@@ -191,8 +191,7 @@ final class HttpParser implements Scratch.Borrower {
         wr -= rd;
         rd = 0;
         buf = b;
-        if (borrowed) {
-            borrowed = false;
+        if (scratch != null) {
             scratch.giveBack(this);
         }
     }
@@ -201,19 +200,16 @@ final class HttpParser implements Scratch.Borrower {
     private void holdNothing() {
         rd = wr = 0;
         if (scratch != null) {
-            if (borrowed) {
-                borrowed = false;
-                scratch.giveBack(this);
-            }
+            scratch.giveBack(this);
             buf = EMPTY;
         } else if (buf.length > SHRINK_ABOVE) {
             buf = new byte[INITIAL];
         }
     }
 
-    /** Whether this parser holds the loop's scratch (tests). */
+    /** Whether this parser holds the loop's scratch. */
     boolean borrowsScratch() {
-        return borrowed;
+        return scratch != null && buf == scratch.bytes;
     }
 
     /** Bytes received and not yet consumed by a request. */

@@ -57,9 +57,10 @@ public final class HttpSession implements Scratch.Borrower {
 
     /** The loop's scratch the output borrows while it holds bytes; null: an array of its own. */
     private final Scratch outScratch;
-    /** out is the scratch's bytes (then this session is its one borrower). */
-    private boolean outBorrowed;
-    /** Bytes to write are [outRd, outWr); with a scratch, EMPTY while there are none. */
+    /**
+     * Bytes to write are [outRd, outWr); with a scratch, EMPTY while there are none. It is the
+     * scratch's bytes exactly while this session is the scratch's borrower.
+     */
     private byte[] out;
     private ByteBuffer outView;
     private int outRd;
@@ -441,11 +442,10 @@ public final class HttpSession implements Scratch.Borrower {
             if (outScratch != null && n <= outScratch.bytes.length) {
                 out = outScratch.lend(this); // nothing held: encode where it will be written from
                 outView = outScratch.view;
-                outBorrowed = true;
                 return;
             }
         }
-        if (outBorrowed) {
+        if (outBorrowsScratch()) {
             ownOut(Math.max(OUT_INITIAL, outWr - outRd + n)); // more than the scratch holds
             return;
         }
@@ -475,8 +475,7 @@ public final class HttpSession implements Scratch.Borrower {
         outWr -= outRd;
         outRd = 0;
         setOut(o);
-        if (outBorrowed) {
-            outBorrowed = false;
+        if (outScratch != null) {
             outScratch.giveBack(this);
         }
     }
@@ -485,10 +484,7 @@ public final class HttpSession implements Scratch.Borrower {
     private void holdNoOutput() {
         outRd = outWr = 0;
         if (outScratch != null) {
-            if (outBorrowed) {
-                outBorrowed = false;
-                outScratch.giveBack(this);
-            }
+            outScratch.giveBack(this);
             out = EMPTY;
             outView = EMPTY_VIEW;
         } else if (out.length > OUT_SHRINK_ABOVE) {
@@ -496,9 +492,13 @@ public final class HttpSession implements Scratch.Borrower {
         }
     }
 
+    private boolean outBorrowsScratch() {
+        return outScratch != null && out == outScratch.bytes;
+    }
+
     /** Whether the parser, or the output, holds its loop scratch (tests). */
     boolean borrowsScratch(boolean output) {
-        return output ? outBorrowed : parser.borrowsScratch();
+        return output ? outBorrowsScratch() : parser.borrowsScratch();
     }
 
     /** A response owed in order: run on the pool, or already known but behind one that runs. */

@@ -44,7 +44,7 @@ public final class Scratch {
         return bytes;
     }
 
-    /** {@code b} holds nothing of the scratch any more. */
+    /** {@code b} holds nothing of the scratch any more (nothing happens if it did not hold it). */
     void giveBack(Borrower b) {
         if (owner == b) {
             owner = null;

@@ -97,12 +97,6 @@ public final class Worker {
     private static final int IO_BYTES = 64 * 1024;
     /** Reads per readable event; level-triggered epoll brings us back for the rest. */
     private static final int READS_PER_EVENT = 4;
-    /**
-     * What this loop's sessions parse in and encode in while they hold bytes (docs/adr/0036): a
-     * request read whole and a response written whole need no array of the connection's own.
-     */
-    private final Scratch inScratch = new Scratch(IO_BYTES);
-    private final Scratch outScratch = new Scratch(IO_BYTES);
     private static final int WRITES_PER_FLUSH = 64;
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
     private static final long STOP_POLL_NANOS = 5_000_000L;
@@ -134,6 +128,12 @@ public final class Worker {
     private final Memory in = new Memory(IO_BYTES);
     private final Memory out = new Memory(IO_BYTES);
     private final ByteBuffer inView;
+    /**
+     * What this loop's sessions parse in and encode in while they hold bytes (docs/adr/0036): a
+     * request read whole and a response written whole need no array of the connection's own.
+     */
+    private final Scratch inScratch = new Scratch(IO_BYTES);
+    private final Scratch outScratch = new Scratch(IO_BYTES);
     private final Acceptor acceptor;
     /** The channels to every worker: hand-offs through the core, nudges (fountain) directly. */
     private final SocketChannels channels;

@@ -17,12 +17,18 @@ import org.junit.jupiter.api.Test;
  * hold bytes, and whatever order the loop calls them in, each sees its own bytes only.
  */
 class ScratchTest {
+    private static final int SIZE = 1024;
+
+    /** A session of the loop whose scratches are {@code in} and {@code out}, inline, default limits. */
+    private static Wire wire(Scratch in, Scratch out) {
+        return new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+    }
 
     @Test
     void aRequestReadWholeAndAnsweredWholeHoldsNoArrayAfterwards() {
-        Scratch in = new Scratch(1024);
-        Scratch out = new Scratch(1024);
-        Wire w = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+        Scratch in = new Scratch(SIZE);
+        Scratch out = new Scratch(SIZE);
+        Wire w = wire(in, out);
         w.feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assertFalse(w.session.borrowsScratch(false), "the whole request was parsed where it landed, and let go");
         assertTrue(w.session.borrowsScratch(true), "its response waits in the output scratch");
@@ -36,10 +42,10 @@ class ScratchTest {
 
     @Test
     void anotherConnectionTakingTheScratchLeavesThePartOneHeldIntact() {
-        Scratch in = new Scratch(1024);
-        Scratch out = new Scratch(1024);
-        Wire a = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
-        Wire b = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+        Scratch in = new Scratch(SIZE);
+        Scratch out = new Scratch(SIZE);
+        Wire a = wire(in, out);
+        Wire b = wire(in, out);
         a.feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Le");
         assertTrue(a.session.borrowsScratch(false), "a partial head stays in the scratch");
         b.feed("POST /echo HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nbbb");
@@ -59,16 +65,16 @@ class ScratchTest {
 
     @Test
     void aClosedConnectionLetsGoOfWhatItHeldWithoutCopying() {
-        Scratch in = new Scratch(1024);
-        Scratch out = new Scratch(1024);
-        Wire a = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+        Scratch in = new Scratch(SIZE);
+        Scratch out = new Scratch(SIZE);
+        Wire a = wire(in, out);
         a.feed("GET / HTTP/1.1\r\nHost: h\r\n\r\nGET /next HTTP/1.1\r\nHo");
         assertTrue(a.session.borrowsScratch(false) && a.session.borrowsScratch(true), "a partial head and a response held");
         a.session.closed();
         assertFalse(a.session.borrowsScratch(false) || a.session.borrowsScratch(true));
         assertFalse(in.lentTo(a.session) || out.lentTo(a.session));
         assertNull(a.session.output(), "nothing is written after the close");
-        Wire b = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+        Wire b = wire(in, out);
         b.feed("GET /b HTTP/1.1\r\nHost: h\r\n\r\n");
         assertEquals(List.of("GET /b"), bodies(b.drain()));
     }
@@ -112,7 +118,7 @@ class ScratchTest {
         StringBuilder[] wire = new StringBuilder[w.length];
         int[] at = new int[w.length];
         for (int c = 0; c < w.length; c++) {
-            w[c] = new Wire(HttpConfig.defaults(), new TestApp(), false, in, out);
+            w[c] = wire(in, out);
             wire[c] = new StringBuilder();
         }
         int steals = 0;
