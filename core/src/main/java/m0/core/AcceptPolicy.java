@@ -36,8 +36,35 @@ public interface AcceptPolicy {
         return true;
     }
 
+    /**
+     * Whether the listener is registered so that one new connection wakes one waiting worker
+     * ({@code EPOLLEXCLUSIVE}): share and race, where whoever wakes serves or passes it on.
+     * Fountain: no, a worker woken for a connection it leaves to its head would sit on it while
+     * the head, not woken, slept (ADR 0022).
+     */
+    default boolean wakesOne() {
+        return true;
+    }
+
+    /**
+     * The worker keeps its listener out of its interest set for reasons of its own ({@code held}:
+     * at its connection cap, or backing off after EMFILE), or takes it back. A policy whose
+     * siblings leave connections to this worker must tell them (fountain's HELD, ADR 0038);
+     * others ignore it.
+     */
+    default void holdListener(Siblings siblings, int self, boolean held) {
+    }
+
     /** The worker took over its index ({@link AcceptShare#start()}): forget the predecessor's load. */
     default void started(Siblings siblings, int self) {
+    }
+
+    /**
+     * Whether the policy judges its worker's load from busy time (fountain): the loop then hands
+     * in a reading at every pass end and wakes at least every sample period to do so.
+     */
+    default boolean samplesBusy() {
+        return false;
     }
 
     /** A reading of the loop's cumulative busy time (fountain's estimator); others ignore it. */

@@ -4,7 +4,8 @@ import java.util.function.Consumer;
 
 /**
  * One worker's side of accept sharing: the protocol of {@code DESIGN.md}, called by the
- * worker's loop (m0serve's epoll loop, a simulated actor, a Lincheck thread).
+ * worker's loop ({@link m0.core.loop.WorkerLoop}, which m0serve and the simulator run; a
+ * Lincheck thread).
  *
  * <p>The loop calls, in its life: {@link #bind()} as its first act, {@link #start()} when it
  * is ready to serve, then per pass {@link #passStart()}, {@link #passOn} for every accept,
@@ -19,7 +20,7 @@ import java.util.function.Consumer;
  * check. The lifecycle ones (bind, start, leave: once per life) still publish the state word,
  * so that the supervisor sees a worker start and leave whatever the policy.
  */
-public final class AcceptShare<C> {
+public final class AcceptShare<C> implements WorkerShare<C> {
 
     /** How long a leaver drains connections raised against it before it gives up waiting. */
     public static final long LEAVE_DRAIN_NANOS = 250_000_000L;
@@ -120,14 +121,17 @@ public final class AcceptShare<C> {
     }
 
     /** False with one worker or the race policy: then nothing below touches the page. */
+    @Override
     public boolean sharing() {
         return sharing;
     }
 
+    @Override
     public int self() {
         return self;
     }
 
+    @Override
     public AcceptPolicy policy() {
         return policy;
     }
@@ -136,6 +140,7 @@ public final class AcceptShare<C> {
      * A replacement's first act: mark the index NOT_STARTED, keeping {@code pending} and
      * {@code taken} as the predecessor left them (start settles them).
      */
+    @Override
     public void bind() {
         // NS: until start, nothing reads this channel; pick must skip us, not read us as idle.
         page.setVolatile(stateWord, PageLayout.NOT_STARTED);
@@ -145,6 +150,7 @@ public final class AcceptShare<C> {
      * The loop is ready to serve: take over the index. {@code pending -= taken; taken = 0;
      * state = PARKED}.
      */
+    @Override
     public void start() {
         if (!sharing) {
             page.setVolatile(stateWord, PageLayout.PARKED); // nothing was ever passed to us
@@ -181,6 +187,7 @@ public final class AcceptShare<C> {
      * skipped by pick. A loop whose wake-ups may find nothing (a listener whose connection a
      * sibling accepted first) calls {@link #work()} instead, at the first work it finds.
      */
+    @Override
     public void passStart() {
         if (!sharing || left) {
             return;
@@ -197,6 +204,7 @@ public final class AcceptShare<C> {
      * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
      * idle worker. A slow pass that does work is still stamped before its work, so pick skips it.
      */
+    @Override
     public void work() {
         if (!stamped) {
             passStart();
@@ -207,6 +215,7 @@ public final class AcceptShare<C> {
      * A pass ends: publish {@code open} and PARKED (unless left: leave wins), then retire what
      * this pass received.
      */
+    @Override
     public void passEnd(long open) {
         if (!sharing) {
             return;
@@ -222,6 +231,7 @@ public final class AcceptShare<C> {
     }
 
     /** Who should serve a connection this worker accepted with {@code open} others open. */
+    @Override
     public int pick(long open) {
         if (!sharing) {
             return self;
@@ -233,6 +243,7 @@ public final class AcceptShare<C> {
      * Pass the connection {@code R5 + B25}-safely to {@code target}. On false the caller still
      * owns it and serves it.
      */
+    @Override
     public boolean sendWith(int target, C connection) {
         if (!sharing) {
             return false;
@@ -245,25 +256,17 @@ public final class AcceptShare<C> {
     }
 
     /**
-     * The accept path: pick, and sendWith if the pick is a sibling; a connection kept here is
-     * published in {@code active} at once.
-     *
-     * @return true when a sibling took the connection; false: admit it here
+     * A connection this worker accepted stays here: publish our load now rather than at pass
+     * end, so that a sibling accepting from the same burst in its own pass picks against it
+     * (ADR 0007). Less what this pass received: those are still in pending, and a sibling reads
+     * active + pending, which stays exactly our open connections plus those in flight to us.
+     * The accept path ({@link #passOn}) calls it for every accept it keeps.
      */
-    public boolean passOn(C connection, long open) {
-        if (!sharing) {
-            return false;
+    @Override
+    public void kept(long open) {
+        if (sharing) {
+            page.setVolatile(activeWord, open + 1 - received);
         }
-        int target = policy.pick(siblings, self, open);
-        if (target != self && sendWith(target, connection)) {
-            return true;
-        }
-        // Kept: publish our load now rather than at pass end, so that a sibling accepting from
-        // the same burst in its own pass picks against it. Less what this pass received: those
-        // are still in pending, and a sibling reads active + pending, which stays exactly our
-        // open connections plus those in flight to us.
-        page.setVolatile(activeWord, open + 1 - received);
-        return false;
     }
 
     /**
@@ -271,6 +274,7 @@ public final class AcceptShare<C> {
      * or null at EAGAIN. Call until null. After {@link #leave()} it forwards what arrives to a
      * live sibling and returns only what no sibling would take.
      */
+    @Override
     public C receive() {
         if (!sharing) {
             return null;
@@ -317,6 +321,7 @@ public final class AcceptShare<C> {
      * passed since the leave. A leaver's
      * caller keeps its idle connections (retrying {@link #handOver}) while this says so.
      */
+    @Override
     public boolean awaitingStart() {
         return left && sharing && clock.nanoTime() - leftAt - START_WAIT_NANOS < 0 && siblings.anyLiveOrStarting(self);
     }
@@ -324,6 +329,7 @@ public final class AcceptShare<C> {
     /**
      * Start leaving (SIGTERM, reload, scale-down). Then call {@link #leaveStep} until false.
      */
+    @Override
     public void leave() {
         if (left) {
             return;
@@ -346,6 +352,7 @@ public final class AcceptShare<C> {
      * @return true while a connection raised against this worker is still in flight
      *         ({@code pending - taken > 0}) and the bound has not passed
      */
+    @Override
     public boolean leaveStep(Consumer<? super C> admit) {
         if (!left) {
             throw new IllegalStateException("leaveStep before leave");
@@ -380,12 +387,17 @@ public final class AcceptShare<C> {
      * After {@link #leave()}: pass one of this worker's own idle connections (between requests,
      * nothing buffered, nothing owed: all its state is in the kernel) to a live sibling, which
      * admits it like a fresh accept. A reload or scale-down is then invisible to keep-alive
-     * clients, where a close would race with their next request.
+     * clients, where a close would race with their next request. Not under a policy whose
+     * connections never move (fountain).
      *
-     * @return true when a sibling took it; false: no live sibling would, close it
+     * @return true when a sibling took it; false: no live sibling would, or the policy keeps
+     *         connections where they are: close it
      */
+    @Override
     public boolean handOver(C connection) {
-        if (!sharing || !left) {
+        if (!sharing || !left || !policy.movesConnections()) {
+            // Fountain: established connections never move (seed 004), a leaver's neither; the
+            // loop closes them once idle, as nginx's old workers do (ADR 0038).
             return false;
         }
         if (handOff.forward(self, connection) >= 0) {
@@ -395,12 +407,18 @@ public final class AcceptShare<C> {
         return false;
     }
 
+    @Override
+    public boolean rebalances() {
+        return sharing && rebalance.on() && policy.movesConnections();
+    }
+
     /**
      * Rebalance, the look: to whom this worker, holding {@code open} connections of which at
      * least one is idle, should hand one idle connection over now; {@code self} for nobody.
      * Call inside a pass (a move changes what {@link #passEnd} publishes), at most once per
      * move. See {@link Rebalance} for the rules.
      */
+    @Override
     public int rebalancePick(long open) {
         if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
             return self;
@@ -416,6 +434,7 @@ public final class AcceptShare<C> {
      * @return true when the target's channel holds it (close our descriptor, forget it); false:
      *         keep serving it
      */
+    @Override
     public boolean rebalance(int target, C connection) {
         if (!sharing || left || target == self) {
             return false;
@@ -445,6 +464,7 @@ public final class AcceptShare<C> {
      * busy nanoseconds (a task still running counted up to now) and its size. A worker whose loop
      * idles while every pool thread is occupied reads full. Without a pool, {@link #sample(long)}.
      */
+    @Override
     public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
         if (sharing && !left) {
             policy.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
@@ -458,6 +478,7 @@ public final class AcceptShare<C> {
      * taking): leave it to them, take the listener out of epoll, look again at
      * {@link #listenDeadline()} (within 1 ms). Always true for share and race.
      */
+    @Override
     public boolean takeListener(boolean readable) {
         if (!sharing || left) {
             return true;
@@ -470,6 +491,7 @@ public final class AcceptShare<C> {
      * {@link AcceptPolicy#END_BATCH}, or end it and have the sibling returned look at the
      * listener now (fountain, a worker the accept turned full: {@link AcceptPolicy#endBatch}).
      */
+    @Override
     public int endBatch() {
         if (!sharing || left) {
             return AcceptPolicy.GO_ON;
@@ -478,8 +500,21 @@ public final class AcceptShare<C> {
     }
 
     /** After {@link #takeListener} said false: when the loop looks at the listener again. */
+    @Override
     public long listenDeadline() {
         return policy.listenDeadline();
+    }
+
+    /**
+     * The loop keeps its listener out for reasons of its own, or takes it back (fountain
+     * publishes it: a sibling must not leave new connections to a worker that will not take
+     * them, ADR 0038). Nothing for share and race.
+     */
+    @Override
+    public void holdListener(boolean held) {
+        if (sharing && !left) {
+            policy.holdListener(siblings, self, held);
+        }
     }
 
     /** Idle connections this worker handed over to even the load. */
@@ -496,6 +531,7 @@ public final class AcceptShare<C> {
      * start) and is not complete: one read of its counts word. The loop then receives (to
      * EAGAIN, where the heal happens) even without a readable channel; m0serve looks once a pass.
      */
+    @Override
     public boolean healDue() {
         return sharing && heal.due();
     }

@@ -28,7 +28,8 @@ package m0.core;
  *
  * <p>The published word ({@code busy} on the worker's line) is the estimate in per mille, with
  * {@link #FULL_BIT} set while full: a sibling must read the hysteresis state, not re-derive it
- * from a share that lies between the two thresholds.
+ * from a share that lies between the two thresholds. The policy adds {@link #HELD_BIT} while
+ * the worker's listener is out for its own reasons ({@link FountainPolicy}).
  */
 public final class BusyEstimator {
 
@@ -42,6 +43,12 @@ public final class BusyEstimator {
     public static final int SURGE_PER_MILLE = 100;
     /** Set in the published busy word while the worker is full. */
     public static final long FULL_BIT = 1L << 32;
+    /**
+     * Set in the published busy word while the worker keeps its listener out for reasons of its
+     * own (at {@code --max-connections}, or backing off after EMFILE): it takes no new
+     * connection however free it is, and a sibling must not leave one to it (ADR 0038).
+     */
+    public static final long HELD_BIT = 1L << 33;
 
     private final long sampleNanos;
     private final int fullFrom;
@@ -161,6 +168,11 @@ public final class BusyEstimator {
     /** Whether a published busy word says full. */
     public static boolean full(long word) {
         return (word & FULL_BIT) != 0;
+    }
+
+    /** Whether a published busy word says the worker holds its listener out (see {@link #HELD_BIT}). */
+    public static boolean held(long word) {
+        return (word & HELD_BIT) != 0;
     }
 
     /** The per mille a published busy word carries (for stats). */

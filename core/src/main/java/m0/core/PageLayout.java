@@ -10,7 +10,7 @@ package m0.core;
  *     1  | ROTATION   pick's rotating start (rotation++)    |
  *     2  | REHOMED    stat: re-homed by give-up drains      |
  *     3  | LOST       stat: receipts with no connection     |
- *     4  | STARTING   workers spawned, not yet seen started |
+ *     4  | reserved (was STARTING: now a bit of each COUNTS) |
  *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
  *   6..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
@@ -18,11 +18,12 @@ package m0.core;
  *        |            | &gt; 0: inside a pass that began then  |
  *   +1   | ACTIVE     open connections: at each pass end;   |
  *        |            mid-pass, less this pass's receipts   |
- *   +2   | COUNTS     pending | taken | version | HEAL      |
- *        |            (Counts): passed to i / received by i |
- *        |            and not yet retired, in one word      |
+ *   +2   | COUNTS     pending | taken | version | STARTING  |
+ *        |            | HEAL (Counts): passed to i / received |
+ *        |            by i and not yet retired, in one word |
  *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
+ *        |            | FULL | HELD (FountainPolicy)          |
  *   +5   | SENT       stat: fresh accepts passed on         |
  *   +6   | RECEIVED   stat: taken off its channel           |
  *   +7   | FORWARDED  stat: passed on again while leaving   |
@@ -38,7 +39,8 @@ package m0.core;
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
  *       replacement's start, or the supervisor's give-up; healed by i's receiver. Its HEAL bit:
- *       set by the supervisor on a reap, cleared by the heal.
+ *       set by the supervisor on a reap, cleared by the heal. Its STARTING bit: set by the
+ *       supervisor before it spawns into i, cleared once it has seen i start (or reaped it).
  *   <li>COUNTS, its taken half: worker i; zeroed by its replacement's start or the supervisor's
  *       give-up.
  *   <li>SENDING: worker i, around each of its hand-offs; cleared by the supervisor on i's reap.
@@ -66,14 +68,6 @@ public final class PageLayout {
      * worker's loop and by give-up drains.
      */
     public static final int LOST_WORD = 3;
-    /**
-     * Word 4: workers the supervisor has spawned and not yet seen start (or die): one will read
-     * its channel soon. Written by the supervisor only ({@link SupervisorShare#spawning},
-     * {@link SupervisorShare#started}, {@link SupervisorShare#markReaped}); read by a leaver or
-     * a give-up that found no live worker, which then waits for one instead of closing what it
-     * holds. One word, one writer: no torn read of "bound but not started" across two words.
-     */
-    public static final int STARTING_WORD = 4;
     /**
      * Word 5: the supervisor's {@link #SENDING_OFFSET}: target + 1 while it re-homes a connection
      * from a given-up index (its give-up drain and watch are senders too), else 0.

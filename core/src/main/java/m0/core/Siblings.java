@@ -99,18 +99,28 @@ public final class Siblings {
 
     /**
      * True when a worker other than {@code exclude} is live, or the supervisor has spawned one
-     * that has not started yet ({@link PageLayout#STARTING_WORD}): one that reads, or will soon
-     * read, its channel. What a leaver or a give-up whose forward found nobody waits for. Live
-     * counts too: the forward may have read a starting worker's state just before its start
-     * wrote PARKED, or a live one's channel was full; both are worth another try, within the
-     * wait's bound.
+     * that has not started yet (the STARTING bit of its counts, {@link Counts#STARTING}): one
+     * that reads, or will soon read, its channel. What a leaver or a give-up whose forward found
+     * nobody waits for. Live counts too: the forward may have read a starting worker's state just
+     * before its start wrote PARKED, or a live one's channel was full; both are worth another
+     * try, within the wait's bound. {@code exclude}'s own mark is never read: a worker that
+     * leaves before the supervisor has seen it start is no sibling of its own (ADR 0037).
      */
     public boolean anyLiveOrStarting(int exclude) {
-        // States, the count, states again. The supervisor raises the count before it marks a
-        // dead worker LEFT and lowers it only after it has seen the replacement live; so a scan
-        // that saw nobody live and then reads the count at zero was overtaken by a start, and
-        // the second scan sees it. Count first could read zero before the raise, then LEFT.
-        return anyLive(exclude) || page.getVolatile(PageLayout.STARTING_WORD) > 0 || anyLive(exclude);
+        // States, marks, states. The supervisor sets an index's mark before it writes a dead
+        // worker LEFT and clears it only after it has seen the replacement live; so a scan that
+        // saw nobody live and then every mark clear was overtaken by a start, and the second
+        // scan sees it. Marks first could read a mark clear before its set, then LEFT.
+        return anyLive(exclude) || anyStarting(exclude) || anyLive(exclude);
+    }
+
+    private boolean anyStarting(int exclude) {
+        for (int i = 0; i < workers; i++) {
+            if (i != exclude && Counts.starting(counts(i))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean anyLive(int exclude) {

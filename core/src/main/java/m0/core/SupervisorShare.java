@@ -17,7 +17,7 @@ public final class SupervisorShare<C> {
     private final HandOff<C> handOff;
     private final int workers;
     private final boolean sharing;
-    /** Indices counted in STARTING: spawned, not yet seen started or reaped. */
+    /** Indices whose STARTING bit is set: spawned, not yet seen started or reaped. */
     private final boolean[] starting;
 
     public SupervisorShare(Page page, Channel<C> channel, Clock clock, int workers, boolean sharing) {
@@ -32,9 +32,12 @@ public final class SupervisorShare<C> {
     }
 
     /**
-     * Before spawning a worker into {@code index}: count it as starting, so that a leaver or a
+     * Before spawning a worker into {@code index}: mark it as starting, so that a leaver or a
      * give-up with no live worker waits for it rather than close what it holds. Before the
      * spawn: from the moment the process exists until the supervisor sees it start, it counts.
+     * The mark is a bit of the index's own counts word, not a server-wide count: a worker that
+     * leaves before the supervisor has seen it start must not read itself as a sibling that is
+     * coming (it would hold its hand-offs for the whole start wait, ADR 0037).
      */
     public void spawning(int index) {
         checkIndex(index);
@@ -42,17 +45,34 @@ public final class SupervisorShare<C> {
             return;
         }
         starting[index] = true;
-        page.getAndAdd(PageLayout.STARTING_WORD, 1);
+        mark(index, true);
     }
 
     /**
      * The supervisor saw worker {@code index} start (its state read PARKED or a pass): it is
-     * live now, and no longer counted as starting. Counted until after its PARKED, so a reader
+     * live now, and no longer marked as starting. Marked until after its PARKED, so a reader
      * never sees it in neither.
      */
     public void started(int index) {
         checkIndex(index);
         notStarting(index);
+    }
+
+    /**
+     * One look at a worker the supervisor spawned into {@code index} and has not seen start:
+     * true, and no longer marked as starting, once its state reads PARKED or a pass (what its
+     * start and its passes write). A worker that left before it was seen (LEFT) stays marked
+     * until its reap: it reads no channel, but it is no sibling of its own (the mark is its
+     * index's), so nobody else waits on it for long.
+     */
+    public boolean startSeen(int index) {
+        checkIndex(index);
+        long state = page.getVolatile(PageLayout.stateWord(index));
+        if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
+            started(index);
+            return true;
+        }
+        return false;
     }
 
     /** The spawn into {@code index} failed: nothing is coming there. */
@@ -64,8 +84,17 @@ public final class SupervisorShare<C> {
     private void notStarting(int index) {
         if (starting[index]) {
             starting[index] = false;
-            page.getAndAdd(PageLayout.STARTING_WORD, -1);
+            mark(index, false);
         }
+    }
+
+    /** Sets or clears index i's STARTING bit, one compare-and-set (workers add to the same word). */
+    private void mark(int i, boolean on) {
+        int word = PageLayout.countsWord(i);
+        long counts;
+        do {
+            counts = page.getVolatile(word);
+        } while (!page.compareAndSet(word, counts, Counts.starting(counts, on)));
     }
 
     public boolean sharing() {
@@ -81,9 +110,9 @@ public final class SupervisorShare<C> {
 
     /**
      * Every reap, before the index is respawned or given up: store LEFT. With
-     * {@code replacing}, the replacement is counted as starting BEFORE the LEFT: a leaver or a
-     * give-up that reads the dead worker LEFT then finds the count raised, so there is no
-     * instant at which the index reads neither live nor coming.
+     * {@code replacing}, the replacement is marked as starting BEFORE the LEFT: a leaver or a
+     * give-up that reads the dead worker LEFT then finds the mark set, so there is no instant at
+     * which the index reads neither live nor coming.
      */
     public void markReaped(int index, boolean replacing) {
         if (!sharing) {
@@ -110,7 +139,7 @@ public final class SupervisorShare<C> {
             }
         }
         if (!replacing) {
-            // A worker that died before it started is not coming: nobody waits for it any more.
+            // A worker that died before it was seen started is not coming: nobody waits for it.
             notStarting(index);
         }
     }

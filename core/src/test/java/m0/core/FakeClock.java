@@ -1,11 +1,11 @@
 package m0.core;
 
 /** A clock the test moves by hand. */
-final class FakeClock implements Clock {
+public final class FakeClock implements Clock {
 
     private long now;
 
-    FakeClock(long start) {
+    public FakeClock(long start) {
         this.now = start;
     }
 
@@ -14,11 +14,11 @@ final class FakeClock implements Clock {
         return now;
     }
 
-    void advance(long nanos) {
+    public void advance(long nanos) {
         now += nanos;
     }
 
-    void advanceMillis(long millis) {
+    public void advanceMillis(long millis) {
         advance(millis * 1_000_000L);
     }
 }

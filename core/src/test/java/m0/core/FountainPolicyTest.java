@@ -395,4 +395,70 @@ class FountainPolicyTest {
         assertFalse(workerOneTakesAfterWorkerZerosPoolAt(2));
         assertEquals(437, busy(0), "max(100, 500): 250, 375, 437, not full");
     }
+
+    // ---- issue 25: what a worker holds out, later workers that are not taking, one mark each
+
+    @Test
+    void aHeadThatHoldsItsListenerOutIsNotTakingAndTheNextTakesAtOnce() {
+        AcceptShare<String> w1 = w.get(1);
+        assertFalse(w1.takeListener(true), "w0 free: its connection");
+        w.get(0).holdListener(true); // at its cap, or backing off after EMFILE
+        assertTrue(BusyEstimator.held(busy(0)), "published on its busy word");
+        assertFalse(BusyEstimator.full(busy(0)), "and nothing else about it changed");
+        assertTrue(w1.takeListener(true), "at once: no look waits on a head that will not take");
+        w.get(0).holdListener(false);
+        assertFalse(w1.takeListener(true), "back: the head again");
+    }
+
+    @Test
+    void aFullWorkerDoesNotLeaveTheListenerToALaterOneThatHoldsItsOwnOut() {
+        AcceptShare<String> w0 = turnFull(0);
+        w.get(1).holdListener(true);
+        assertFalse(w0.takeListener(true), "w1 holds its listener out: w2 is the one to leave to");
+        w.get(2).holdListener(true);
+        assertTrue(w0.takeListener(true), "nobody later takes: w0 does, full or not");
+    }
+
+    @Test
+    void endBatchPassesOverLaterWorkersThatAreNotTaking() {
+        AcceptShare<String> w0 = w.get(0);
+        page.setVolatile(PageLayout.stateWord(1), T0 - 3 * MS); // in a pass for 3 ms: stopped, or slow
+        w.get(2).holdListener(true);
+        for (int k = 0; k < 9; k++) {
+            w0.passOn("c" + k, k);
+        }
+        assertTrue(BusyEstimator.full(busy(0)));
+        assertEquals(AcceptPolicy.GO_ON, w0.endBatch(), "nobody later takes: ending the batch would strand it");
+        w.get(2).holdListener(false);
+        w0.passOn("c9", 9);
+        assertEquals(2, w0.endBatch(), "w2 takes again: the batch ends and w2 is told (w1 still slow)");
+    }
+
+    @Test
+    void aWorkerStuckLaterIsMarkedBesideAStuckHeadAndNeitherCostsAnotherWait() {
+        // w1 full, between w0 (stopped while parked) and w2 (stopped while parked).
+        AcceptShare<String> w1 = turnFull(1);
+        assertFalse(w1.takeListener(true), "w0 is the head");
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "w0 unmoved a look later: stuck, taken");
+        assertFalse(w1.takeListener(true), "full, w0 skipped: w2 is the one to leave to");
+        clock.advance(MS);
+        assertTrue(w1.takeListener(true), "w2 unmoved: stuck too, taken");
+        for (int k = 0; k < 5; k++) {
+            clock.advance(MS / 4);
+            assertTrue(w1.takeListener(true), "both stay marked: no connection waits again (look " + k + ")");
+        }
+        w.get(0).passStart();
+        w.get(0).passEnd(1); // w0 continued and moved
+        assertFalse(w1.takeListener(true), "w0's mark is forgotten once its words move: the head again");
+    }
+
+    @Test
+    void aFountainLeaverHandsNoConnectionOver() {
+        AcceptShare<String> w1 = w.get(1);
+        w1.leave();
+        assertFalse(w1.handOver("k1"), "established connections never move, a leaver's neither");
+        assertEquals(null, channel.receive(0));
+        assertEquals(null, channel.receive(2));
+    }
 }

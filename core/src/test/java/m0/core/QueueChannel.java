@@ -8,7 +8,7 @@ import java.util.List;
  * In-memory hand-off channels, one bounded FIFO per worker; a full one refuses. A connection
  * named {@link #LOST} stands for a datagram that arrived without its descriptor.
  */
-final class QueueChannel<C> implements Channel<C> {
+public final class QueueChannel<C> implements Channel<C> {
 
     /** Received as a receipt with no connection in it (see {@link Channel#lost}). */
     static final String LOST = "LOST";
@@ -17,7 +17,7 @@ final class QueueChannel<C> implements Channel<C> {
     private final int capacity;
     private final List<String> log;
 
-    QueueChannel(int workers, int capacity) {
+    public QueueChannel(int workers, int capacity) {
         this(workers, capacity, new ArrayList<>());
     }
 
@@ -53,7 +53,7 @@ final class QueueChannel<C> implements Channel<C> {
         return LOST.equals(received);
     }
 
-    int queued(int index) {
+    public int queued(int index) {
         return queues.get(index).size();
     }
 

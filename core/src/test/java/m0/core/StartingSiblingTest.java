@@ -27,8 +27,13 @@ class StartingSiblingTest {
         return replacement;
     }
 
+    /** Indices marked as starting (the STARTING bit of each one's counts). */
     private static long starting(Fixture f) {
-        return f.page.peek(PageLayout.STARTING_WORD);
+        long n = 0;
+        for (int i = 0; i < f.workers.size(); i++) {
+            n += Counts.starting(f.page.peek(PageLayout.countsWord(i))) ? 1 : 0;
+        }
+        return n;
     }
 
     @Test
@@ -127,5 +132,45 @@ class StartingSiblingTest {
         f.clock.advance(AcceptShare.START_WAIT_NANOS);
         assertFalse(drain.step(closed::add));
         assertEquals(List.of("queued"), closed);
+    }
+
+    /**
+     * A worker that leaves before the supervisor has seen it start is still marked as starting,
+     * and the mark is its own index's: with no other sibling live or coming, it does not wait for
+     * itself (a server-wide count held its hand-offs for the whole 5 s start wait, ADR 0037).
+     */
+    @Test
+    void aWorkerThatLeavesBeforeItIsSeenStartedDoesNotWaitForItself() {
+        Fixture f = new Fixture(2);
+        f.supervisor.spawning(0);
+        f.supervisor.spawning(1);
+        f.w(0).bind();
+        f.w(1).bind();
+        f.w(1).start();
+        f.w(0).start();
+        f.supervisor.started(0); // the supervisor has seen w0, not yet w1
+        f.w(0).sendWith(1, "fresh"); // queued to w1
+        f.supervisor.markReaped(0); // w0 dies and is not replaced
+        AcceptShare<String> w1 = f.w(1);
+        w1.leave(); // SIGTERM before the supervisor's next look
+        assertTrue(Counts.starting(f.page.peek(PageLayout.countsWord(1))), "w1 is still marked: not yet seen");
+        assertFalse(w1.awaitingStart(), "nobody else is live or coming: w1 is no sibling of its own");
+        List<String> admitted = new ArrayList<>();
+        assertFalse(w1.leaveStep(admitted::add), "done at once, not after the 5 s start wait");
+        assertEquals(List.of("fresh"), admitted, "served here: there is nobody to forward it to");
+    }
+
+    @Test
+    void theSupervisorSeesAStartOnThePageAndOnlyThen() {
+        Fixture f = new Fixture(2);
+        f.supervisor.spawning(1);
+        f.w(1).bind();
+        assertFalse(f.supervisor.startSeen(1), "bound, not started");
+        assertEquals(1, starting(f));
+        f.w(1).start();
+        assertTrue(f.supervisor.startSeen(1), "PARKED");
+        assertEquals(0, starting(f));
+        f.w(1).passStart();
+        assertTrue(f.supervisor.startSeen(1), "inside a pass is started too");
     }
 }

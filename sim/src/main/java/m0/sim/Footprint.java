@@ -98,9 +98,6 @@ public final class Footprint {
         if (word == PageLayout.REHOMED_WORD) {
             return "rehomed";
         }
-        if (word == PageLayout.STARTING_WORD) {
-            return "starting";
-        }
         if (word == PageLayout.SUPERVISOR_SENDING_WORD) {
             return "sending[sup]";
         }

@@ -1,0 +1,134 @@
+package m0.core;
+
+import java.util.function.Consumer;
+
+/**
+ * One worker's side of accept sharing, as its loop ({@link m0.core.loop.WorkerLoop}) drives it:
+ * the protocol of {@code DESIGN.md}. {@link AcceptShare} is the one implementation; the
+ * checkers wrap it to put one historical ordering back into one operation (test code only), and
+ * the loop that runs in m0serve runs over whichever they give it.
+ *
+ * <p>In a worker's life: {@link #bind()} as its first act, {@link #start()} when it is ready to
+ * serve; per pass {@link #work()} at its first real work, {@link #passOn} for every accept,
+ * {@link #receive()} to null when its channel is readable, {@link #passEnd(long)}; to stop,
+ * {@link #leave()} and {@link #leaveStep} until it says done. Not thread-safe: one per worker.
+ */
+public interface WorkerShare<C> {
+
+    /** This worker's index. */
+    int self();
+
+    /** False with one worker or the race policy: then no per-pass entry point touches the page. */
+    boolean sharing();
+
+    /** The accept policy this worker picks with. */
+    AcceptPolicy policy();
+
+    /** A replacement's first act: NOT_STARTED, keeping the predecessor's counts (start settles them). */
+    void bind();
+
+    /** The loop is ready to serve: take over the index ({@code pending -= taken; taken = 0; PARKED}). */
+    void start();
+
+    /** A pass that will do work begins: publish its start (a scripted pass; the loop uses {@link #work()}). */
+    void passStart();
+
+    /** This pass has work: publish its start now, once per pass (busy means busy, ADR 0015). */
+    void work();
+
+    /** A pass ends: publish {@code open} and PARKED (unless left), retire what it received. */
+    void passEnd(long open);
+
+    /** Who should serve a connection this worker accepted with {@code open} others open. */
+    int pick(long open);
+
+    /** Passes {@code connection} R5 + B25-safely to {@code target}; false: the caller still owns it. */
+    boolean sendWith(int target, C connection);
+
+    /**
+     * An accepted connection stays here: publish this worker's load at once (ADR 0007), so that a
+     * sibling accepting from the same burst in its own pass picks against it.
+     */
+    void kept(long open);
+
+    /**
+     * The accept path: pick, and sendWith if the pick is a sibling; a connection kept here is
+     * published in {@code active} at once ({@link #kept}).
+     *
+     * @return true when a sibling took the connection; false: admit it here
+     */
+    default boolean passOn(C connection, long open) {
+        if (!sharing()) {
+            return false;
+        }
+        int target = pick(open);
+        if (target != self() && sendWith(target, connection)) {
+            return true;
+        }
+        kept(open);
+        return false;
+    }
+
+    /**
+     * After an accept this worker kept: {@link AcceptPolicy#GO_ON} with the batch,
+     * {@link AcceptPolicy#END_BATCH}, or end it and have the sibling returned look at the
+     * listener now (fountain: {@link AcceptPolicy#endBatch}).
+     */
+    int endBatch();
+
+    /**
+     * The loop looked at the listener and found it {@code readable} or not: listen to it (and
+     * accept now, when readable)? False (fountain): leave it to an earlier worker until
+     * {@link #listenDeadline()}.
+     */
+    boolean takeListener(boolean readable);
+
+    /** After {@link #takeListener} said false: when the loop looks at the listener again. */
+    long listenDeadline();
+
+    /**
+     * The loop keeps its listener out for reasons of its own ({@code held}: its connection cap,
+     * an EMFILE back-off) or takes it back: published where siblings that leave connections to
+     * this worker read it (ADR 0038).
+     */
+    void holdListener(boolean held);
+
+    /**
+     * A reading of the loop's cumulative busy nanoseconds and its blocking pool's (fountain's
+     * estimator, ADR 0029); at every pass end, and at least every 20 ms.
+     */
+    void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads);
+
+    /**
+     * The next connection from this worker's channel to admit through the accept path's tail,
+     * or null at EAGAIN. After {@link #leave()} it forwards what arrives to a live sibling.
+     */
+    C receive();
+
+    /** A heal of this index's counts was asked for and is not complete: one read of its counts. */
+    boolean healDue();
+
+    /** Start leaving: LEFT first (B25). Then {@link #leaveStep} until false. */
+    void leave();
+
+    /** One step of the leaver's bounded drain; true while it must go on. */
+    boolean leaveStep(Consumer<? super C> admit);
+
+    /** A leaver should hold what no live sibling takes: one is starting, within the wait. */
+    boolean awaitingStart();
+
+    /** A leaver hands one of its own idle connections to a live sibling; false: close it. */
+    boolean handOver(C connection);
+
+    /**
+     * Whether this worker looks at moving idle connections at all: sharing, rebalance on, and a
+     * policy whose connections move. False: the loop keeps no rebalance timer.
+     */
+    boolean rebalances();
+
+    /** Rebalance, the look: to whom to hand one idle connection now; {@link #self()} for nobody. */
+    int rebalancePick(long open);
+
+    /** Rebalance, the move: hand the idle {@code connection} to {@code target}. */
+    boolean rebalance(int target, C connection);
+}

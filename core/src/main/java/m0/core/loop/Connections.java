@@ -1,0 +1,54 @@
+package m0.core.loop;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/**
+ * Port: the connections a worker holds, and what the loop asks of them. What a connection does
+ * with its bytes (HTTP, timeouts, lingering closes, the blocking pool) is the implementation's;
+ * which connection is idle enough to move is too. The loop only decides when connections are
+ * admitted, moved, handed over or closed.
+ *
+ * @param <C> the connection handle of an accept or a receipt
+ */
+public interface Connections<C> {
+
+    /** Open connections now: what a pass end publishes as {@code active}. */
+    long open();
+
+    /**
+     * The accept path's tail, shared by fresh accepts and hand-offs: the connection is this
+     * worker's to serve from now on. {@code received}: it came over the channel.
+     */
+    void admit(C connection, boolean received);
+
+    /**
+     * Rebalance's move: one connection that can move now (between requests, nothing buffered,
+     * nothing owed), taken out of service and offered to {@code send}; on true it is gone, on
+     * false it is served again as before.
+     *
+     * @return true when one moved; false when none could, or {@code send} refused it
+     */
+    boolean moveIdle(Predicate<? super C> send);
+
+    /**
+     * A leaver's idle connections: each one offered to {@code handOver}; one it refuses, or that
+     * cannot move (owing a close), is closed, unless {@code keep} says to keep serving it for now.
+     */
+    void leaveIdle(Predicate<? super C> handOver, BooleanSupplier keep);
+
+    /** The grace period is over: every connection is closed. */
+    void closeAll();
+
+    /** When the earliest of the connections' own timers is due (idle, header, linger); MAX_VALUE: none. */
+    long deadline();
+
+    /** The timers due at {@code now}: timeouts answered or closed. */
+    void expire(long now);
+
+    /** The blocking pool's threads' cumulative busy time, a running task counted up to {@code now}. */
+    long poolBusyNanos(long now);
+
+    /** The blocking pool's size; 0 without one. */
+    int poolThreads();
+}

@@ -1,0 +1,193 @@
+package m0.core.loop;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+/** The loop's ports as plain objects a test arranges and reads: a listener, connections, channels. */
+final class FakePorts {
+
+    private FakePorts() {
+    }
+
+    /** Thrown by {@link FakeListener#accept} while {@code emfile}: the port says it is EMFILE. */
+    static final class OutOfDescriptors extends RuntimeException {
+        OutOfDescriptors() {
+            super("accept: EMFILE");
+        }
+    }
+
+    /** One worker's view of a listener whose backlog every worker of a test shares. */
+    static final class FakeListener implements Listener<String> {
+        final ArrayDeque<String> backlog;
+        final List<String> events = new ArrayList<>();
+        boolean in;
+        boolean closed;
+        boolean emfile;
+        int accepts;
+
+        FakeListener(ArrayDeque<String> backlog) {
+            this.backlog = backlog;
+        }
+
+        @Override
+        public String accept() {
+            accepts++;
+            if (emfile) {
+                throw new OutOfDescriptors();
+            }
+            return backlog.poll();
+        }
+
+        @Override
+        public boolean outOfDescriptors(RuntimeException failure) {
+            return failure instanceof OutOfDescriptors;
+        }
+
+        @Override
+        public boolean readable() {
+            events.add("poll");
+            return !backlog.isEmpty();
+        }
+
+        @Override
+        public void listen(boolean in) {
+            events.add(in ? "in" : "out");
+            this.in = in;
+        }
+
+        @Override
+        public void close() {
+            events.add("close");
+            closed = true;
+        }
+    }
+
+    /** One held connection: its name, whether it is idle (movable), and whether it was received. */
+    static final class Held {
+        final String name;
+        final boolean received;
+        boolean idle = true;
+
+        Held(String name, boolean received) {
+            this.name = name;
+            this.received = received;
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final class FakeConnections implements Connections<String> {
+        final List<Held> held = new ArrayList<>();
+        /** Every admit and close, in order: "admit c1", "admit c2 received", "close c3". */
+        final List<String> log = new ArrayList<>();
+        long unmodelled;
+        long deadline = Long.MAX_VALUE;
+        int expired;
+        long poolBusy;
+        int poolThreads;
+
+        void hold(String name) {
+            held.add(new Held(name, false));
+        }
+
+        @Override
+        public long open() {
+            return unmodelled + held.size();
+        }
+
+        @Override
+        public void admit(String connection, boolean received) {
+            held.add(new Held(connection, received));
+            log.add("admit " + connection + (received ? " received" : ""));
+        }
+
+        @Override
+        public boolean moveIdle(Predicate<? super String> send) {
+            for (Held h : held) {
+                if (h.idle) {
+                    if (send.test(h.name)) {
+                        held.remove(h);
+                        log.add("moved " + h.name);
+                        return true;
+                    }
+                    return false;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public void leaveIdle(Predicate<? super String> handOver, BooleanSupplier keep) {
+            for (Held h : List.copyOf(held)) {
+                if (!h.idle) {
+                    continue;
+                }
+                if (handOver.test(h.name)) {
+                    held.remove(h);
+                    log.add("handed over " + h.name);
+                } else if (!keep.getAsBoolean()) {
+                    held.remove(h);
+                    log.add("close " + h.name);
+                }
+            }
+        }
+
+        @Override
+        public void closeAll() {
+            for (Held h : held) {
+                log.add("close " + h.name);
+            }
+            held.clear();
+        }
+
+        @Override
+        public long deadline() {
+            return deadline;
+        }
+
+        @Override
+        public void expire(long now) {
+            expired++;
+            deadline = Long.MAX_VALUE;
+        }
+
+        @Override
+        public long poolBusyNanos(long now) {
+            return poolBusy;
+        }
+
+        @Override
+        public int poolThreads() {
+            return poolThreads;
+        }
+    }
+
+    static final class FakeChannels implements Channels {
+        final List<Integer> nudges = new ArrayList<>();
+        boolean nudged;
+        boolean watching = true;
+
+        @Override
+        public void nudge(int target) {
+            nudges.add(target);
+        }
+
+        @Override
+        public boolean nudged() {
+            boolean n = nudged;
+            nudged = false;
+            return n;
+        }
+
+        @Override
+        public void stopWatching() {
+            watching = false;
+        }
+    }
+}

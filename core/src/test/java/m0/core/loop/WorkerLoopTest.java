@@ -1,0 +1,323 @@
+package m0.core.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import m0.core.AcceptPolicy;
+import m0.core.AcceptShare;
+import m0.core.AtomicLongArrayPage;
+import m0.core.BusyEstimator;
+import m0.core.Counts;
+import m0.core.FakeClock;
+import m0.core.PageLayout;
+import m0.core.QueueChannel;
+import m0.core.loop.FakePorts.FakeChannels;
+import m0.core.loop.FakePorts.FakeConnections;
+import m0.core.loop.FakePorts.FakeListener;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The duty cycle against fake ports over the real core: each pass's order, the accept batch and
+ * its ends, the listener's interest (cap, back-off, fountain's look and HELD mark), the looks at
+ * rebalance and heal, the timers, and leaving.
+ */
+class WorkerLoopTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long T0 = 1_000 * MS;
+
+    private final FakeClock clock = new FakeClock(T0);
+    private final ArrayDeque<String> backlog = new ArrayDeque<>();
+    private final List<String> failures = new ArrayList<>();
+    private AtomicLongArrayPage page;
+    private QueueChannel<String> channel;
+    private final List<Worker> workers = new ArrayList<>();
+
+    /** One worker: its share, its ports and its loop. */
+    private final class Worker {
+        final AcceptShare<String> share;
+        final FakeListener listener = new FakeListener(backlog);
+        final FakeConnections connections = new FakeConnections();
+        final FakeChannels channels = new FakeChannels();
+        final WorkerLoop<String> loop;
+
+        Worker(int self, int n, String policy, WorkerLoop.Limits limits) {
+            share = new AcceptShare<>(page, channel, clock, AcceptPolicy.named(policy), n, self);
+            loop = new WorkerLoop<>(share, listener, connections, channels, clock, limits, failures::add);
+        }
+
+        /** One pass: the wait reported these, nothing else. */
+        boolean pass(boolean channelReadable, boolean listenerReadable) {
+            loop.begin();
+            return loop.end(channelReadable, listenerReadable);
+        }
+
+        /** One pass in which the connections had work (a request answered). */
+        boolean workPass() {
+            loop.begin();
+            loop.work();
+            return loop.end(false, false);
+        }
+    }
+
+    private List<Worker> workers(int n, String policy, WorkerLoop.Limits limits) {
+        page = AtomicLongArrayPage.forWorkers(n);
+        channel = new QueueChannel<>(n, 16);
+        for (int i = 0; i < n; i++) {
+            Worker w = new Worker(i, n, policy, limits);
+            w.share.bind();
+            w.loop.listen();
+            w.loop.start();
+            workers.add(w);
+        }
+        return workers;
+    }
+
+    private static WorkerLoop.Limits limits(int batch, long cap) {
+        return new WorkerLoop.Limits(batch, cap, 10_000 * MS);
+    }
+
+    private void backlog(int n) {
+        for (int k = 0; k < n; k++) {
+            backlog.add("c" + (k + 1));
+        }
+    }
+
+    @Test
+    void aBatchTakesAtMostItsSizeAndPassesOnWhatALighterSiblingShouldServe() {
+        List<Worker> w = workers(2, "share", limits(4, 100));
+        w.get(0).connections.unmodelled = 3; // w0 serves 3 already: its picks prefer idle w1
+        backlog(6);
+        assertTrue(w.get(0).pass(false, true));
+        assertEquals(4, w.get(0).listener.accepts, "one batch: 4 accepts");
+        assertEquals(2, backlog.size(), "the rest waits for the next pass");
+        assertEquals(3, channel.queued(1), "w1 is lighter until it carries as much");
+        assertEquals(List.of("admit c4"), w.get(0).connections.log, "the fourth is kept: 3 + 1 against 0 + 3");
+        assertEquals(4, w.get(0).loop.meter().accepted());
+    }
+
+    @Test
+    void receiptsAreAdmittedBeforeThePassAcceptsSoItsPicksCountThem() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        w.get(0).share.sendWith(1, "r1");
+        w.get(0).share.sendWith(1, "r2");
+        backlog(1);
+        w.get(1).pass(true, true);
+        assertEquals(List.of("admit r1 received", "admit r2 received"), w.get(1).connections.log,
+                "2 received first, so the accept's pick reads 2 open here against w0's 0 ...");
+        assertEquals(1, channel.queued(0), "... and passes it on");
+        assertEquals("c1", channel.receive(0));
+    }
+
+    @Test
+    void atTheCapTheListenerGoesOutUntilAConnectionClosesAndFountainSaysItIsHeld() {
+        List<Worker> w = workers(2, "fountain", limits(64, 2));
+        Worker w0 = w.get(0);
+        backlog(3);
+        w0.pass(false, true);
+        assertEquals(2, w0.connections.open());
+        assertFalse(w0.listener.in, "at the cap: out of the interest set");
+        assertTrue(w0.loop.interest().outFor(ListenerInterest.CAP));
+        assertTrue(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "HELD on its busy word");
+        assertEquals(1, failures.size(), "said once");
+        assertTrue(failures.get(0).startsWith("at --max-connections 2"), failures.get(0));
+        assertTrue(w.get(1).share.takeListener(true), "w1 takes at once: a head at its cap is not taking");
+        w0.pass(false, false);
+        assertFalse(w0.listener.in, "still at the cap");
+        w0.connections.held.remove(0); // a connection closed
+        w0.pass(false, false);
+        assertTrue(w0.listener.in, "back in");
+        assertFalse(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "and no longer held");
+        assertFalse(w.get(1).share.takeListener(true), "w0 is the head again");
+    }
+
+    @Test
+    void outOfDescriptorsTakesTheListenerOutForAHundredMilliseconds() {
+        List<Worker> w = workers(2, "fountain", limits(64, 100));
+        Worker w0 = w.get(0);
+        backlog(1);
+        w0.listener.emfile = true;
+        w0.pass(false, true);
+        assertFalse(w0.listener.in);
+        assertTrue(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "held while backing off");
+        assertTrue(failures.get(0).contains("EMFILE") && failures.get(0).contains("100 ms"), failures.get(0));
+        assertEquals(T0 + WorkerLoop.ACCEPT_BACKOFF_NANOS, w0.loop.interest().wakeAt(), "a wake-up at the back-off's end");
+        w0.listener.emfile = false;
+        clock.advance(WorkerLoop.ACCEPT_BACKOFF_NANOS - 1);
+        w0.pass(false, false);
+        assertFalse(w0.listener.in, "not yet");
+        clock.advance(1);
+        w0.pass(false, false);
+        assertTrue(w0.listener.in, "the back-off is over");
+        assertFalse(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))));
+    }
+
+    @Test
+    void theAcceptThatTurnsAFountainWorkerFullEndsTheBatchAndNudgesTheNextFreeWorker() {
+        List<Worker> w = workers(3, "fountain", limits(64, 100));
+        Worker w0 = w.get(0);
+        backlog(20);
+        w0.pass(false, true);
+        assertEquals(9, w0.connections.open(), "the ninth at once makes it full: the batch ends there");
+        assertEquals(List.of(1), w0.channels.nudges, "w1 is told to look now");
+        assertEquals(11, backlog.size());
+    }
+
+    @Test
+    void aNudgeMakesTheLookDueInTheSamePass() {
+        List<Worker> w = workers(2, "fountain", limits(64, 100));
+        Worker w1 = w.get(1);
+        backlog(1);
+        w1.pass(false, true); // w0 is free: w1 leaves the listener to it
+        assertFalse(w1.listener.in);
+        assertEquals(T0 + MS, w1.loop.interest().wakeAt(), "looks again in 1 ms");
+        w1.channels.nudged = true;
+        w1.pass(true, false);
+        assertEquals(List.of("in", "out", "poll"), w1.listener.events, "the look ran at once, not 1 ms later");
+    }
+
+    @Test
+    void aHealAReapAskedForIsLookedAtEveryPassWithoutAnEvent() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        // A sender raised pending[1] and died before its send; the reap asks w1 to heal.
+        page.getAndAdd(PageLayout.countsWord(1), Counts.RAISE);
+        page.getAndAdd(PageLayout.countsWord(1), Counts.HEAL + Counts.VERSION_ONE);
+        assertEquals(1, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))));
+        w.get(1).pass(false, false); // woken by the heal look's timeout, nothing else
+        long counts = page.getVolatile(PageLayout.countsWord(1));
+        assertEquals(0, Counts.inFlight(counts), "the orphan is taken off");
+        assertFalse(Counts.healRequested(counts));
+    }
+
+    @Test
+    void rebalanceLooksAtAPassEndAfterWorkAndOnItsTickOtherwise() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        for (int k = 0; k < 4; k++) {
+            w0.connections.hold("k" + k);
+        }
+        w0.workPass();
+        assertEquals(1, channel.queued(1), "4 against 0: a pass with work looks, and one moves");
+        assertEquals(T0 + AcceptShare.REBALANCE_INTERVAL_NANOS, T0 + w0.loop.timeout(),
+                "the next look after the interval");
+        w0.pass(false, false);
+        assertEquals(1, channel.queued(1), "too soon: one a 2 ms");
+        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        w0.pass(false, false);
+        assertEquals(2, channel.queued(1), "3 against 1 counted in w1's pending: a second moves");
+        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        w0.pass(false, false);
+        assertEquals(2, channel.queued(1), "2 against 2: none");
+        assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "a tick away while it holds two");
+    }
+
+    @Test
+    void theWaitEndsAtTheEarliestTimerAndAtMostASecondWhileSharing() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        assertEquals(WorkerLoop.HEAL_LOOK_NANOS, w0.loop.timeout(), "no timer: the heal look");
+        w0.connections.deadline = T0 + 7 * MS;
+        assertEquals(7 * MS, w0.loop.timeout());
+        List<Worker> one = new ArrayList<>();
+        page = AtomicLongArrayPage.forWorkers(1);
+        channel = new QueueChannel<>(1, 4);
+        Worker alone = new Worker(0, 1, "share", limits(64, 100));
+        alone.loop.start();
+        assertEquals(-1, alone.loop.timeout(), "one worker shares nothing: no timer at all");
+        assertTrue(one.isEmpty());
+    }
+
+    @Test
+    void fountainWakesForASampleEvery20ms() {
+        List<Worker> w = workers(2, "fountain", limits(64, 100));
+        Worker w0 = w.get(0);
+        assertEquals(0, w0.loop.timeout(), "the first pass end gives the estimator its baseline");
+        w0.pass(false, false);
+        assertEquals(BusyEstimator.SAMPLE_NANOS, w0.loop.timeout());
+    }
+
+    @Test
+    void busyTimeIsEachPassFromItsWakeUpToItsEnd() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.loop.begin();
+        clock.advance(3 * MS); // serving
+        w0.loop.end(false, false);
+        clock.advance(10 * MS); // waiting
+        w0.loop.begin();
+        clock.advance(MS);
+        w0.loop.end(false, false);
+        assertEquals(4 * MS, w0.loop.meter().busyNanos());
+        assertEquals(2, w0.loop.meter().wakeups());
+    }
+
+    @Test
+    void aWakeUpThatAcceptsNothingIsCountedEmptyAndStampsNothing() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.loop.begin();
+        w0.loop.end(false, true); // a sibling took it first
+        assertEquals(1, w0.loop.meter().emptyWakeups());
+        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(0)), "busy means busy");
+    }
+
+    @Test
+    void leavingStoresLeftClosesTheListenerHandsOverIdleConnectionsDrainsAndExitsEmpty() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.hold("k1");
+        w0.connections.hold("k2");
+        w0.connections.held.get(1).idle = false; // mid-request
+        w0.loop.requestStop();
+        assertTrue(w0.pass(false, false), "a request is still in flight");
+        assertEquals(PageLayout.LEFT, page.getVolatile(PageLayout.stateWord(0)));
+        assertEquals(List.of("out", "close"), w0.listener.events.subList(1, 3), "out of the set, then closed");
+        assertEquals(List.of("handed over k1"), w0.connections.log);
+        assertEquals("k1", channel.receive(1), "to the live sibling");
+        assertEquals(WorkerLoop.STOP_POLL_NANOS, w0.loop.timeout());
+        w0.connections.held.get(0).idle = true; // answered
+        assertFalse(w0.pass(false, false), "nothing held, nothing in flight: exit");
+        assertEquals("k2", channel.receive(1));
+        assertFalse(w0.channels.watching, "its channel is let go of");
+    }
+
+    @Test
+    void aFountainLeaverClosesItsIdleConnectionsEstablishedConnectionsNeverMove() {
+        List<Worker> w = workers(2, "fountain", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.hold("k1");
+        w0.loop.requestStop();
+        assertFalse(w0.pass(false, false));
+        assertEquals(List.of("close k1"), w0.connections.log);
+        assertEquals(0, channel.queued(1));
+    }
+
+    @Test
+    void theGracePeriodClosesWhatIsStillOpen() {
+        List<Worker> w = workers(2, "share", new WorkerLoop.Limits(64, 100, 50 * MS));
+        Worker w0 = w.get(0);
+        w0.connections.hold("slow");
+        w0.connections.held.get(0).idle = false;
+        w0.loop.requestStop();
+        assertTrue(w0.pass(false, false));
+        clock.advance(50 * MS);
+        assertFalse(w0.pass(false, false));
+        assertEquals(List.of("close slow"), w0.connections.log);
+    }
+
+    @Test
+    void theConnectionsTimersRunWhenDue() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.deadline = T0 + 5 * MS;
+        w0.pass(false, false);
+        assertEquals(0, w0.connections.expired);
+        clock.advance(5 * MS);
+        w0.pass(false, false);
+        assertEquals(1, w0.connections.expired);
+    }
+}
