@@ -21,14 +21,15 @@ import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
 import m0.server.jnr.Spawn;
+import m0.server.launch.ExitCodes;
+import m0.server.launch.WorkerOperations;
+import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
 import m0.server.share.Signals;
 import m0.server.share.SocketChannels;
-import m0.server.worker.Worker;
-import m0.server.worker.WorkerSpec;
 
 /**
  * The supervisor JVM: binds the listener, creates the shared page and one datagram socketpair
@@ -543,7 +544,7 @@ public final class Supervisor {
             quiet = st.exited() && st.exitCode() == 0;
         } else if (step != null && step.old == index) {
             why = "a reload is replacing it";
-        } else if (st.exited() && st.exitCode() == Worker.EXIT_CONFIG) {
+        } else if (st.exited() && st.exitCode() == ExitCodes.CONFIG) {
             why = "it exited " + st.exitCode(); // it cannot serve with this configuration
         } else {
             // Not asked to leave, so replaced whatever its status, exit 0 included (a stray
@@ -777,7 +778,7 @@ public final class Supervisor {
         System.arraycopy(sendFds, 0, inherit, 3, lines);
         if (workerPrefix == null) { // the same for every worker of this supervisor: made once
             workerPrefix = JavaCommand.workerPrefix();
-            workerPrefix.add(Worker.class.getName());
+            workerPrefix.add(WorkerSpec.MAIN_CLASS);
             workerEnv = new ArrayList<>();
             for (Map.Entry<String, String> e : System.getenv().entrySet()) {
                 if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
@@ -787,7 +788,7 @@ public final class Supervisor {
         }
         List<String> argv = new ArrayList<>(workerPrefix);
         argv.addAll(spec.toArgs());
-        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
+        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
         List<String> env = workerEnv;
         Slot s = slots[index];
         startup.spawned(index, System.nanoTime());
