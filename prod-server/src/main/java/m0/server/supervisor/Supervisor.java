@@ -47,7 +47,8 @@ import m0.server.share.SocketChannels;
  * worker at a time. SIGTTIN / SIGTTOU: one worker more / fewer. SIGTERM or SIGINT: SIGTERM to
  * every worker, wait for all, exit 0.
  *
- * <p>Test hook: {@code M0_TEST_MAX_RESPAWNS} caps respawns over the server's life (0: none).
+ * <p>Its environment comes in once, as {@link SupervisorKnobs} (the test hook
+ * {@code M0_TEST_MAX_RESPAWNS} among them).
  */
 public final class Supervisor {
 
@@ -64,7 +65,9 @@ public final class Supervisor {
     private final PrintStream out;
     /** Operators' additions (metrics, access log, systemd): docs/adr/0017, 0018. */
     private final OperatorConfig ops;
-    private final SystemdNotify notify = SystemdNotify.fromEnvironment(System.getenv());
+    /** Read once at start: test hooks, the workers' JVM options, the environment itself. */
+    private final SupervisorKnobs knobs;
+    private final SystemdNotify notify;
     private ServerCounters counters;
     private MetricsServer metrics;
     /** RELOADING=1 was sent; READY=1 follows when the reload's queue is done. */
@@ -150,13 +153,11 @@ public final class Supervisor {
         }
     }
 
-    public Supervisor(ServerConfig config, PrintStream out) {
-        this(config, OperatorConfig.NONE, out);
-    }
-
-    public Supervisor(ServerConfig config, OperatorConfig ops, PrintStream out) {
+    public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
         this.ops = ops;
+        this.knobs = knobs;
+        this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
         this.target = config.workers();
         this.maxWorkers = 2 * config.workers();
@@ -168,9 +169,7 @@ public final class Supervisor {
         for (int i = 0; i < lines; i++) {
             slots[i] = new Slot();
         }
-        String cap = System.getenv("M0_TEST_MAX_RESPAWNS");
-        this.budget = new RespawnBudget(lines,
-                cap == null || cap.isBlank() ? Integer.MAX_VALUE : Integer.parseInt(cap.trim()));
+        this.budget = new RespawnBudget(lines, knobs.maxRespawns());
     }
 
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
@@ -181,7 +180,7 @@ public final class Supervisor {
         }
         String where = Sockets.hostPort(config.host(), config.port());
         try {
-            listener = SocketActivation.adopt(System.getenv(), ProcessHandle.current().pid());
+            listener = SocketActivation.adopt(knobs.environment(), ProcessHandle.current().pid());
         } catch (SocketActivation.Misconfigured e) {
             System.err.println("m0serve: " + e.getMessage());
             return 2;
@@ -777,10 +776,10 @@ public final class Supervisor {
         inherit[2] = receiveFds[index];
         System.arraycopy(sendFds, 0, inherit, 3, lines);
         if (workerPrefix == null) { // the same for every worker of this supervisor: made once
-            workerPrefix = JavaCommand.workerPrefix();
+            workerPrefix = JavaCommand.workerPrefix(knobs.workerJavaOpts());
             workerPrefix.add(WorkerSpec.MAIN_CLASS);
             workerEnv = new ArrayList<>();
-            for (Map.Entry<String, String> e : System.getenv().entrySet()) {
+            for (Map.Entry<String, String> e : knobs.environment().entrySet()) {
                 if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
                     workerEnv.add(e.getKey() + "=" + e.getValue());
                 }
