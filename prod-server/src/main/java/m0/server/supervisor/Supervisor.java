@@ -21,7 +21,6 @@ import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
 import m0.server.jnr.Spawn;
-import m0.server.launch.ExitCodes;
 import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
@@ -533,27 +532,12 @@ public final class Supervisor {
         s.pidfd = -1;
         counters.pid(index, -1);
         long now = System.nanoTime();
-        String why = null;
-        boolean quiet = false;
-        if (stopping) {
-            why = "stopping";
-            quiet = true;
-        } else if (s.retiring) {
-            why = "it was asked to leave";
-            quiet = st.exited() && st.exitCode() == 0;
-        } else if (step != null && step.old == index) {
-            why = "a reload is replacing it";
-        } else if (st.exited() && st.exitCode() == ExitCodes.CONFIG) {
-            why = "it exited " + st.exitCode(); // it cannot serve with this configuration
-        } else {
-            // Not asked to leave, so replaced whatever its status, exit 0 included (a stray
-            // SIGTERM makes a worker leave gracefully and exit 0): docs/adr/0010.
-            why = budget.onDeath(index, now, s.started ? s.startedAt : 0, target); // null: respawn
-        }
+        ReapDecision decision = ReapDecision.decide(stopping, s.retiring, step != null && step.old == index, st,
+                () -> budget.onDeath(index, now, s.started ? s.startedAt : 0, target));
         s.retiring = false;
         // RP: mark the index LEFT before it is respawned or given up (the decision above reads
         // no page word). A replacement is counted as starting before the mark (SupervisorShare).
-        share.markReaped(index, why == null);
+        share.markReaped(index, decision.respawn());
         // The reap asked every index's receiver to heal its counts (ADR 0024); the given-up ones
         // we watch are ours to heal (a sender killed against one leaves a raise nothing takes off).
         for (int j = 0; j < watched.length; j++) {
@@ -561,14 +545,15 @@ public final class Supervisor {
                 watchStep(j);
             }
         }
-        if (why == null) {
+        if (decision.respawn()) {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
             counters.respawned();
             respawn(index, now);
             return;
         }
-        if (!quiet) {
-            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: " + why);
+        if (!decision.quiet()) {
+            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: "
+                    + decision.whyNot());
         }
         giveUp(index, now);
     }
