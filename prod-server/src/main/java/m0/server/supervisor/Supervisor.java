@@ -76,11 +76,7 @@ public final class Supervisor {
     private boolean announcedReady;
     /** Lines on the page (worker indices), running or not: 2N + 1. */
     private final int lines;
-    /** Most workers SIGTTIN may bring up: every line but the reload's spare. */
-    private final int maxWorkers;
-    /** Workers wanted: --workers, moved by SIGTTIN / SIGTTOU. The death budget scales with it. */
-    private int target;
-    private final Slot[] slots;
+    private final Slots slots;
     private final List<Drain> giveUps = new ArrayList<>();
     /**
      * Finished give-ups whose channel stays in our epoll set until the index is spawned into
@@ -119,23 +115,6 @@ public final class Supervisor {
     /** The reload step in progress, or null. */
     private ReloadStep step;
 
-    /** One worker index: its current process, if any, and its record. */
-    private static final class Slot {
-        int pid = -1;
-        int pidfd = -1;
-        /** The loop's start was seen on the page (state PARKED or in a pass). */
-        boolean started;
-        long startedAt;
-        /** The supervisor wants a worker here (respawns it when it dies). */
-        boolean member;
-        /** Asked to leave (reload, scale-down): its exit frees the index. */
-        boolean retiring;
-        /** A give-up drain is reading this index's channel: the index is not free yet. */
-        boolean draining;
-        /** A respawn whose spawn failed is due again at this time (System.nanoTime); 0: none. */
-        long respawnAt;
-    }
-
     /** A give-up drain in progress and when its worker was reaped (for the log). */
     private record Drain(GiveUp<Accepted> giveUp, long reapedAt) {
     }
@@ -158,16 +137,11 @@ public final class Supervisor {
         this.knobs = knobs;
         this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
-        this.target = config.workers();
-        this.maxWorkers = 2 * config.workers();
-        this.lines = maxWorkers + 1;
-        this.slots = new Slot[lines];
+        this.slots = new Slots(config.workers());
+        this.lines = slots.lines();
         @SuppressWarnings("unchecked")
         GiveUp<Accepted>[] none = new GiveUp[lines];
         this.watched = none;
-        for (int i = 0; i < lines; i++) {
-            slots[i] = new Slot();
-        }
         this.budget = new RespawnBudget(lines, knobs.maxRespawns());
     }
 
@@ -243,13 +217,13 @@ public final class Supervisor {
             wake.signal();
         });
         StartTrace.mark("signals handled");
-        for (int i = 0; i < target; i++) {
-            slots[i].member = true;
+        for (int i = 0; i < slots.wanted(); i++) {
+            slots.at(i).member = true;
             spawn(i);
             StartTrace.mark("worker " + i + " spawned");
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                address, target, config.acceptPolicy(), ProcessHandle.current().pid());
+                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
         if (metrics != null) {
             out.printf("m0serve: metrics on http://%s/metrics%n", metrics.address());
         }
@@ -306,15 +280,16 @@ public final class Supervisor {
                 notify.status(statusLine());
             }
             if (stopping && now - killDeadline >= 0) {
-                for (Slot s : slots) {
-                    if (s.pid > 0) {
+                for (int i = 0; i < lines; i++) {
+                    Slot s = slots.at(i);
+                    if (s.running()) {
                         System.err.println("m0serve: worker pid " + s.pid + " outlived the grace period: SIGKILL");
                         Processes.kill(s.pid, Processes.SIGKILL);
                     }
                 }
                 killDeadline = now + TimeUnit.SECONDS.toNanos(5);
             }
-            if (running() == 0 && giveUps.isEmpty() && !respawnDue()) {
+            if (slots.running() == 0 && giveUps.isEmpty() && !slots.respawnDue()) {
                 if (stopping) {
                     return 0;
                 }
@@ -325,8 +300,9 @@ public final class Supervisor {
     }
 
     private void forward(int signal) {
-        for (Slot s : slots) {
-            if (s.pid > 0) {
+        for (int i = 0; i < lines; i++) {
+            Slot s = slots.at(i);
+            if (s.running()) {
                 Processes.kill(s.pid, signal);
             }
         }
@@ -336,11 +312,11 @@ public final class Supervisor {
     private String statusLine() {
         long open = 0;
         for (int i = 0; i < lines; i++) {
-            if (slots[i].pid > 0) {
+            if (slots.at(i).running()) {
                 open += Math.max(0, page.getVolatile(PageLayout.activeWord(i)));
             }
         }
-        return (stopping ? "stopping: " : "") + running() + " worker(s) live, " + open + " connection(s) open, "
+        return (stopping ? "stopping: " : "") + slots.running() + " worker(s) live, " + open + " connection(s) open, "
                 + counters.respawns() + " respawn(s)";
     }
 
@@ -348,16 +324,14 @@ public final class Supervisor {
         if (stopping || !giveUps.isEmpty()) {
             return 10; // the give-up drains and the grace deadline are polled
         }
-        if (respawnDue()) {
+        if (slots.respawnDue()) {
             return WATCH_MILLIS; // a failed spawn is retried
         }
         if (step != null || !reloadQueue.isEmpty()) {
             return WATCH_MILLIS;
         }
-        for (Slot s : slots) {
-            if (s.pid > 0 && !s.started) {
-                return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
-            }
+        if (slots.startAwaited()) {
+            return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
         }
         return 1000;
     }
@@ -369,8 +343,8 @@ public final class Supervisor {
         reloadQueue.clear();
         step = null;
         for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid > 0) {
+            Slot s = slots.at(i);
+            if (s.running()) {
                 Processes.kill(s.pid, Processes.SIGTERM);
             } else if (s.respawnAt != 0) {
                 giveUp(i, now); // a respawn that never came: nobody will read its channel
@@ -402,7 +376,7 @@ public final class Supervisor {
                         + "re-homed, " + g.closed() + " closed, in "
                         + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - d.reapedAt()) / 1000.0 + " ms");
             }
-            slots[g.index()].draining = false;
+            slots.at(g.index()).draining = false;
             watch(g);
             return true;
         });
@@ -457,13 +431,12 @@ public final class Supervisor {
     private void observeStarts(long now) {
         boolean allStarted = true;
         for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid > 0 && !s.started) {
+            Slot s = slots.at(i);
+            if (s.awaitingStart()) {
                 long state = page.getVolatile(PageLayout.stateWord(i));
                 if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
-                    s.started = true;
+                    s.sawStart(now);
                     share.started(i);
-                    s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
                     System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
                             i, s.pid, startup.started(i, now));
                 } else {
@@ -477,48 +450,17 @@ public final class Supervisor {
             announcedReady = true;
             // The timing line first: whoever waits for the ready line on stdout then finds it.
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
-            out.printf("m0serve: ready: %d worker(s) started%n", running());
+            out.printf("m0serve: ready: %d worker(s) started%n", slots.running());
             StartTrace.mark("ready");
             out.flush();
             notify.ready(ProcessHandle.current().pid(), statusLine());
         }
     }
 
-    private int running() {
-        int n = 0;
-        for (Slot s : slots) {
-            if (s.pid > 0) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private int members() {
-        int n = 0;
-        for (Slot s : slots) {
-            if (s.member) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** The lowest index nobody runs, wants, or drains; -1 when every line is taken. */
-    private int freeIndex() {
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid < 0 && !s.member && !s.draining) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /** The pidfd of worker {@code index} is readable: collect its status and decide. */
     private void reap(int index) {
-        Slot s = slots[index];
-        if (s.pid <= 0) {
+        Slot s = slots.at(index);
+        if (!s.running()) {
             return;
         }
         WaitStatus st = Processes.poll(s.pid);
@@ -528,12 +470,11 @@ public final class Supervisor {
         epoll.delete(s.pidfd);
         Fds.close(s.pidfd);
         int pid = s.pid;
-        s.pid = -1;
-        s.pidfd = -1;
+        s.reaped();
         counters.pid(index, -1);
         long now = System.nanoTime();
         ReapDecision decision = ReapDecision.decide(stopping, s.retiring, step != null && step.old == index, st,
-                () -> budget.onDeath(index, now, s.started ? s.startedAt : 0, target));
+                () -> budget.onDeath(index, now, s.startedAtOrZero(), slots.wanted()));
         s.retiring = false;
         // RP: mark the index LEFT before it is respawned or given up (the decision above reads
         // no page word). A replacement is counted as starting before the mark (SupervisorShare).
@@ -564,10 +505,7 @@ public final class Supervisor {
      * takes it next.
      */
     private void giveUp(int index, long now) {
-        Slot s = slots[index];
-        s.member = false;
-        s.respawnAt = 0;
-        s.draining = true;
+        slots.at(index).givenUp();
         counters.gaveUp();
         giveUps.add(new Drain(share.giveUp(index), now));
     }
@@ -578,7 +516,7 @@ public final class Supervisor {
      * as a death before start, so a spawn that always fails gives the index up.
      */
     private void respawn(int index, long now) {
-        Slot s = slots[index];
+        Slot s = slots.at(index);
         try {
             spawn(index);
             s.respawnAt = 0;
@@ -588,23 +526,14 @@ public final class Supervisor {
         }
     }
 
-    private boolean respawnDue() {
-        for (Slot s : slots) {
-            if (s.respawnAt != 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void retryRespawns(long now) {
         if (stopping) {
             return;
         }
         for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
+            Slot s = slots.at(i);
             if (s.respawnAt != 0 && s.pid < 0 && now - s.respawnAt >= 0) {
-                String why = budget.onDeath(i, now, 0, target); // the failed spawn: a death before start
+                String why = budget.onDeath(i, now, 0, slots.wanted()); // the failed spawn: a death before start
                 if (why != null) {
                     System.err.println("m0serve: worker " + i + " could not be spawned; not replaced: " + why);
                     giveUp(i, now);
@@ -619,28 +548,29 @@ public final class Supervisor {
     private void scale() {
         int d = scaleRequests.getAndSet(0);
         for (; d > 0; d--) {
-            int i = freeIndex();
-            if (members() >= maxWorkers || i < 0) {
-                System.err.println("m0serve: SIGTTIN: already at " + members() + " workers, the most this page has lines for");
+            int i = slots.freeIndex();
+            if (slots.members() >= slots.maxWorkers() || i < 0) {
+                System.err.println("m0serve: SIGTTIN: already at " + slots.members()
+                        + " workers, the most this page has lines for");
                 break;
             }
-            target++;
+            slots.wantOneMore();
             startFresh(i, "SIGTTIN");
         }
         for (; d < 0; d++) {
             int victim = -1;
             for (int i = lines - 1; i >= 0 && victim < 0; i--) {
-                Slot s = slots[i];
-                if (s.member && s.pid > 0 && (step == null || (i != step.old && i != step.fresh))) {
+                Slot s = slots.at(i);
+                if (s.member && s.running() && (step == null || (i != step.old && i != step.fresh))) {
                     victim = i;
                 }
             }
-            if (members() <= 1 || victim < 0) {
+            if (slots.members() <= 1 || victim < 0) {
                 System.err.println("m0serve: SIGTTOU: keeping the last worker");
                 break;
             }
-            target--;
-            retire(victim, "SIGTTOU");
+            slots.wantOneFewer();
+            slots.at(victim).askToLeave("SIGTTOU");
         }
     }
 
@@ -669,11 +599,11 @@ public final class Supervisor {
                     continue;
                 }
                 int old = reloadQueue.peekFirst();
-                if (!slots[old].member || slots[old].pid < 0) {
+                if (!slots.at(old).member || !slots.at(old).running()) {
                     reloadQueue.removeFirst(); // gone meanwhile (a scale-down, a give-up)
                     continue;
                 }
-                int fresh = freeIndex();
+                int fresh = slots.freeIndex();
                 if (fresh < 0) {
                     return; // every line taken (a leaver not yet reaped): try again next time
                 }
@@ -684,7 +614,7 @@ public final class Supervisor {
                 }
                 return;
             }
-            Slot fresh = slots[step.fresh];
+            Slot fresh = slots.at(step.fresh);
             if (!step.leaving) {
                 if (!fresh.member) {
                     System.err.println("m0serve: reload: the replacement at index " + step.fresh
@@ -696,12 +626,12 @@ public final class Supervisor {
                 if (!fresh.started) {
                     return; // NS: the old one serves until the new one reads its channel
                 }
-                if (slots[step.old].pid > 0) {
-                    retire(step.old, "reload");
+                if (slots.at(step.old).running()) {
+                    slots.at(step.old).askToLeave("reload");
                 }
                 step.leaving = true;
             }
-            if (slots[step.old].pid > 0) {
+            if (slots.at(step.old).running()) {
                 return; // one at a time: the next replacement waits for this leaver's exit
             }
             step = null;
@@ -710,7 +640,7 @@ public final class Supervisor {
 
     private void queueReload() {
         for (int i = 0; i < lines; i++) {
-            if (slots[i].member && slots[i].pid > 0) {
+            if (slots.at(i).member && slots.at(i).running()) {
                 reloadQueue.addLast(i);
             }
         }
@@ -724,7 +654,7 @@ public final class Supervisor {
 
     /** A new worker at a free index (reload, SIGTTIN): a fresh budget. */
     private boolean startFresh(int index, String why) {
-        Slot s = slots[index];
+        Slot s = slots.at(index);
         budget.reset(index);
         s.member = true;
         try {
@@ -736,15 +666,6 @@ public final class Supervisor {
         }
         System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") starting");
         return true;
-    }
-
-    /** Asks worker {@code index} to leave (the core's leave runs in it); its exit frees the index. */
-    private void retire(int index, String why) {
-        Slot s = slots[index];
-        s.member = false;
-        s.retiring = true;
-        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") leaving");
-        Processes.kill(s.pid, Processes.SIGTERM);
     }
 
     private void spawn(int index) {
@@ -774,7 +695,7 @@ public final class Supervisor {
         argv.addAll(spec.toArgs());
         argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
         List<String> env = workerEnv;
-        Slot s = slots[index];
+        Slot s = slots.at(index);
         startup.spawned(index, System.nanoTime());
         // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a
         // give-up with no live worker waits for it rather than close what it holds.
@@ -799,12 +720,8 @@ public final class Supervisor {
             share.spawnFailed(index);
             throw e;
         }
-        s.pid = pid;
-        s.pidfd = pidfd;
+        s.spawned(pid, pidfd);
         counters.pid(index, pid);
-        s.started = false;
-        s.startedAt = 0;
-        s.retiring = false;
     }
 
     /** Reaps a child just SIGKILLed, waiting at most a second (it has not started a JVM yet). */
