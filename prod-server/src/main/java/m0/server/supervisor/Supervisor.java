@@ -2,10 +2,7 @@ package m0.server.supervisor;
 
 import java.io.PrintStream;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import m0.core.GiveUp;
@@ -14,15 +11,10 @@ import m0.core.PageLayout;
 import m0.core.SupervisorShare;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
-import m0.server.jnr.Fds;
 import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
-import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
-import m0.server.jnr.Spawn;
-import m0.server.launch.WorkerOperations;
-import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
@@ -53,12 +45,8 @@ public final class Supervisor {
 
     private static final int BACKLOG = 4096;
     private static final long WAKE = -1L;
-    /** Epoll data of a given-up index's channel, watched until the index is bound again: tag | index. */
-    private static final long WATCH_TAG = 1L << 32;
     /** How often the page is read while a worker's start or a reload step is awaited. */
     private static final int WATCH_MILLIS = 20;
-    /** A spawn that failed (EAGAIN, ENOMEM, EMFILE...) is tried again this much later. */
-    private static final long RESPAWN_RETRY_NANOS = 100_000_000L;
 
     private final ServerConfig config;
     private final PrintStream out;
@@ -77,13 +65,6 @@ public final class Supervisor {
     /** Lines on the page (worker indices), running or not: 2N + 1. */
     private final int lines;
     private final Slots slots;
-    private final List<Drain> giveUps = new ArrayList<>();
-    /**
-     * Finished give-ups whose channel stays in our epoll set until the index is spawned into
-     * again: a sender that read the index live before the reap and stalled past the drain's
-     * bound still queues into it (GiveUp#watch). Null: not watched.
-     */
-    private final GiveUp<Accepted>[] watched;
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
     private final RespawnBudget budget;
@@ -104,9 +85,10 @@ public final class Supervisor {
     private int port;
     /** Spawn to start per index, launch to ready: for the log and m0serve stats (docs/adr/0011). */
     private StartupTimes startup;
-    /** A worker's java command up to its main class, and its environment; made at the first spawn. */
-    private List<String> workerPrefix;
-    private List<String> workerEnv;
+    /** The parts the loop drives, made once the page and the channels exist. */
+    private GiveUps giveUps;
+    private Spawner spawner;
+    private Reaper reaper;
 
     /** Old indices a running reload has still to replace, one at a time. */
     private final Deque<Integer> reloadQueue = new ArrayDeque<>();
@@ -114,10 +96,6 @@ public final class Supervisor {
     private boolean reloadAgain;
     /** The reload step in progress, or null. */
     private ReloadStep step;
-
-    /** A give-up drain in progress and when its worker was reaped (for the log). */
-    private record Drain(GiveUp<Accepted> giveUp, long reapedAt) {
-    }
 
     /** One step of a rolling reload: start {@code fresh}, wait for its start, then retire {@code old}. */
     private static final class ReloadStep {
@@ -139,9 +117,6 @@ public final class Supervisor {
         this.out = out;
         this.slots = new Slots(config.workers());
         this.lines = slots.lines();
-        @SuppressWarnings("unchecked")
-        GiveUp<Accepted>[] none = new GiveUp[lines];
-        this.watched = none;
         this.budget = new RespawnBudget(lines, knobs.maxRespawns());
     }
 
@@ -197,6 +172,10 @@ public final class Supervisor {
         // lifecycle, not per-connection work; under race nothing is ever queued to drain.
         StartTrace.mark("page and channels made");
         share = new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
+        giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
+        spawner = new Spawner(slots, new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds),
+                epoll, share, giveUps, budget, startup, counters, failures);
+        reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         Signals.onSignal("TERM", () -> requestStop());
         Signals.onSignal("INT", () -> requestStop());
@@ -219,7 +198,7 @@ public final class Supervisor {
         StartTrace.mark("signals handled");
         for (int i = 0; i < slots.wanted(); i++) {
             slots.at(i).member = true;
-            spawn(i);
+            spawner.spawn(i);
             StartTrace.mark("worker " + i + " spawned");
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
@@ -249,11 +228,12 @@ public final class Supervisor {
                 long data = epoll.data(i);
                 if (data == WAKE) {
                     wake.drain();
-                } else if ((data & WATCH_TAG) != 0) {
-                    watchStep((int) (data & ~WATCH_TAG));
+                } else if (GiveUps.isWatch(data)) {
+                    giveUps.watchStep(GiveUps.watchedIndex(data));
                 } else {
+                    int index = (int) data;
                     try {
-                        reap((int) data);
+                        reaper.reap(index, stopping, step != null && step.old == index);
                     } catch (RuntimeException e) {
                         // The pidfd stays readable (level-triggered): the reap is tried again
                         // at the next wait.
@@ -261,9 +241,11 @@ public final class Supervisor {
                     }
                 }
             }
-            stepGiveUps();
+            giveUps.step();
             long now = System.nanoTime();
-            retryRespawns(now);
+            if (!stopping) {
+                reaper.retryRespawns(now);
+            }
             observeStarts(now);
             if (stopRequested && !stopping) {
                 beginStop(now);
@@ -289,7 +271,7 @@ public final class Supervisor {
                 }
                 killDeadline = now + TimeUnit.SECONDS.toNanos(5);
             }
-            if (slots.running() == 0 && giveUps.isEmpty() && !slots.respawnDue()) {
+            if (slots.running() == 0 && !giveUps.draining() && !slots.respawnDue()) {
                 if (stopping) {
                     return 0;
                 }
@@ -321,7 +303,7 @@ public final class Supervisor {
     }
 
     private int timeoutMillis() {
-        if (stopping || !giveUps.isEmpty()) {
+        if (stopping || giveUps.draining()) {
             return 10; // the give-up drains and the grace deadline are polled
         }
         if (slots.respawnDue()) {
@@ -347,83 +329,8 @@ public final class Supervisor {
             if (s.running()) {
                 Processes.kill(s.pid, Processes.SIGTERM);
             } else if (s.respawnAt != 0) {
-                giveUp(i, now); // a respawn that never came: nobody will read its channel
+                giveUps.giveUp(i, now); // a respawn that never came: nobody will read its channel
             }
-        }
-    }
-
-    /** Drives every give-up drain one step; a finished one adds its re-homed count to the stats. */
-    private void stepGiveUps() {
-        giveUps.removeIf(d -> {
-            GiveUp<Accepted> g = d.giveUp();
-            try {
-                if (g.step(c -> Fds.close(c.fd()))) {
-                    return false;
-                }
-            } catch (RuntimeException e) {
-                // The drain keeps its counts (a send that failed took its raise back): step again.
-                failures.log("give-up drain of index " + g.index() + ": " + e + "; retrying");
-                return false;
-            }
-            if (g.rehomed() > 0) {
-                page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed());
-            }
-            if (g.lost() > 0) {
-                page.getAndAdd(PageLayout.LOST_WORD, g.lost());
-            }
-            if (g.drained() > 0) {
-                System.err.println("m0serve: index " + g.index() + " given up: " + g.rehomed() + " queued connection(s) "
-                        + "re-homed, " + g.closed() + " closed, in "
-                        + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - d.reapedAt()) / 1000.0 + " ms");
-            }
-            slots.at(g.index()).draining = false;
-            watch(g);
-            return true;
-        });
-    }
-
-    /** The give-up of {@code g.index()} is done: read its channel until the index is bound again. */
-    private void watch(GiveUp<Accepted> g) {
-        int index = g.index();
-        if (watched[index] != null || !share.sharing()) {
-            return;
-        }
-        watched[index] = g;
-        epoll.add(receiveFds[index], Epoll.IN, WATCH_TAG | index);
-    }
-
-    /** Something arrived late in a given-up channel: re-home it (or close it: no live worker). */
-    private void watchStep(int index) {
-        GiveUp<Accepted> g = watched[index];
-        if (g == null) {
-            return;
-        }
-        long rehomed = g.rehomed();
-        long lost = g.lost();
-        long closed = g.closed();
-        try {
-            g.watch(c -> Fds.close(c.fd()));
-        } catch (RuntimeException e) {
-            // Level-triggered: what is still queued is tried again at the next wait.
-            failures.log("watching given-up index " + index + ": " + e + "; retrying");
-        }
-        if (g.rehomed() > rehomed) {
-            page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed() - rehomed);
-        }
-        if (g.lost() > lost) {
-            page.getAndAdd(PageLayout.LOST_WORD, g.lost() - lost);
-        }
-        if (g.rehomed() + g.lost() + g.closed() > rehomed + lost + closed) {
-            failures.log("index " + index + " given up: a late hand-off arrived after its drain; "
-                    + (g.rehomed() - rehomed) + " re-homed, " + (g.closed() - closed) + " closed");
-        }
-    }
-
-    /** The index is about to be bound again: its new worker reads the channel from now on. */
-    private void unwatch(int index) {
-        if (watched[index] != null) {
-            watched[index] = null;
-            epoll.delete(receiveFds[index]);
         }
     }
 
@@ -457,93 +364,6 @@ public final class Supervisor {
         }
     }
 
-    /** The pidfd of worker {@code index} is readable: collect its status and decide. */
-    private void reap(int index) {
-        Slot s = slots.at(index);
-        if (!s.running()) {
-            return;
-        }
-        WaitStatus st = Processes.poll(s.pid);
-        if (st == null || !st.dead()) {
-            return; // a stop or continue; the pidfd fires again when it really exits
-        }
-        epoll.delete(s.pidfd);
-        Fds.close(s.pidfd);
-        int pid = s.pid;
-        s.reaped();
-        counters.pid(index, -1);
-        long now = System.nanoTime();
-        ReapDecision decision = ReapDecision.decide(stopping, s.retiring, step != null && step.old == index, st,
-                () -> budget.onDeath(index, now, s.startedAtOrZero(), slots.wanted()));
-        s.retiring = false;
-        // RP: mark the index LEFT before it is respawned or given up (the decision above reads
-        // no page word). A replacement is counted as starting before the mark (SupervisorShare).
-        share.markReaped(index, decision.respawn());
-        // The reap asked every index's receiver to heal its counts (ADR 0024); the given-up ones
-        // we watch are ours to heal (a sender killed against one leaves a raise nothing takes off).
-        for (int j = 0; j < watched.length; j++) {
-            if (watched[j] != null) {
-                watchStep(j);
-            }
-        }
-        if (decision.respawn()) {
-            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
-            counters.respawned();
-            respawn(index, now);
-            return;
-        }
-        if (!decision.quiet()) {
-            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: "
-                    + decision.whyNot());
-        }
-        giveUp(index, now);
-    }
-
-    /**
-     * The index will not be replaced. RB: what was queued to it goes to a live worker (or is
-     * closed) within 250 ms, and pending/taken are settled, so the index is clean for whoever
-     * takes it next.
-     */
-    private void giveUp(int index, long now) {
-        slots.at(index).givenUp();
-        counters.gaveUp();
-        giveUps.add(new Drain(share.giveUp(index), now));
-    }
-
-    /**
-     * Spawns into {@code index} (its bind writes NOT_STARTED over our LEFT; its start retires
-     * taken). A failed spawn is no reason to stop: it is retried shortly, counted by the budget
-     * as a death before start, so a spawn that always fails gives the index up.
-     */
-    private void respawn(int index, long now) {
-        Slot s = slots.at(index);
-        try {
-            spawn(index);
-            s.respawnAt = 0;
-        } catch (RuntimeException e) {
-            failures.log("cannot spawn worker " + index + ": " + e.getMessage() + "; retrying");
-            s.respawnAt = now + RESPAWN_RETRY_NANOS;
-        }
-    }
-
-    private void retryRespawns(long now) {
-        if (stopping) {
-            return;
-        }
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots.at(i);
-            if (s.respawnAt != 0 && s.pid < 0 && now - s.respawnAt >= 0) {
-                String why = budget.onDeath(i, now, 0, slots.wanted()); // the failed spawn: a death before start
-                if (why != null) {
-                    System.err.println("m0serve: worker " + i + " could not be spawned; not replaced: " + why);
-                    giveUp(i, now);
-                } else {
-                    respawn(i, now);
-                }
-            }
-        }
-    }
-
     /** SIGTTIN / SIGTTOU, one worker at a time, within the lines made at start. */
     private void scale() {
         int d = scaleRequests.getAndSet(0);
@@ -555,7 +375,7 @@ public final class Supervisor {
                 break;
             }
             slots.wantOneMore();
-            startFresh(i, "SIGTTIN");
+            spawner.startFresh(i, "SIGTTIN");
         }
         for (; d < 0; d++) {
             int victim = -1;
@@ -609,7 +429,7 @@ public final class Supervisor {
                 }
                 reloadQueue.removeFirst();
                 step = new ReloadStep(old, fresh);
-                if (!startFresh(fresh, "reload of worker " + old)) {
+                if (!spawner.startFresh(fresh, "reload of worker " + old)) {
                     step = null;
                 }
                 return;
@@ -650,101 +470,5 @@ public final class Supervisor {
             reloadNotified = true;
             notify.reloading("reloading " + reloadQueue.size() + " worker(s)");
         }
-    }
-
-    /** A new worker at a free index (reload, SIGTTIN): a fresh budget. */
-    private boolean startFresh(int index, String why) {
-        Slot s = slots.at(index);
-        budget.reset(index);
-        s.member = true;
-        try {
-            spawn(index);
-        } catch (RuntimeException e) {
-            failures.log(why + ": cannot start a worker at index " + index + ": " + e.getMessage());
-            s.member = false;
-            return false;
-        }
-        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") starting");
-        return true;
-    }
-
-    private void spawn(int index) {
-        unwatch(index);
-        WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
-                WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
-                config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
-                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
-                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
-                config.rebalance());
-        int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
-        inherit[0] = listener;
-        inherit[1] = shared.fd();
-        inherit[2] = receiveFds[index];
-        System.arraycopy(sendFds, 0, inherit, 3, lines);
-        if (workerPrefix == null) { // the same for every worker of this supervisor: made once
-            workerPrefix = JavaCommand.workerPrefix(knobs.workerJavaOpts());
-            workerPrefix.add(WorkerSpec.MAIN_CLASS);
-            workerEnv = new ArrayList<>();
-            for (Map.Entry<String, String> e : knobs.environment().entrySet()) {
-                if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
-                    workerEnv.add(e.getKey() + "=" + e.getValue());
-                }
-            }
-        }
-        List<String> argv = new ArrayList<>(workerPrefix);
-        argv.addAll(spec.toArgs());
-        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
-        List<String> env = workerEnv;
-        Slot s = slots.at(index);
-        startup.spawned(index, System.nanoTime());
-        // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a
-        // give-up with no live worker waits for it rather than close what it holds.
-        share.spawning(index);
-        int pid;
-        try {
-            pid = Spawn.spawn(argv, env, inherit);
-        } catch (RuntimeException e) {
-            share.spawnFailed(index);
-            throw e;
-        }
-        int pidfd = -1;
-        try {
-            pidfd = Processes.pidfdOpen(pid);
-            epoll.add(pidfd, Epoll.IN, index);
-        } catch (RuntimeException e) {
-            // Unwatched, it would be a second process at this index once the spawn is retried
-            // (two starts subtracting one taken): stop it before saying the spawn failed.
-            Fds.close(pidfd);
-            Processes.kill(pid, Processes.SIGKILL);
-            awaitKilled(pid);
-            share.spawnFailed(index);
-            throw e;
-        }
-        s.spawned(pid, pidfd);
-        counters.pid(index, pid);
-    }
-
-    /** Reaps a child just SIGKILLed, waiting at most a second (it has not started a JVM yet). */
-    private static void awaitKilled(int pid) {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        try {
-            while (System.nanoTime() - until < 0) {
-                WaitStatus st = Processes.poll(pid);
-                if (st != null && st.dead()) {
-                    return;
-                }
-                Thread.sleep(5);
-            }
-        } catch (RuntimeException | InterruptedException e) {
-            // a zombie at worst; the failure that brought us here is what gets reported
-        }
-    }
-
-    private int[] sendFdNumbers() {
-        int[] fds = new int[lines];
-        for (int i = 0; i < lines; i++) {
-            fds[i] = WorkerSpec.FIRST_SEND_FD + i;
-        }
-        return fds;
     }
 }
