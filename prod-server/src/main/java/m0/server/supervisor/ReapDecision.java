@@ -7,7 +7,7 @@ import m0.server.launch.ExitCodes;
  * What a reap decides about a dead worker's index: respawn it, or give it up and whether to say
  * so. Pure: it reads the facts it is given and asks the respawn budget only about a death
  * nobody asked for (so that leavers never spend it). The reap does the rest: RP's mark first,
- * then the respawn or the give-up drain.
+ * then the respawn or the give-up drain ({@link Reaper}).
  *
  * <p>The rules, first match wins (docs/adr/0006, 0010):
  * <ol>
