@@ -8,7 +8,8 @@ import m0.server.jnr.Processes;
  *
  * <p>At most one process runs at an index: its descriptors are fixed at spawn and the core's
  * start subtracts the index's taken, so two live workers at one index would subtract it twice
- * (docs/adr/0006). A process is spawned here only while {@link #pid} is -1.
+ * (docs/adr/0006). So a worker is spawned only into an index whose process was reaped (a
+ * respawn, its retry) or that is {@link #free} (a first start, a reload, SIGTTIN).
  */
 final class Slot {
 
