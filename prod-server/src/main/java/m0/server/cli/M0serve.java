@@ -7,6 +7,7 @@ import m0.core.AcceptPolicy;
 import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
+import m0.server.supervisor.SupervisorKnobs;
 import m0.server.http.App;
 import m0.server.log.StartTrace;
 import picocli.CommandLine;
@@ -232,7 +233,8 @@ public final class M0serve implements Callable<Integer> {
 
     private int serve(ServerConfig config, OperatorConfig ops) {
         StartTrace.mark("command line parsed");
-        return new Supervisor(config, ops, System.out).run();
+        // The one read of the environment the supervisor gets: it is handed down from here.
+        return new Supervisor(config, ops, SupervisorKnobs.from(System.getenv()), System.out).run();
     }
 
     /** --metrics-bind and --access-log, validated. */

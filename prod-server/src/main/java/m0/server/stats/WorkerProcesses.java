@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import m0.core.AcceptPolicy;
-import m0.server.worker.WorkerSpec;
+import m0.server.launch.WorkerSpec;
 
 /**
  * The worker processes of a running supervisor as the kernel shows them, for readiness checks

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * How a worker JVM is started: this JVM's own java binary and class path, the worker's JVM
- * options ({@code M0_WORKER_JAVA_OPTS} replaces the defaults), and its main class after.
+ * options ({@code M0_WORKER_JAVA_OPTS}, read into {@link SupervisorKnobs}, replaces the
+ * defaults), and its main class after.
  *
  * <p>Class-data sharing (docs/adr/0011, 0027): the launcher names the archive in the system
  * property {@value #CDS_PROPERTY} when it exists and is newer than the jar; its options go
@@ -43,14 +44,14 @@ final class JavaCommand {
     private JavaCommand() {
     }
 
-    static List<String> workerPrefix() {
+    /** {@code javaOpts}: the worker JVM's options, whitespace-separated. */
+    static List<String> workerPrefix(String javaOpts) {
         List<String> argv = new ArrayList<>();
         argv.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java"));
         argv.addAll(cdsOptions(archiveInUse() ? System.getProperty(CDS_PROPERTY) : null,
                 System.getProperty(CDS_LIST_PROPERTY)));
-        String opts = System.getenv().getOrDefault("M0_WORKER_JAVA_OPTS", DEFAULT_OPTS);
-        for (String o : opts.trim().split("\\s+")) {
+        for (String o : javaOpts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
                 argv.add(o);
             }

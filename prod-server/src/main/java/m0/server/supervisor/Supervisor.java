@@ -1,175 +1,82 @@
 package m0.server.supervisor;
 
 import java.io.PrintStream;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Deque;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import m0.core.GiveUp;
 import m0.core.Page;
-import m0.core.PageLayout;
 import m0.core.SupervisorShare;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
-import m0.server.jnr.Fds;
 import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
-import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Sockets;
-import m0.server.jnr.Spawn;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
 import m0.server.share.SharedPage;
-import m0.server.share.Signals;
 import m0.server.share.SocketChannels;
-import m0.server.worker.Worker;
-import m0.server.worker.WorkerSpec;
 
 /**
  * The supervisor JVM: binds the listener, creates the shared page and one datagram socketpair
- * per worker index, spawns the worker JVMs with exactly those descriptors (posix_spawnp), and
- * watches them with pidfds in its own epoll set. docs/adr/0006 has the lifecycle.
+ * per worker index ({@link Slots}: 2N + 1 lines), spawns the worker JVMs with exactly those
+ * descriptors ({@link Spawner}), and watches them with pidfds in its own epoll set.
+ * docs/adr/0006 has the lifecycle.
  *
- * <p>Indices: the page and the channels have {@code 2N + 1} lines for {@code --workers N}:
- * up to 2N running workers (SIGTTIN) and always one spare, because a reload's replacement
- * cannot take the index of a predecessor that is still alive (its start would subtract the
- * live one's taken). Pick skips lines that read NOT_STARTED or LEFT, so spare lines cost nothing.
+ * <p>One thread runs one loop, in the manner of nginx's master cycle: wait on epoll (a signal's
+ * wake-up, a worker's pidfd, a given-up channel), then give every part its turn, in this order:
+ * reaps ({@link Reaper}: {@link SupervisorShare#markReaped} before anything is respawned or given
+ * up, RP), give-up drains ({@link GiveUps}, RB), respawn retries, starts seen on the page
+ * ({@link Readiness}), a stop, SIGTTIN / SIGTTOU ({@link Scaling}), SIGHUP
+ * ({@link RollingReload}), SIGUSR1 forwarded, systemd's status. SIGTERM or SIGINT: SIGTERM to
+ * every worker, wait for all (SIGKILL past the grace), exit 0.
  *
- * <p>On every reap: {@link SupervisorShare#markReaped} before anything is decided (RP); then
- * respawn into the same index within the budget, or give the index up and drive the core's
- * {@link GiveUp} drain, which re-homes what was queued to it (RB). SIGHUP: rolling reload, one
- * worker at a time. SIGTTIN / SIGTTOU: one worker more / fewer. SIGTERM or SIGINT: SIGTERM to
- * every worker, wait for all, exit 0.
- *
- * <p>Test hook: {@code M0_TEST_MAX_RESPAWNS} caps respawns over the server's life (0: none).
+ * <p>Its environment comes in once, as {@link SupervisorKnobs} (the test hook
+ * {@code M0_TEST_MAX_RESPAWNS} among them).
  */
 public final class Supervisor {
 
     private static final int BACKLOG = 4096;
+    /** Epoll data of the wake-up; a pidfd's is its index, a watched channel's is tagged ({@link GiveUps}). */
     private static final long WAKE = -1L;
-    /** Epoll data of a given-up index's channel, watched until the index is bound again: tag | index. */
-    private static final long WATCH_TAG = 1L << 32;
     /** How often the page is read while a worker's start or a reload step is awaited. */
     private static final int WATCH_MILLIS = 20;
-    /** A spawn that failed (EAGAIN, ENOMEM, EMFILE...) is tried again this much later. */
-    private static final long RESPAWN_RETRY_NANOS = 100_000_000L;
 
     private final ServerConfig config;
-    private final PrintStream out;
     /** Operators' additions (metrics, access log, systemd): docs/adr/0017, 0018. */
     private final OperatorConfig ops;
-    private final SystemdNotify notify = SystemdNotify.fromEnvironment(System.getenv());
-    private ServerCounters counters;
-    private MetricsServer metrics;
-    /** RELOADING=1 was sent; READY=1 follows when the reload's queue is done. */
-    private boolean reloadNotified;
-    private volatile boolean reopenRequested;
-    /** The "ready" line was printed: every first-generation worker has started. */
-    private boolean announcedReady;
-    /** Lines on the page (worker indices), running or not: 2N + 1. */
-    private final int lines;
-    /** Most workers SIGTTIN may bring up: every line but the reload's spare. */
-    private final int maxWorkers;
-    /** Workers wanted: --workers, moved by SIGTTIN / SIGTTOU. The death budget scales with it. */
-    private int target;
-    private final Slot[] slots;
-    private final List<Drain> giveUps = new ArrayList<>();
-    /**
-     * Finished give-ups whose channel stays in our epoll set until the index is spawned into
-     * again: a sender that read the index live before the reap and stalled past the drain's
-     * bound still queues into it (GiveUp#watch). Null: not watched.
-     */
-    private final GiveUp<Accepted>[] watched;
+    /** Read once at start: test hooks, the workers' JVM options, the environment itself. */
+    private final SupervisorKnobs knobs;
+    private final SystemdNotify notify;
+    private final PrintStream out;
+    private final Slots slots;
+    private final RespawnBudget budget;
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
-    private final RespawnBudget budget;
+    private final SignalRequests signals = new SignalRequests(wake);
     /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
-    private volatile boolean stopRequested;
-    private volatile boolean reloadRequested;
-    private final AtomicInteger scaleRequests = new AtomicInteger();
+    /** SIGTERM or SIGINT was acted on: nobody is replaced any more. */
     private boolean stopping;
+    /** While stopping: when the workers still running are SIGKILLed. */
     private long killDeadline;
-    private int listener = -1;
-    private SharedPage shared;
-    private Page page;
-    private int[] sendFds;
-    private int[] receiveFds;
-    private SupervisorShare<Accepted> share;
-    private int port;
-    /** Spawn to start per index, launch to ready: for the log and m0serve stats (docs/adr/0011). */
-    private StartupTimes startup;
-    /** A worker's java command up to its main class, and its environment; made at the first spawn. */
-    private List<String> workerPrefix;
-    private List<String> workerEnv;
 
-    /** Old indices a running reload has still to replace, one at a time. */
-    private final Deque<Integer> reloadQueue = new ArrayDeque<>();
-    /** A SIGHUP that came during a reload: run another once this one is done. */
-    private boolean reloadAgain;
-    /** The reload step in progress, or null. */
-    private ReloadStep step;
+    // Made by run() once the listener, the page and the channels exist; the loop's parts.
+    private MetricsServer metrics;
+    private GiveUps giveUps;
+    private Reaper reaper;
+    private Readiness readiness;
+    private Scaling scaling;
+    private RollingReload reload;
 
-    /** One worker index: its current process, if any, and its record. */
-    private static final class Slot {
-        int pid = -1;
-        int pidfd = -1;
-        /** The loop's start was seen on the page (state PARKED or in a pass). */
-        boolean started;
-        long startedAt;
-        /** The supervisor wants a worker here (respawns it when it dies). */
-        boolean member;
-        /** Asked to leave (reload, scale-down): its exit frees the index. */
-        boolean retiring;
-        /** A give-up drain is reading this index's channel: the index is not free yet. */
-        boolean draining;
-        /** A respawn whose spawn failed is due again at this time (System.nanoTime); 0: none. */
-        long respawnAt;
-    }
-
-    /** A give-up drain in progress and when its worker was reaped (for the log). */
-    private record Drain(GiveUp<Accepted> giveUp, long reapedAt) {
-    }
-
-    /** One step of a rolling reload: start {@code fresh}, wait for its start, then retire {@code old}. */
-    private static final class ReloadStep {
-        final int old;
-        final int fresh;
-        boolean leaving;
-
-        ReloadStep(int old, int fresh) {
-            this.old = old;
-            this.fresh = fresh;
-        }
-    }
-
-    public Supervisor(ServerConfig config, PrintStream out) {
-        this(config, OperatorConfig.NONE, out);
-    }
-
-    public Supervisor(ServerConfig config, OperatorConfig ops, PrintStream out) {
+    public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
         this.ops = ops;
+        this.knobs = knobs;
+        this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
-        this.target = config.workers();
-        this.maxWorkers = 2 * config.workers();
-        this.lines = maxWorkers + 1;
-        this.slots = new Slot[lines];
-        @SuppressWarnings("unchecked")
-        GiveUp<Accepted>[] none = new GiveUp[lines];
-        this.watched = none;
-        for (int i = 0; i < lines; i++) {
-            slots[i] = new Slot();
-        }
-        String cap = System.getenv("M0_TEST_MAX_RESPAWNS");
-        this.budget = new RespawnBudget(lines,
-                cap == null || cap.isBlank() ? Integer.MAX_VALUE : Integer.parseInt(cap.trim()));
+        this.slots = new Slots(config.workers());
+        this.budget = new RespawnBudget(slots.lines(), knobs.maxRespawns());
     }
 
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
@@ -179,8 +86,9 @@ public final class Supervisor {
             System.err.println(rejected);
         }
         String where = Sockets.hostPort(config.host(), config.port());
+        int listener;
         try {
-            listener = SocketActivation.adopt(System.getenv(), ProcessHandle.current().pid());
+            listener = SocketActivation.adopt(knobs.environment(), ProcessHandle.current().pid());
         } catch (SocketActivation.Misconfigured e) {
             System.err.println("m0serve: " + e.getMessage());
             return 2;
@@ -196,12 +104,12 @@ public final class Supervisor {
             System.err.println("m0serve: cannot bind " + where + ": " + why);
             return 1;
         }
-        port = Sockets.localPort(listener);
         StartTrace.mark("listener bound");
         String address = Sockets.localHostPort(listener);
-        shared = SharedPage.create(lines);
-        page = shared.page();
-        counters = new ServerCounters(lines);
+        int lines = slots.lines();
+        SharedPage shared = SharedPage.create(lines);
+        Page page = shared.page();
+        ServerCounters counters = new ServerCounters(lines);
         if (ops.metrics()) {
             try {
                 metrics = MetricsServer.start(ops.metricsHost(), ops.metricsPort(), page, counters,
@@ -212,9 +120,9 @@ public final class Supervisor {
                 return 1;
             }
         }
-        startup = StartupTimes.create(lines);
-        sendFds = new int[lines];
-        receiveFds = new int[lines];
+        StartupTimes startup = StartupTimes.create(lines);
+        int[] sendFds = new int[lines];
+        int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
             int[] pair = Sockets.datagramPair(SocketChannels.BUFFER_BYTES);
             sendFds[i] = pair[0];
@@ -223,34 +131,26 @@ public final class Supervisor {
         // Sharing on whatever the policy: the marks (LEFT on reap) and the give-up drain are
         // lifecycle, not per-connection work; under race nothing is ever queued to drain.
         StartTrace.mark("page and channels made");
-        share = new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
+        SupervisorShare<Accepted> share =
+                new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
+        giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
+        Spawner spawner = new Spawner(slots,
+                new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds),
+                epoll, share, giveUps, budget, startup, counters, failures);
+        reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
+        readiness = new Readiness(slots, page, share, startup, counters, notify, out);
+        reload = new RollingReload(slots, spawner, readiness, counters);
+        scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
-        Signals.onSignal("TERM", () -> requestStop());
-        Signals.onSignal("INT", () -> requestStop());
-        Signals.onSignal("HUP", () -> {
-            reloadRequested = true;
-            wake.signal();
-        });
-        Signals.onSignal("TTIN", () -> {
-            scaleRequests.incrementAndGet();
-            wake.signal();
-        });
-        Signals.onSignal("TTOU", () -> {
-            scaleRequests.decrementAndGet();
-            wake.signal();
-        });
-        Signals.onSignal("USR1", () -> { // logrotate's convention: forwarded, each worker reopens its log
-            reopenRequested = true;
-            wake.signal();
-        });
+        signals.install();
         StartTrace.mark("signals handled");
-        for (int i = 0; i < target; i++) {
-            slots[i].member = true;
-            spawn(i);
+        for (int i = 0; i < slots.wanted(); i++) {
+            slots.at(i).member = true;
+            spawner.spawn(i);
             StartTrace.mark("worker " + i + " spawned");
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                address, target, config.acceptPolicy(), ProcessHandle.current().pid());
+                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
         if (metrics != null) {
             out.printf("m0serve: metrics on http://%s/metrics%n", metrics.address());
         }
@@ -264,11 +164,6 @@ public final class Supervisor {
         }
     }
 
-    private void requestStop() {
-        stopRequested = true;
-        wake.signal();
-    }
-
     private int loop() {
         for (;;) {
             int n = epoll.await(timeoutMillis());
@@ -276,11 +171,12 @@ public final class Supervisor {
                 long data = epoll.data(i);
                 if (data == WAKE) {
                     wake.drain();
-                } else if ((data & WATCH_TAG) != 0) {
-                    watchStep((int) (data & ~WATCH_TAG));
+                } else if (GiveUps.isWatch(data)) {
+                    giveUps.watchStep(GiveUps.watchedIndex(data));
                 } else {
+                    int index = (int) data;
                     try {
-                        reap((int) data);
+                        reaper.reap(index, stopping, reload.replacing(index));
                     } catch (RuntimeException e) {
                         // The pidfd stays readable (level-triggered): the reap is tried again
                         // at the next wait.
@@ -288,34 +184,27 @@ public final class Supervisor {
                     }
                 }
             }
-            stepGiveUps();
+            giveUps.step();
             long now = System.nanoTime();
-            retryRespawns(now);
-            observeStarts(now);
-            if (stopRequested && !stopping) {
+            if (!stopping) {
+                reaper.retryRespawns(now);
+            }
+            readiness.observeStarts(now, stopping);
+            if (signals.stopRequested() && !stopping) {
                 beginStop(now);
             }
             if (!stopping) {
-                scale();
-                reload();
+                scaling.apply(signals.takeScale());
+                reload.step(signals.takeReload());
             }
-            if (reopenRequested) {
-                reopenRequested = false;
-                forward(Processes.SIGUSR1);
+            if (signals.takeReopen()) {
+                signalRunning(Processes.SIGUSR1);
             }
-            if (notify.enabled()) {
-                notify.status(statusLine());
-            }
+            readiness.status(stopping);
             if (stopping && now - killDeadline >= 0) {
-                for (Slot s : slots) {
-                    if (s.pid > 0) {
-                        System.err.println("m0serve: worker pid " + s.pid + " outlived the grace period: SIGKILL");
-                        Processes.kill(s.pid, Processes.SIGKILL);
-                    }
-                }
-                killDeadline = now + TimeUnit.SECONDS.toNanos(5);
+                killOutlivers(now);
             }
-            if (running() == 0 && giveUps.isEmpty() && !respawnDue()) {
+            if (slots.running() == 0 && !giveUps.draining() && !slots.respawnDue()) {
                 if (stopping) {
                     return 0;
                 }
@@ -325,524 +214,56 @@ public final class Supervisor {
         }
     }
 
-    private void forward(int signal) {
-        for (Slot s : slots) {
-            if (s.pid > 0) {
-                Processes.kill(s.pid, signal);
-            }
-        }
-    }
-
-    /** For {@code systemctl status}: what a person wants to know at a glance. */
-    private String statusLine() {
-        long open = 0;
-        for (int i = 0; i < lines; i++) {
-            if (slots[i].pid > 0) {
-                open += Math.max(0, page.getVolatile(PageLayout.activeWord(i)));
-            }
-        }
-        return (stopping ? "stopping: " : "") + running() + " worker(s) live, " + open + " connection(s) open, "
-                + counters.respawns() + " respawn(s)";
-    }
-
     private int timeoutMillis() {
-        if (stopping || !giveUps.isEmpty()) {
+        if (stopping || giveUps.draining()) {
             return 10; // the give-up drains and the grace deadline are polled
         }
-        if (respawnDue()) {
+        if (slots.respawnDue()) {
             return WATCH_MILLIS; // a failed spawn is retried
         }
-        if (step != null || !reloadQueue.isEmpty()) {
+        if (reload.inProgress()) {
             return WATCH_MILLIS;
         }
-        for (Slot s : slots) {
-            if (s.pid > 0 && !s.started) {
-                return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
-            }
+        if (slots.startAwaited()) {
+            return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
         }
         return 1000;
     }
 
+    /** SIGTERM to every worker (each leaves through the core); a respawn still due is given up instead. */
     private void beginStop(long now) {
         stopping = true;
-        notify.stopping(statusLine());
+        readiness.stopping();
         killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
-        reloadQueue.clear();
-        step = null;
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid > 0) {
+        reload.cancel();
+        for (int i = 0; i < slots.lines(); i++) {
+            Slot s = slots.at(i);
+            if (s.running()) {
                 Processes.kill(s.pid, Processes.SIGTERM);
             } else if (s.respawnAt != 0) {
-                giveUp(i, now); // a respawn that never came: nobody will read its channel
+                giveUps.giveUp(i, now); // a respawn that never came: nobody will read its channel
             }
         }
     }
 
-    /** Drives every give-up drain one step; a finished one adds its re-homed count to the stats. */
-    private void stepGiveUps() {
-        giveUps.removeIf(d -> {
-            GiveUp<Accepted> g = d.giveUp();
-            try {
-                if (g.step(c -> Fds.close(c.fd()))) {
-                    return false;
-                }
-            } catch (RuntimeException e) {
-                // The drain keeps its counts (a send that failed took its raise back): step again.
-                failures.log("give-up drain of index " + g.index() + ": " + e + "; retrying");
-                return false;
+    /** The grace (--grace-ms + 5 s) is over: SIGKILL whoever is left, and again every 5 s. */
+    private void killOutlivers(long now) {
+        for (int i = 0; i < slots.lines(); i++) {
+            Slot s = slots.at(i);
+            if (s.running()) {
+                System.err.println("m0serve: worker pid " + s.pid + " outlived the grace period: SIGKILL");
+                Processes.kill(s.pid, Processes.SIGKILL);
             }
-            if (g.rehomed() > 0) {
-                page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed());
-            }
-            if (g.lost() > 0) {
-                page.getAndAdd(PageLayout.LOST_WORD, g.lost());
-            }
-            if (g.drained() > 0) {
-                System.err.println("m0serve: index " + g.index() + " given up: " + g.rehomed() + " queued connection(s) "
-                        + "re-homed, " + g.closed() + " closed, in "
-                        + TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - d.reapedAt()) / 1000.0 + " ms");
-            }
-            slots[g.index()].draining = false;
-            watch(g);
-            return true;
-        });
+        }
+        killDeadline = now + TimeUnit.SECONDS.toNanos(5);
     }
 
-    /** The give-up of {@code g.index()} is done: read its channel until the index is bound again. */
-    private void watch(GiveUp<Accepted> g) {
-        int index = g.index();
-        if (watched[index] != null || !share.sharing()) {
-            return;
-        }
-        watched[index] = g;
-        epoll.add(receiveFds[index], Epoll.IN, WATCH_TAG | index);
-    }
-
-    /** Something arrived late in a given-up channel: re-home it (or close it: no live worker). */
-    private void watchStep(int index) {
-        GiveUp<Accepted> g = watched[index];
-        if (g == null) {
-            return;
-        }
-        long rehomed = g.rehomed();
-        long lost = g.lost();
-        long closed = g.closed();
-        try {
-            g.watch(c -> Fds.close(c.fd()));
-        } catch (RuntimeException e) {
-            // Level-triggered: what is still queued is tried again at the next wait.
-            failures.log("watching given-up index " + index + ": " + e + "; retrying");
-        }
-        if (g.rehomed() > rehomed) {
-            page.getAndAdd(PageLayout.REHOMED_WORD, g.rehomed() - rehomed);
-        }
-        if (g.lost() > lost) {
-            page.getAndAdd(PageLayout.LOST_WORD, g.lost() - lost);
-        }
-        if (g.rehomed() + g.lost() + g.closed() > rehomed + lost + closed) {
-            failures.log("index " + index + " given up: a late hand-off arrived after its drain; "
-                    + (g.rehomed() - rehomed) + " re-homed, " + (g.closed() - closed) + " closed");
-        }
-    }
-
-    /** The index is about to be bound again: its new worker reads the channel from now on. */
-    private void unwatch(int index) {
-        if (watched[index] != null) {
-            watched[index] = null;
-            epoll.delete(receiveFds[index]);
-        }
-    }
-
-    /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
-    private void observeStarts(long now) {
-        boolean allStarted = true;
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid > 0 && !s.started) {
-                long state = page.getVolatile(PageLayout.stateWord(i));
-                if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
-                    s.started = true;
-                    share.started(i);
-                    s.startedAt = now == 0 ? 1 : now; // 0 means "never seen started" to the budget
-                    System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
-                            i, s.pid, startup.started(i, now));
-                } else {
-                    allStarted = false;
-                }
+    private void signalRunning(int signal) {
+        for (int i = 0; i < slots.lines(); i++) {
+            Slot s = slots.at(i);
+            if (s.running()) {
+                Processes.kill(s.pid, signal);
             }
         }
-        if (allStarted && !announcedReady) {
-            // "listening" is printed once the port is bound; a connection made before a worker has
-            // started is served, but not shared with that worker (NS). Say when all are in.
-            announcedReady = true;
-            // The timing line first: whoever waits for the ready line on stdout then finds it.
-            System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
-            out.printf("m0serve: ready: %d worker(s) started%n", running());
-            StartTrace.mark("ready");
-            out.flush();
-            notify.ready(ProcessHandle.current().pid(), statusLine());
-        }
-    }
-
-    private int running() {
-        int n = 0;
-        for (Slot s : slots) {
-            if (s.pid > 0) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    private int members() {
-        int n = 0;
-        for (Slot s : slots) {
-            if (s.member) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** The lowest index nobody runs, wants, or drains; -1 when every line is taken. */
-    private int freeIndex() {
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.pid < 0 && !s.member && !s.draining) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** The pidfd of worker {@code index} is readable: collect its status and decide. */
-    private void reap(int index) {
-        Slot s = slots[index];
-        if (s.pid <= 0) {
-            return;
-        }
-        WaitStatus st = Processes.poll(s.pid);
-        if (st == null || !st.dead()) {
-            return; // a stop or continue; the pidfd fires again when it really exits
-        }
-        epoll.delete(s.pidfd);
-        Fds.close(s.pidfd);
-        int pid = s.pid;
-        s.pid = -1;
-        s.pidfd = -1;
-        counters.pid(index, -1);
-        long now = System.nanoTime();
-        String why = null;
-        boolean quiet = false;
-        if (stopping) {
-            why = "stopping";
-            quiet = true;
-        } else if (s.retiring) {
-            why = "it was asked to leave";
-            quiet = st.exited() && st.exitCode() == 0;
-        } else if (step != null && step.old == index) {
-            why = "a reload is replacing it";
-        } else if (st.exited() && st.exitCode() == Worker.EXIT_CONFIG) {
-            why = "it exited " + st.exitCode(); // it cannot serve with this configuration
-        } else {
-            // Not asked to leave, so replaced whatever its status, exit 0 included (a stray
-            // SIGTERM makes a worker leave gracefully and exit 0): docs/adr/0010.
-            why = budget.onDeath(index, now, s.started ? s.startedAt : 0, target); // null: respawn
-        }
-        s.retiring = false;
-        // RP: mark the index LEFT before it is respawned or given up (the decision above reads
-        // no page word). A replacement is counted as starting before the mark (SupervisorShare).
-        share.markReaped(index, why == null);
-        // The reap asked every index's receiver to heal its counts (ADR 0024); the given-up ones
-        // we watch are ours to heal (a sender killed against one leaves a raise nothing takes off).
-        for (int j = 0; j < watched.length; j++) {
-            if (watched[j] != null) {
-                watchStep(j);
-            }
-        }
-        if (why == null) {
-            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; respawning");
-            counters.respawned();
-            respawn(index, now);
-            return;
-        }
-        if (!quiet) {
-            System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: " + why);
-        }
-        giveUp(index, now);
-    }
-
-    /**
-     * The index will not be replaced. RB: what was queued to it goes to a live worker (or is
-     * closed) within 250 ms, and pending/taken are settled, so the index is clean for whoever
-     * takes it next.
-     */
-    private void giveUp(int index, long now) {
-        Slot s = slots[index];
-        s.member = false;
-        s.respawnAt = 0;
-        s.draining = true;
-        counters.gaveUp();
-        giveUps.add(new Drain(share.giveUp(index), now));
-    }
-
-    /**
-     * Spawns into {@code index} (its bind writes NOT_STARTED over our LEFT; its start retires
-     * taken). A failed spawn is no reason to stop: it is retried shortly, counted by the budget
-     * as a death before start, so a spawn that always fails gives the index up.
-     */
-    private void respawn(int index, long now) {
-        Slot s = slots[index];
-        try {
-            spawn(index);
-            s.respawnAt = 0;
-        } catch (RuntimeException e) {
-            failures.log("cannot spawn worker " + index + ": " + e.getMessage() + "; retrying");
-            s.respawnAt = now + RESPAWN_RETRY_NANOS;
-        }
-    }
-
-    private boolean respawnDue() {
-        for (Slot s : slots) {
-            if (s.respawnAt != 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void retryRespawns(long now) {
-        if (stopping) {
-            return;
-        }
-        for (int i = 0; i < lines; i++) {
-            Slot s = slots[i];
-            if (s.respawnAt != 0 && s.pid < 0 && now - s.respawnAt >= 0) {
-                String why = budget.onDeath(i, now, 0, target); // the failed spawn: a death before start
-                if (why != null) {
-                    System.err.println("m0serve: worker " + i + " could not be spawned; not replaced: " + why);
-                    giveUp(i, now);
-                } else {
-                    respawn(i, now);
-                }
-            }
-        }
-    }
-
-    /** SIGTTIN / SIGTTOU, one worker at a time, within the lines made at start. */
-    private void scale() {
-        int d = scaleRequests.getAndSet(0);
-        for (; d > 0; d--) {
-            int i = freeIndex();
-            if (members() >= maxWorkers || i < 0) {
-                System.err.println("m0serve: SIGTTIN: already at " + members() + " workers, the most this page has lines for");
-                break;
-            }
-            target++;
-            startFresh(i, "SIGTTIN");
-        }
-        for (; d < 0; d++) {
-            int victim = -1;
-            for (int i = lines - 1; i >= 0 && victim < 0; i--) {
-                Slot s = slots[i];
-                if (s.member && s.pid > 0 && (step == null || (i != step.old && i != step.fresh))) {
-                    victim = i;
-                }
-            }
-            if (members() <= 1 || victim < 0) {
-                System.err.println("m0serve: SIGTTOU: keeping the last worker");
-                break;
-            }
-            target--;
-            retire(victim, "SIGTTOU");
-        }
-    }
-
-    /** SIGHUP: replace every worker, one at a time, each only once its replacement has started. */
-    private void reload() {
-        if (reloadRequested) {
-            reloadRequested = false;
-            if (step == null && reloadQueue.isEmpty()) {
-                queueReload();
-            } else {
-                reloadAgain = true;
-            }
-        }
-        for (;;) {
-            if (step == null) {
-                if (reloadQueue.isEmpty()) {
-                    if (!reloadAgain) {
-                        if (reloadNotified) {
-                            reloadNotified = false;
-                            notify.ready(ProcessHandle.current().pid(), statusLine());
-                        }
-                        return;
-                    }
-                    reloadAgain = false;
-                    queueReload();
-                    continue;
-                }
-                int old = reloadQueue.peekFirst();
-                if (!slots[old].member || slots[old].pid < 0) {
-                    reloadQueue.removeFirst(); // gone meanwhile (a scale-down, a give-up)
-                    continue;
-                }
-                int fresh = freeIndex();
-                if (fresh < 0) {
-                    return; // every line taken (a leaver not yet reaped): try again next time
-                }
-                reloadQueue.removeFirst();
-                step = new ReloadStep(old, fresh);
-                if (!startFresh(fresh, "reload of worker " + old)) {
-                    step = null;
-                }
-                return;
-            }
-            Slot fresh = slots[step.fresh];
-            if (!step.leaving) {
-                if (!fresh.member) {
-                    System.err.println("m0serve: reload: the replacement at index " + step.fresh
-                            + " was given up; keeping worker " + step.old + " and stopping the reload");
-                    step = null;
-                    reloadQueue.clear();
-                    return;
-                }
-                if (!fresh.started) {
-                    return; // NS: the old one serves until the new one reads its channel
-                }
-                if (slots[step.old].pid > 0) {
-                    retire(step.old, "reload");
-                }
-                step.leaving = true;
-            }
-            if (slots[step.old].pid > 0) {
-                return; // one at a time: the next replacement waits for this leaver's exit
-            }
-            step = null;
-        }
-    }
-
-    private void queueReload() {
-        for (int i = 0; i < lines; i++) {
-            if (slots[i].member && slots[i].pid > 0) {
-                reloadQueue.addLast(i);
-            }
-        }
-        System.err.println("m0serve: SIGHUP: reloading " + reloadQueue.size() + " worker(s), one at a time");
-        counters.reloaded();
-        if (!reloadNotified) {
-            reloadNotified = true;
-            notify.reloading("reloading " + reloadQueue.size() + " worker(s)");
-        }
-    }
-
-    /** A new worker at a free index (reload, SIGTTIN): a fresh budget. */
-    private boolean startFresh(int index, String why) {
-        Slot s = slots[index];
-        budget.reset(index);
-        s.member = true;
-        try {
-            spawn(index);
-        } catch (RuntimeException e) {
-            failures.log(why + ": cannot start a worker at index " + index + ": " + e.getMessage());
-            s.member = false;
-            return false;
-        }
-        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") starting");
-        return true;
-    }
-
-    /** Asks worker {@code index} to leave (the core's leave runs in it); its exit frees the index. */
-    private void retire(int index, String why) {
-        Slot s = slots[index];
-        s.member = false;
-        s.retiring = true;
-        System.err.println("m0serve: " + why + ": worker " + index + " (pid " + s.pid + ") leaving");
-        Processes.kill(s.pid, Processes.SIGTERM);
-    }
-
-    private void spawn(int index) {
-        unwatch(index);
-        WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
-                WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
-                config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
-                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
-                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
-                config.rebalance());
-        int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
-        inherit[0] = listener;
-        inherit[1] = shared.fd();
-        inherit[2] = receiveFds[index];
-        System.arraycopy(sendFds, 0, inherit, 3, lines);
-        if (workerPrefix == null) { // the same for every worker of this supervisor: made once
-            workerPrefix = JavaCommand.workerPrefix();
-            workerPrefix.add(Worker.class.getName());
-            workerEnv = new ArrayList<>();
-            for (Map.Entry<String, String> e : System.getenv().entrySet()) {
-                if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
-                    workerEnv.add(e.getKey() + "=" + e.getValue());
-                }
-            }
-        }
-        List<String> argv = new ArrayList<>(workerPrefix);
-        argv.addAll(spec.toArgs());
-        argv.addAll(new m0.server.worker.WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
-        List<String> env = workerEnv;
-        Slot s = slots[index];
-        startup.spawned(index, System.nanoTime());
-        // Starting from now until observeStarts sees it PARKED (or it is reaped): a leaver or a
-        // give-up with no live worker waits for it rather than close what it holds.
-        share.spawning(index);
-        int pid;
-        try {
-            pid = Spawn.spawn(argv, env, inherit);
-        } catch (RuntimeException e) {
-            share.spawnFailed(index);
-            throw e;
-        }
-        int pidfd = -1;
-        try {
-            pidfd = Processes.pidfdOpen(pid);
-            epoll.add(pidfd, Epoll.IN, index);
-        } catch (RuntimeException e) {
-            // Unwatched, it would be a second process at this index once the spawn is retried
-            // (two starts subtracting one taken): stop it before saying the spawn failed.
-            Fds.close(pidfd);
-            Processes.kill(pid, Processes.SIGKILL);
-            awaitKilled(pid);
-            share.spawnFailed(index);
-            throw e;
-        }
-        s.pid = pid;
-        s.pidfd = pidfd;
-        counters.pid(index, pid);
-        s.started = false;
-        s.startedAt = 0;
-        s.retiring = false;
-    }
-
-    /** Reaps a child just SIGKILLed, waiting at most a second (it has not started a JVM yet). */
-    private static void awaitKilled(int pid) {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        try {
-            while (System.nanoTime() - until < 0) {
-                WaitStatus st = Processes.poll(pid);
-                if (st != null && st.dead()) {
-                    return;
-                }
-                Thread.sleep(5);
-            }
-        } catch (RuntimeException | InterruptedException e) {
-            // a zombie at worst; the failure that brought us here is what gets reported
-        }
-    }
-
-    private int[] sendFdNumbers() {
-        int[] fds = new int[lines];
-        for (int i = 0; i < lines; i++) {
-            fds[i] = WorkerSpec.FIRST_SEND_FD + i;
-        }
-        return fds;
     }
 }

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import m0.server.http.Request;
 import m0.server.http.ResponseObserver;
+import m0.server.launch.WorkerOperations;
 import m0.server.log.RateLimitedLog;
 import m0.server.stats.RequestStats;
 

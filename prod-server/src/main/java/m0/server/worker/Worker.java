@@ -31,6 +31,9 @@ import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
+import m0.server.launch.ExitCodes;
+import m0.server.launch.WorkerOperations;
+import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
@@ -81,9 +84,6 @@ public final class Worker {
     private static final boolean EAGER_READ = "1".equals(System.getenv("M0_EAGER_READ"));
     /** M0_TEST_KEEP_RECEIVED_REGISTERED=1: close a received connection as a fresh one (test only). */
     private static final boolean KEEP_RECEIVED_REGISTERED = "1".equals(System.getenv("M0_TEST_KEEP_RECEIVED_REGISTERED"));
-
-    /** Exit status for a configuration the worker cannot serve with (the supervisor does not respawn it). */
-    public static final int EXIT_CONFIG = 78;
 
     private static final long TAG = 1L << 40;
     private static final long LISTENER = TAG | 1;
@@ -290,7 +290,7 @@ public final class Worker {
             app = Apps.load(spec.app());
         } catch (RuntimeException | LinkageError e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
-            System.exit(EXIT_CONFIG);
+            System.exit(ExitCodes.CONFIG);
             return;
         }
         StartTrace.mark("app loaded");
@@ -300,7 +300,7 @@ public final class Worker {
             w.recorder = RequestRecorder.create(ops, spec.index(), w.failures);
         } catch (java.io.IOException | RuntimeException e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot open the access log: " + e.getMessage());
-            System.exit(EXIT_CONFIG);
+            System.exit(ExitCodes.CONFIG);
             return;
         }
         int status;

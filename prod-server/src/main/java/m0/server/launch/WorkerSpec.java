@@ -1,4 +1,4 @@
-package m0.server.worker;
+package m0.server.launch;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +20,12 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
                          long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
                          boolean rebalance) {
+
+    /**
+     * The worker JVM's main class, by name: the supervisor starts it without loading the
+     * worker's classes ({@code WorkerSpecTest} holds the name to the class).
+     */
+    public static final String MAIN_CLASS = "m0.server.worker.Worker";
 
     public static final int LISTEN_FD = 3;
     public static final int PAGE_FD = 4;

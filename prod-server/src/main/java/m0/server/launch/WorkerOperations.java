@@ -1,4 +1,4 @@
-package m0.server.worker;
+package m0.server.launch;
 
 import java.util.List;
 

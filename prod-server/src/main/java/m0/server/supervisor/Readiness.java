@@ -1,0 +1,98 @@
+package m0.server.supervisor;
+
+import java.io.PrintStream;
+import m0.core.Page;
+import m0.core.PageLayout;
+import m0.core.SupervisorShare;
+import m0.server.log.StartTrace;
+import m0.server.share.Accepted;
+
+/**
+ * Which workers have started, as the page shows it; the "ready" line once every first worker
+ * has; and everything systemd is told (READY, RELOADING, STOPPING, STATUS: docs/adr/0018).
+ */
+final class Readiness {
+
+    private final Slots slots;
+    private final Page page;
+    private final SupervisorShare<Accepted> share;
+    private final StartupTimes startup;
+    private final ServerCounters counters;
+    private final SystemdNotify notify;
+    private final PrintStream out;
+    /** The "ready" line was printed: every first-generation worker has started. */
+    private boolean announcedReady;
+
+    Readiness(Slots slots, Page page, SupervisorShare<Accepted> share, StartupTimes startup, ServerCounters counters,
+              SystemdNotify notify, PrintStream out) {
+        this.slots = slots;
+        this.page = page;
+        this.share = share;
+        this.startup = startup;
+        this.counters = counters;
+        this.notify = notify;
+        this.out = out;
+    }
+
+    /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
+    void observeStarts(long now, boolean stopping) {
+        boolean allStarted = true;
+        for (int i = 0; i < slots.lines(); i++) {
+            Slot s = slots.at(i);
+            if (s.awaitingStart()) {
+                long state = page.getVolatile(PageLayout.stateWord(i));
+                if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
+                    s.sawStart(now);
+                    share.started(i);
+                    System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
+                            i, s.pid, startup.started(i, now));
+                } else {
+                    allStarted = false;
+                }
+            }
+        }
+        if (allStarted && !announcedReady) {
+            // "listening" is printed once the port is bound; a connection made before a worker has
+            // started is served, but not shared with that worker (NS). Say when all are in.
+            announcedReady = true;
+            // The timing line first: whoever waits for the ready line on stdout then finds it.
+            System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
+            out.printf("m0serve: ready: %d worker(s) started%n", slots.running());
+            StartTrace.mark("ready");
+            out.flush();
+            notify.ready(ProcessHandle.current().pid(), statusLine(stopping));
+        }
+    }
+
+    /** STATUS= for systemd, when it listens (sent at most once a second, and only when changed). */
+    void status(boolean stopping) {
+        if (notify.enabled()) {
+            notify.status(statusLine(stopping));
+        }
+    }
+
+    void stopping() {
+        notify.stopping(statusLine(true));
+    }
+
+    void reloading(int workers) {
+        notify.reloading("reloading " + workers + " worker(s)");
+    }
+
+    /** The reload's queue is done. A reload runs only while the server is not stopping. */
+    void reloaded() {
+        notify.ready(ProcessHandle.current().pid(), statusLine(false));
+    }
+
+    /** For {@code systemctl status}: what a person wants to know at a glance. */
+    private String statusLine(boolean stopping) {
+        long open = 0;
+        for (int i = 0; i < slots.lines(); i++) {
+            if (slots.at(i).running()) {
+                open += Math.max(0, page.getVolatile(PageLayout.activeWord(i)));
+            }
+        }
+        return (stopping ? "stopping: " : "") + slots.running() + " worker(s) live, " + open + " connection(s) open, "
+                + counters.respawns() + " respawn(s)";
+    }
+}

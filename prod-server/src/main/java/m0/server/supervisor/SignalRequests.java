@@ -1,0 +1,75 @@
+package m0.server.supervisor;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import m0.server.jnr.EventFd;
+import m0.server.share.Signals;
+
+/**
+ * What signals ask of the supervisor. A handler runs on a thread of its own, so it only sets a
+ * flag (or counts, for SIGTTIN / SIGTTOU) and wakes the loop, which takes the request on its
+ * own thread; signals that come together merge, as they do in the kernel.
+ */
+final class SignalRequests {
+
+    private final EventFd wake;
+    private volatile boolean stop;
+    private volatile boolean reload;
+    private volatile boolean reopen;
+    /** SIGTTINs less SIGTTOUs not yet taken. */
+    private final AtomicInteger scale = new AtomicInteger();
+
+    SignalRequests(EventFd wake) {
+        this.wake = wake;
+    }
+
+    void install() {
+        Signals.onSignal("TERM", this::requestStop);
+        Signals.onSignal("INT", this::requestStop);
+        Signals.onSignal("HUP", () -> {
+            reload = true;
+            wake.signal();
+        });
+        Signals.onSignal("TTIN", () -> {
+            scale.incrementAndGet();
+            wake.signal();
+        });
+        Signals.onSignal("TTOU", () -> {
+            scale.decrementAndGet();
+            wake.signal();
+        });
+        Signals.onSignal("USR1", () -> { // logrotate's convention: forwarded, each worker reopens its log
+            reopen = true;
+            wake.signal();
+        });
+    }
+
+    private void requestStop() {
+        stop = true;
+        wake.signal();
+    }
+
+    /** SIGTERM or SIGINT came (it stays asked). */
+    boolean stopRequested() {
+        return stop;
+    }
+
+    boolean takeReload() {
+        if (!reload) {
+            return false;
+        }
+        reload = false;
+        return true;
+    }
+
+    int takeScale() {
+        return scale.getAndSet(0);
+    }
+
+    boolean takeReopen() {
+        if (!reopen) {
+            return false;
+        }
+        reopen = false;
+        return true;
+    }
+}

@@ -1,0 +1,91 @@
+package m0.server.supervisor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import m0.server.launch.WorkerOperations;
+import m0.server.launch.WorkerSpec;
+
+/**
+ * What a worker JVM is started with: its command line (the launch contract, {@link WorkerSpec}
+ * and {@link WorkerOperations}), its environment, and the descriptors it inherits, in the order
+ * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next.
+ */
+final class WorkerCommand {
+
+    private final ServerConfig config;
+    private final OperatorConfig ops;
+    private final SupervisorKnobs knobs;
+    private final int lines;
+    private final int listener;
+    private final int pageFd;
+    private final int[] sendFds;
+    private final int[] receiveFds;
+    /** The java command up to the main class, and the environment: made at the first spawn. */
+    private List<String> prefix;
+    private List<String> env;
+
+    WorkerCommand(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, int listener, int pageFd,
+                  int[] sendFds, int[] receiveFds) {
+        this.config = config;
+        this.ops = ops;
+        this.knobs = knobs;
+        this.lines = sendFds.length;
+        this.listener = listener;
+        this.pageFd = pageFd;
+        this.sendFds = sendFds;
+        this.receiveFds = receiveFds;
+    }
+
+    List<String> argv(int index) {
+        WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
+                WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
+                config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
+                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
+                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
+                config.rebalance());
+        makeOnce();
+        List<String> argv = new ArrayList<>(prefix);
+        argv.addAll(spec.toArgs());
+        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
+        return argv;
+    }
+
+    /** The supervisor's environment less what describes its own service (NOTIFY_SOCKET, LISTEN_*). */
+    List<String> env() {
+        makeOnce();
+        return env;
+    }
+
+    /** The supervisor's descriptors the child gets as 3, 4, 5, 6...: listener, page, its receive end, every send end. */
+    int[] inherit(int index) {
+        int[] inherit = new int[WorkerSpec.descriptorCount(lines)];
+        inherit[0] = listener;
+        inherit[1] = pageFd;
+        inherit[2] = receiveFds[index];
+        System.arraycopy(sendFds, 0, inherit, 3, lines);
+        return inherit;
+    }
+
+    private void makeOnce() {
+        if (prefix != null) {
+            return;
+        }
+        prefix = JavaCommand.workerPrefix(knobs.workerJavaOpts());
+        prefix.add(WorkerSpec.MAIN_CLASS);
+        env = new ArrayList<>();
+        for (Map.Entry<String, String> e : knobs.environment().entrySet()) {
+            if (!SocketActivation.ownVariable(e.getKey())) { // NOTIFY_SOCKET, LISTEN_*: ours, not theirs
+                env.add(e.getKey() + "=" + e.getValue());
+            }
+        }
+    }
+
+    private int[] sendFdNumbers() {
+        int[] fds = new int[lines];
+        for (int i = 0; i < lines; i++) {
+            fds[i] = WorkerSpec.FIRST_SEND_FD + i;
+        }
+        return fds;
+    }
+}

@@ -1,0 +1,39 @@
+package m0.server.launch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.util.ArrayList;
+import java.util.List;
+import m0.server.worker.Worker;
+import org.junit.jupiter.api.Test;
+
+/** The launch contract: what the supervisor writes is what the worker reads. */
+class WorkerSpecTest {
+
+    @Test
+    void theMainClassTheSupervisorNamesIsTheWorker() {
+        assertEquals(Worker.class.getName(), WorkerSpec.MAIN_CLASS);
+    }
+
+    @Test
+    void aSpecAndItsOperationsSurviveTheCommandLine() {
+        WorkerSpec spec = new WorkerSpec(2, 5, 4242, WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD,
+                new int[] {6, 7, 8, 9, 10}, "builtin", 2, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, false);
+        WorkerOperations ops = new WorkerOperations(true, "-", null);
+        List<String> argv = new ArrayList<>(spec.toArgs());
+        argv.addAll(ops.toArgs());
+        String[] args = argv.toArray(new String[0]);
+
+        WorkerSpec read = WorkerSpec.parse(args);
+        assertEquals(spec.index(), read.index());
+        assertEquals(spec.lines(), read.lines());
+        assertArrayEquals(spec.sendFds(), read.sendFds());
+        assertEquals(spec.acceptPolicy(), read.acceptPolicy());
+        assertEquals(spec.rebalance(), read.rebalance());
+        WorkerOperations readOps = WorkerOperations.parse(args);
+        assertEquals(ops, readOps);
+        assertNull(readOps.appClasspath());
+    }
+}

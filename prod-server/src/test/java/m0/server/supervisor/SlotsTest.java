@@ -1,0 +1,63 @@
+package m0.server.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The lines and the queries the loop's parts decide by; no process is touched. */
+class SlotsTest {
+
+    @Test
+    void nWorkersMakeTwoNPlusOneLinesOneOfThemTheReloadsSpare() {
+        Slots slots = new Slots(3);
+        assertEquals(7, slots.lines());
+        assertEquals(6, slots.maxWorkers());
+        assertEquals(3, slots.wanted());
+        assertEquals(0, slots.freeIndex());
+    }
+
+    @Test
+    void anIndexIsFreeOnlyWhenNobodyRunsWantsOrDrainsIt() {
+        Slots slots = new Slots(2);
+        slots.at(0).spawned(100, 10);
+        slots.at(1).member = true;
+        slots.at(2).givenUp(); // its drain still reads the channel
+        assertEquals(3, slots.freeIndex());
+        slots.at(2).draining = false;
+        assertEquals(2, slots.freeIndex(), "the drain done: the lowest free index again");
+        for (int i = 2; i < slots.lines(); i++) {
+            slots.at(i).member = true;
+        }
+        assertEquals(-1, slots.freeIndex());
+        assertEquals(1, slots.running());
+        assertEquals(4, slots.members());
+    }
+
+    @Test
+    void aStartIsAwaitedFromTheSpawnUntilThePageShowsIt() {
+        Slots slots = new Slots(1);
+        Slot s = slots.at(0);
+        assertFalse(slots.startAwaited());
+        s.spawned(100, 10);
+        assertTrue(slots.startAwaited());
+        s.sawStart(0);
+        assertFalse(slots.startAwaited());
+        assertEquals(1, s.startedAtOrZero(), "a start seen at nanoTime 0 still reads as seen");
+        s.reaped();
+        assertFalse(s.running());
+        s.spawned(101, 11);
+        assertEquals(0, s.startedAtOrZero(), "a new process: its start not seen yet");
+    }
+
+    @Test
+    void aFailedRespawnIsDueUntilAGiveUpClearsIt() {
+        Slots slots = new Slots(1);
+        slots.at(0).respawnAt = 42;
+        assertTrue(slots.respawnDue());
+        slots.at(0).givenUp();
+        assertFalse(slots.respawnDue());
+        assertFalse(slots.at(0).member);
+    }
+}
