@@ -77,6 +77,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
     /** Inside a pass whose start is published (see {@link #work()}). */
     private boolean stamped;
+    /** What this worker's {@code active} word holds: written by start, kept and passEnd only. */
+    private long publishedActive;
 
     private long sent;
     private long receivedTotal;
@@ -177,6 +179,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         // reads a fresh replacement as loaded with connections it does not have until its
         // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
         page.setVolatile(activeWord, 0);
+        publishedActive = 0;
         policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
@@ -213,20 +216,27 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * A pass ends: publish {@code open} and PARKED (unless left: leave wins), then retire what
-     * this pass received.
+     * this pass received. A word that already holds its value is not written again: a wake-up
+     * that found nothing (a sibling won the accept, a timer with nothing due) costs no store on
+     * the shared line, and nobody's pick sees a write that changed nothing.
      */
     @Override
     public void passEnd(long open) {
         if (!sharing) {
             return;
         }
-        stamped = false;
         if (!left) {
             // Active before the retire: a received connection is counted in active before it
             // leaves pending, so a sibling's pick never sees it in neither.
-            page.setVolatile(activeWord, open);
-            page.setVolatile(stateWord, PageLayout.PARKED);
+            if (open != publishedActive) {
+                page.setVolatile(activeWord, open);
+                publishedActive = open;
+            }
+            if (stamped) {
+                page.setVolatile(stateWord, PageLayout.PARKED); // unstamped, it reads PARKED already
+            }
         }
+        stamped = false;
         retire();
     }
 
@@ -265,7 +275,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     @Override
     public void kept(long open) {
         if (sharing) {
-            page.setVolatile(activeWord, open + 1 - received);
+            publishedActive = open + 1 - received;
+            page.setVolatile(activeWord, publishedActive);
         }
     }
 

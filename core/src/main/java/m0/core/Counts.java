@@ -6,10 +6,10 @@ package m0.core;
  * add, and a reader gets both counts from one load (ADR 0024).
  *
  * <pre>
- *   63                  42 41                  22 21                   2    1       0
- *  +----------------------+----------------------+----------------------+----------+------+
- *  | version (+1 a change)| pending (signed 20)  | taken (signed 20)    | STARTING | HEAL |
- *  +----------------------+----------------------+----------------------+----------+------+
+ *   63                  41 40                  21 20                   1    0
+ *  +----------------------+----------------------+----------------------+------+
+ *  | version (+1 a change)| pending (signed 20)  | taken (signed 20)    | HEAL |
+ *  +----------------------+----------------------+----------------------+------+
  * </pre>
  *
  * <p>Why one word: a retire was {@code taken -= n} then {@code pending -= n}, and a worker killed
@@ -24,23 +24,17 @@ package m0.core;
  * HEAL is the supervisor's request that the index's receiver heal its counts ({@link Heal}),
  * set on a reap, cleared by the heal that completes it: in the word the receiver's own receipts
  * and retires already return, so that noticing it costs nothing.
- * STARTING is the supervisor's mark that a worker it spawned into this index has not been seen
- * started yet ({@link SupervisorShare#spawning}, ADR 0037): per index, so that a worker never
- * reads itself as a sibling that is coming. Only the supervisor sets or clears either bit, by
- * compare-and-set; every count's delta is a multiple of four and never touches them.
  */
 public final class Counts {
 
     /** The heal request: set by a reap, cleared by the receiver's complete heal. */
     public static final long HEAL = 1L;
-    /** Spawned into this index and not yet seen started: set and cleared by the supervisor. */
-    public static final long STARTING = 1L << 1;
     /** One received connection, in the taken field. */
-    public static final long TAKEN_ONE = 1L << 2;
+    public static final long TAKEN_ONE = 1L << 1;
     /** One raised connection, in the pending field. */
-    public static final long PENDING_ONE = 1L << 22;
+    public static final long PENDING_ONE = 1L << 21;
     /** The version field's unit: added by every change. */
-    public static final long VERSION_ONE = 1L << 42;
+    public static final long VERSION_ONE = 1L << 41;
 
     /** A sender's raise (R5): pending + 1. */
     public static final long RAISE = PENDING_ONE + VERSION_ONE;
@@ -80,24 +74,14 @@ public final class Counts {
         return (counts & HEAL) != 0;
     }
 
-    /** A counts word with the STARTING mark set ({@code on}) or cleared, and the version moved. */
-    public static long starting(long counts, boolean on) {
-        return (on ? counts | STARTING : counts & ~STARTING) + VERSION_ONE;
-    }
-
-    /** True while a worker spawned into this index has not been seen started. */
-    public static boolean starting(long counts) {
-        return (counts & STARTING) != 0;
-    }
-
     /** The taken field of a counts word (or of a delta). */
     public static long taken(long counts) {
-        return (counts << 42) >> 44;
+        return (counts << 43) >> 44;
     }
 
     /** The pending field of a counts word (or of a delta). */
     public static long pending(long counts) {
-        return ((counts - taken(counts) * TAKEN_ONE) << 22) >> 44;
+        return ((counts - taken(counts) * TAKEN_ONE) << 23) >> 44;
     }
 
     /** {@code pending - taken}: raised against the index and not yet received. */
@@ -112,7 +96,6 @@ public final class Counts {
 
     /** "pending 3 taken 1": for traces and stats. */
     public static String toString(long counts) {
-        return "pending " + pending(counts) + " taken " + taken(counts) + (healRequested(counts) ? " heal" : "")
-                + (starting(counts) ? " starting" : "");
+        return "pending " + pending(counts) + " taken " + taken(counts) + (healRequested(counts) ? " heal" : "");
     }
 }

@@ -10,7 +10,7 @@ package m0.core;
  *     1  | ROTATION   pick's rotating start (rotation++)    |
  *     2  | REHOMED    stat: re-homed by give-up drains      |
  *     3  | LOST       stat: receipts with no connection     |
- *     4  | reserved (was STARTING: now a bit of each COUNTS) |
+ *     4  | reserved (was STARTING: now the STARTING region) |
  *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
  *   6..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
@@ -18,9 +18,9 @@ package m0.core;
  *        |            | &gt; 0: inside a pass that began then  |
  *   +1   | ACTIVE     open connections: at each pass end;   |
  *        |            mid-pass, less this pass's receipts   |
- *   +2   | COUNTS     pending | taken | version | STARTING  |
- *        |            | HEAL (Counts): passed to i / received |
- *        |            by i and not yet retired, in one word |
+ *   +2   | COUNTS     pending | taken | version | HEAL      |
+ *        |            (Counts): passed to i / received by i |
+ *        |            and not yet retired, in one word      |
  *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
  *        |            | FULL | HELD (FountainPolicy)          |
@@ -29,6 +29,10 @@ package m0.core;
  *   +7   | FORWARDED  stat: passed on again while leaving   |
  *        +==================================================+  lineOf(1) = 16
  *        | ... one 64-byte line per worker: no false sharing |
+ *        +==================================================+  lineOf(workers)
+ *        | STARTING   one bit per index, 64 indices a word: |
+ *        |            spawned, not yet seen started         |
+ *        +--------------------------------------------------+
  * </pre>
  *
  * <p>The words of a line and who writes them:
@@ -39,8 +43,10 @@ package m0.core;
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
  *       replacement's start, or the supervisor's give-up; healed by i's receiver. Its HEAL bit:
- *       set by the supervisor on a reap, cleared by the heal. Its STARTING bit: set by the
- *       supervisor before it spawns into i, cleared once it has seen i start (or reaped it).
+ *       set by the supervisor on a reap, cleared by the heal.
+ *   <li>STARTING, index i's bit: set by the supervisor before it spawns into i (or, replacing,
+ *       before the reap's LEFT), cleared once it has seen i start, or reaped it for good. Read by
+ *       a leaver or a give-up that finds no live worker, never for its own index (ADR 0037).
  *   <li>COUNTS, its taken half: worker i; zeroed by its replacement's start or the supervisor's
  *       give-up.
  *   <li>SENDING: worker i, around each of its hand-offs; cleared by the supervisor on i's reap.
@@ -123,12 +129,25 @@ public final class PageLayout {
     private PageLayout() {
     }
 
-    /** Words a page for {@code workers} workers must hold: {@code 8 + 8 * workers}. */
+    /**
+     * Words a page for {@code workers} workers must hold: the header, a line per worker, and the
+     * STARTING region ({@code 8 + 8 * workers + ceil(workers / 64)}).
+     */
     public static int slots(int workers) {
         if (workers < 1 || workers > MAX_WORKERS) {
             throw new IllegalArgumentException("workers must be 1.." + MAX_WORKERS + ": " + workers);
         }
-        return HEADER_WORDS + LINE_WORDS * workers;
+        return HEADER_WORDS + LINE_WORDS * workers + ((workers + 63) >>> 6);
+    }
+
+    /** The word of the STARTING region of a page for {@code workers} that holds index i's bit. */
+    public static int startingWord(int workers, int i) {
+        return lineOf(workers) + (i >>> 6);
+    }
+
+    /** Index i's bit in its {@link #startingWord}. */
+    public static long startingBit(int i) {
+        return 1L << (i & 63);
     }
 
     /** First word of worker {@code i}'s line. */

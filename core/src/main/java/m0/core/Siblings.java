@@ -99,7 +99,7 @@ public final class Siblings {
 
     /**
      * True when a worker other than {@code exclude} is live, or the supervisor has spawned one
-     * that has not started yet (the STARTING bit of its counts, {@link Counts#STARTING}): one
+     * that has not started yet (its STARTING bit, {@link PageLayout#startingWord}): one
      * that reads, or will soon read, its channel. What a leaver or a give-up whose forward found
      * nobody waits for. Live counts too: the forward may have read a starting worker's state just
      * before its start wrote PARKED, or a live one's channel was full; both are worth another
@@ -115,12 +115,21 @@ public final class Siblings {
     }
 
     private boolean anyStarting(int exclude) {
-        for (int i = 0; i < workers; i++) {
-            if (i != exclude && Counts.starting(counts(i))) {
+        for (int i = 0; i < workers; i += 64) {
+            long bits = page.getVolatile(PageLayout.startingWord(workers, i));
+            if (exclude >= i && exclude < i + 64) {
+                bits &= ~PageLayout.startingBit(exclude);
+            }
+            if (bits != 0) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether index i is marked as spawned and not yet seen started (for stats and tests). */
+    public boolean starting(int i) {
+        return (page.getVolatile(PageLayout.startingWord(workers, i)) & PageLayout.startingBit(i)) != 0;
     }
 
     private boolean anyLive(int exclude) {

@@ -35,9 +35,9 @@ public final class SupervisorShare<C> {
      * Before spawning a worker into {@code index}: mark it as starting, so that a leaver or a
      * give-up with no live worker waits for it rather than close what it holds. Before the
      * spawn: from the moment the process exists until the supervisor sees it start, it counts.
-     * The mark is a bit of the index's own counts word, not a server-wide count: a worker that
-     * leaves before the supervisor has seen it start must not read itself as a sibling that is
-     * coming (it would hold its hand-offs for the whole start wait, ADR 0037).
+     * The mark is a bit of its own per index ({@link PageLayout#startingWord}), not a server-wide
+     * count: a worker that leaves before the supervisor has seen it start must not read itself as
+     * a sibling that is coming (it would hold its hand-offs for the whole start wait, ADR 0037).
      */
     public void spawning(int index) {
         checkIndex(index);
@@ -88,13 +88,11 @@ public final class SupervisorShare<C> {
         }
     }
 
-    /** Sets or clears index i's STARTING bit, one compare-and-set (workers add to the same word). */
+    /** Sets or clears index i's STARTING bit. One writer: no other process changes the word. */
     private void mark(int i, boolean on) {
-        int word = PageLayout.countsWord(i);
-        long counts;
-        do {
-            counts = page.getVolatile(word);
-        } while (!page.compareAndSet(word, counts, Counts.starting(counts, on)));
+        int word = PageLayout.startingWord(workers, i);
+        long bits = page.getVolatile(word);
+        page.setVolatile(word, on ? bits | PageLayout.startingBit(i) : bits & ~PageLayout.startingBit(i));
     }
 
     public boolean sharing() {

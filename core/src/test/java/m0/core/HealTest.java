@@ -256,13 +256,5 @@ class HealTest {
             long version = (d - Counts.of(Counts.pending(d), Counts.taken(d))) / Counts.VERSION_ONE;
             assertEquals(1, version, "every change moves the version by one: a heal's compare-and-set sees it");
         }
-        long marked = Counts.starting(Counts.of(3, 1), true);
-        assertEquals(1, marked / Counts.VERSION_ONE, "setting the STARTING mark moves the version too");
-        marked += Counts.RAISE + Counts.RECEIPT + Counts.retire(1) + Counts.TAKE_BACK; // taken, pending below it
-        assertTrue(Counts.starting(marked), "no count's delta touches the mark");
-        assertEquals(2, Counts.pending(marked));
-        assertEquals(1, Counts.taken(marked));
-        assertFalse(Counts.starting(Counts.starting(marked, false)));
-        assertEquals(Counts.inFlight(marked), Counts.inFlight(Counts.starting(marked, false)), "nor the mark a count");
     }
 }

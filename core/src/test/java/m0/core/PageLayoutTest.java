@@ -8,10 +8,14 @@ import org.junit.jupiter.api.Test;
 class PageLayoutTest {
 
     @Test
-    void slotsAreEightPlusEightPerWorker() {
-        assertEquals(16, PageLayout.slots(1));
-        assertEquals(24, PageLayout.slots(2));
-        assertEquals(8 + 8 * 64, PageLayout.slots(64));
+    void slotsAreEightPlusEightPerWorkerAndAStartingWordPer64() {
+        assertEquals(17, PageLayout.slots(1));
+        assertEquals(25, PageLayout.slots(2));
+        assertEquals(8 + 8 * 64 + 1, PageLayout.slots(64));
+        assertEquals(8 + 8 * 65 + 2, PageLayout.slots(65));
+        assertEquals(PageLayout.lineOf(65) + 1, PageLayout.startingWord(65, 64), "index 64: the region's second word");
+        assertEquals(1L << 63, PageLayout.startingBit(63));
+        assertEquals(1L, PageLayout.startingBit(64));
         assertThrows(IllegalArgumentException.class, () -> PageLayout.slots(0));
     }
 

@@ -27,13 +27,9 @@ class StartingSiblingTest {
         return replacement;
     }
 
-    /** Indices marked as starting (the STARTING bit of each one's counts). */
+    /** Indices marked as starting (their STARTING bits). */
     private static long starting(Fixture f) {
-        long n = 0;
-        for (int i = 0; i < f.workers.size(); i++) {
-            n += Counts.starting(f.page.peek(PageLayout.countsWord(i))) ? 1 : 0;
-        }
-        return n;
+        return Long.bitCount(f.page.peek(PageLayout.startingWord(f.workers.size(), 0)));
     }
 
     @Test
@@ -153,7 +149,7 @@ class StartingSiblingTest {
         f.supervisor.markReaped(0); // w0 dies and is not replaced
         AcceptShare<String> w1 = f.w(1);
         w1.leave(); // SIGTERM before the supervisor's next look
-        assertTrue(Counts.starting(f.page.peek(PageLayout.countsWord(1))), "w1 is still marked: not yet seen");
+        assertTrue(new Siblings(f.page, f.clock, 2).starting(1), "w1 is still marked: not yet seen");
         assertFalse(w1.awaitingStart(), "nobody else is live or coming: w1 is no sibling of its own");
         List<String> admitted = new ArrayList<>();
         assertFalse(w1.leaveStep(admitted::add), "done at once, not after the 5 s start wait");

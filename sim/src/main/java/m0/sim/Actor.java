@@ -41,6 +41,8 @@ public final class Actor {
      */
     final long[] balance;
     final List<Conn> held = new ArrayList<>();
+    /** The connection its pick is deciding about: accepted, not yet kept or sent (ACTIVE). */
+    Conn deciding;
     /** The last value and step of each sibling state this actor read (the pick oracles). */
     final long[] stateRead;
     final long[] stateReadStep;

@@ -59,7 +59,11 @@ public final class Footprint {
         return WORKER_BASE + PER_WORKER * MAX_WORKER_OBJECTS + actor;
     }
 
-    static int ofWord(int word) {
+    /** The object a page word is, on a page for {@code workers}: the STARTING region is the EVENT object. */
+    static int ofWord(int word, int workers) {
+        if (word >= PageLayout.lineOf(workers)) {
+            return EVENT;
+        }
         if (word < PageLayout.HEADER_WORDS) {
             switch (word) {
                 case PageLayout.ROTATION_WORD:
@@ -91,7 +95,10 @@ public final class Footprint {
     }
 
     /** A readable name of a page word, for traces. */
-    static String wordName(int word) {
+    static String wordName(int word, int workers) {
+        if (word >= PageLayout.lineOf(workers)) {
+            return "starting[" + (word - PageLayout.lineOf(workers)) * 64 + "..]";
+        }
         if (word == PageLayout.ROTATION_WORD) {
             return "rotation";
         }

@@ -4,10 +4,11 @@ import java.util.List;
 import m0.sim.Scenarios.Scenario;
 
 /**
- * The fountain policy's worlds (ADR 0019) and the herd's (EPOLLEXCLUSIVE), in the epoll model:
- * workers block in epoll_wait ({@link EpollLoop}), the listener wakes them as
- * {@link ListenerWake} says, and {@link ListenerModel} holds the oracles. Run the fountain ones
- * under {@code Policies.named("fountain")}, HERD-share and HERD-race under their policy.
+ * The fountain policy's worlds (ADR 0019) and the herd's (EPOLLEXCLUSIVE): every worker runs the
+ * core's loop, blocked in its wait ({@link Sim#epollWait}) until the listener wakes it as its
+ * policy's registration says ({@link ListenerWake}), its channel does, or a timer; and
+ * {@link ListenerModel} holds the oracles. Run the fountain ones under
+ * {@code Policies.named("fountain")}, HERD-share and HERD-race under their policy.
  */
 public final class FountainScenarios {
 
@@ -26,16 +27,26 @@ public final class FountainScenarios {
             "w0 is killed at any point around a client at 1 ms and reaped only at 6 ms; clients at 2 and 3 ms",
             2, FountainScenarios::kill);
     public static final Scenario FILL = new Scenario("FOUNTAIN-FILL",
-            "three workers: a burst of 40 fills w0 (surge), then w1, then w2 starts; w0's clients leave at 10 ms;"
-            + " clients at 45 and 50 ms go to w0 again", 3, FountainScenarios::fill);
+            "three workers: a burst of " + FountainScenarios.BURST + " fills w0 (surge: 9 each), then w1, then w2, which"
+            + " takes the last one full (nobody else is free); w0's clients leave at 10 ms; clients at 45 and 50 ms go to"
+            + " w0 again", 3, FountainScenarios::fill);
     public static final Scenario FLAP = new Scenario("FOUNTAIN-FLAP",
-            "w0's load: 100 % to 100 ms, 78 % to 160 ms, then 6 ms on / 6 ms off: its busy word never flaps",
+            "w0's load: 100 % to 100 ms, 78 % to 160 ms, then 8 ms on / 8 ms off: its busy word never flaps",
             2, FountainScenarios::flap);
     public static final Scenario HERD = new Scenario("HERD",
             "EPOLLEXCLUSIVE: w0 is in a 5 ms pass when a client comes at 1 ms; idle w1 is woken for it",
             2, FountainScenarios::herd);
+    public static final Scenario CAP = new Scenario("FOUNTAIN-CAP",
+            "w0 is 50 % busy and at its connection cap; clients at 1, 2.5 and 4 ms: w1 takes each within 2 ms",
+            2, FountainScenarios::cap);
+    public static final Scenario EMFILE = new Scenario("FOUNTAIN-EMFILE",
+            "w0 is 50 % busy and out of descriptors from 0.5 ms (a 100 ms back-off); clients at 1, 2.5 and 4 ms:"
+            + " w1 takes each within 2 ms", 2, FountainScenarios::emfile);
+    public static final Scenario LEAVE_HOLDING = new Scenario("FOUNTAIN-LEAVE-HOLDING",
+            "w1 serves two keep-alive connections and leaves; w0 and w2 are live: established connections never move",
+            3, FountainScenarios::leaveHolding);
 
-    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP);
+    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP, CAP, EMFILE, LEAVE_HOLDING);
 
     private FountainScenarios() {
     }
@@ -49,18 +60,22 @@ public final class FountainScenarios {
         });
     }
 
-    /** A fountain worker's loop: samples its busy time, serves until {@code until}. */
-    private static EpollLoop fountain(Sim s, Worker w) {
-        return new EpollLoop(s, w).sampling();
-    }
-
     /**
      * The burst is in the backlog before the run; the workers' loops start 50 us apart, so that
-     * their looks (every 1 ms) and w0's passes (0.4 ms each) fall on different instants: the
-     * bound that keeps this world exhaustive. The late clients wake w0 and whoever listens at
-     * once, and those races are explored in full.
+     * their looks (every 1 ms) and their passes fall on different instants, and a pass takes no
+     * virtual time (an accept's cost would put every worker's accepts and looks on one 0.1 ms
+     * grid once a nudge sets them going, and each shared instant multiplies the interleavings):
+     * the bound that keeps this world exhaustive. The late clients wake whoever listens at once,
+     * and those races are explored in full.
      */
     static final String FILL_BOUND = "loops staggered by 50 us";
+
+    /**
+     * FILL's burst: nine fill a free worker (the surge), three workers, and one more that the
+     * last takes while every one is full. More would be raced for by all three at once, each
+     * accept at its own 0.1 ms, which grows the world past its budget and tells nothing new.
+     */
+    static final int BURST = 28;
 
     /** Clients connecting at these offsets from T0 (ascending). */
     private static void clientsAt(Sim s, long... offsets) {
@@ -76,15 +91,14 @@ public final class FountainScenarios {
         Worker w0 = s.worker(0).load(1);
         Worker w1 = s.worker(1);
         started(s, w0, w1);
-        s.listener.use(ListenerWake.ALL);
         s.listener.waitBound = LEAVE_BOUND;
         s.loop(w0, () -> {
             s.sleep(MS);
-            w0.ops.passStart();
-            s.sleep(1000 * MS); // stopped inside the pass, past the end of the world
-            w0.ops.passEnd(1);
+            w0.share().passStart(); // stopped inside the pass, past the end of the world
+            s.sleep(1000 * MS);
+            w0.share().passEnd(1);
         });
-        s.loop(w1, () -> fountain(s, w1).run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, 3 * MS / 2, 5 * MS / 2, 4 * MS);
     }
 
@@ -93,16 +107,12 @@ public final class FountainScenarios {
      * LEFT is final, nothing needs to be waited out. Hence the tighter bound here.
      */
     static void leave(Sim s) {
-        Worker w0 = s.worker(0);
+        Worker w0 = s.worker(0).terminateAt(T0 + MS);
         Worker w1 = s.worker(1);
         started(s, w0, w1);
-        s.listener.use(ListenerWake.ALL);
         s.listener.waitBound = LEAVE_BOUND / 2;
-        s.loop(w0, () -> {
-            fountain(s, w0).run(T0 + MS);
-            w0.leaveAndDrain();
-        });
-        s.loop(w1, () -> fountain(s, w1).run(T0 + 10 * MS));
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, MS / 2, 2 * MS, 3 * MS);
     }
 
@@ -115,11 +125,10 @@ public final class FountainScenarios {
         Worker w0 = s.worker(0);
         Worker w1 = s.worker(1);
         started(s, w0, w1);
-        s.listener.use(ListenerWake.ALL);
         s.listener.waitBound = LEAVE_BOUND;
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> fountain(s, w0).run(T0 + 10 * MS));
-        s.loop(w1, () -> fountain(s, w1).run(T0 + 10 * MS));
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, MS, 2 * MS, 3 * MS);
         s.actor("sup", () -> {
             s.sleep(MS);
@@ -131,37 +140,35 @@ public final class FountainScenarios {
     }
 
     static void fill(Sim s) {
-        Worker w0 = s.worker(0);
+        Worker w0 = s.worker(0).clientsLeaveAt(T0 + 10 * MS);
         Worker w1 = s.worker(1);
         Worker w2 = s.worker(2);
         started(s, w0, w1, w2);
-        s.listener.use(ListenerWake.ALL);
         s.listener.fillOracle = true;
         s.listener.takeBackBy = 0;
-        s.clients(40);
+        s.clients(BURST);
         long end = T0 + 60 * MS;
-        s.loop(w0, () -> fountain(s, w0).acceptCost(MS / 10).clientsLeaveAt(T0 + 10 * MS).run(end));
+        s.loop(w0, () -> w0.run(end));
         s.loop(w1, () -> {
             s.sleep(MS / 20);
-            fountain(s, w1).acceptCost(MS / 10).run(end);
+            w1.run(end);
         });
         s.loop(w2, () -> {
             s.sleep(MS / 10);
-            fountain(s, w2).acceptCost(MS / 10).run(end);
+            w2.run(end);
         });
         clientsAt(s, 45 * MS, 50 * MS);
     }
 
     static void flap(Sim s) {
-        Worker w0 = s.worker(0);
+        Worker w0 = s.worker(0).requests(FountainScenarios::flapLoad);
         Worker w1 = s.worker(1).accepts(false);
         started(s, w0, w1);
-        s.listener.use(ListenerWake.ALL);
         s.listener.flapOracle = true;
-        s.loop(w0, () -> fountain(s, w0).load(FountainScenarios::flapLoad).run(T0 + 270 * MS));
+        s.loop(w0, () -> w0.run(T0 + 270 * MS));
     }
 
-    /** 100 % to 100 ms (full), 78 % to 160 ms (inside the band: stays full), then 6 ms on, 6 ms off. */
+    /** 100 % to 100 ms (full), 78 % to 160 ms (inside the band: stays full), then 8 ms on, 8 ms off. */
     static long flapLoad(long t) {
         long d = t - T0;
         if (d < 100 * MS) {
@@ -170,7 +177,7 @@ public final class FountainScenarios {
         if (d < 160 * MS) {
             return 780;
         }
-        return d < 260 * MS && (d / (6 * MS)) % 2 == 0 ? 1000 : 0;
+        return d < 260 * MS && (d / (8 * MS)) % 2 == 0 ? 1000 : 0;
     }
 
     /**
@@ -183,18 +190,66 @@ public final class FountainScenarios {
         Worker w1 = s.worker(1);
         started(s, w0, w1);
         s.setup(() -> {
-            w0.ops.passStart();
-            w0.ops.passEnd(1);
+            w0.share().passStart();
+            w0.share().passEnd(1);
         });
-        s.listener.use(ListenerWake.EXCLUSIVE);
         s.listener.idleOracle = true;
         s.loop(w0, () -> {
-            w0.ops.passStart();
+            w0.share().passStart(); // a 5 ms pass of connection I/O, under way when the client comes
             s.sleep(5 * MS);
-            w0.ops.passEnd(1);
-            new EpollLoop(s, w0).run(T0 + 10 * MS);
+            w0.share().passEnd(1);
+            w0.run(T0 + 10 * MS);
         });
-        s.loop(w1, () -> new EpollLoop(s, w1).run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, MS);
+    }
+
+    /** Half of every 2 ms busy: a head whose words move at every look, taking nothing new. */
+    static long halfBusy(long t) {
+        return 500;
+    }
+
+    /**
+     * ADR 0038: a head that keeps its listener out for its own reasons (its connection cap here)
+     * is no head. w0 holds one connection at a cap of one and is half busy serving it, so its
+     * state word moves between any two of w1's looks: without its HELD mark w1 would leave every
+     * connection to it and never find it stuck.
+     */
+    static void cap(Sim s) {
+        Worker w0 = s.worker(0).load(1).maxConnections(1).requests(FountainScenarios::halfBusy);
+        Worker w1 = s.worker(1);
+        started(s, w0, w1);
+        s.listener.waitBound = LEAVE_BOUND;
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
+        clientsAt(s, MS, 5 * MS / 2, 4 * MS);
+    }
+
+    /** ADR 0038: the same with an EMFILE back-off (100 ms) for a reason of its own. */
+    static void emfile(Sim s) {
+        Worker w0 = s.worker(0).outOfDescriptors(T0 + MS / 2, T0 + 200 * MS).requests(FountainScenarios::halfBusy);
+        Worker w1 = s.worker(1);
+        started(s, w0, w1);
+        s.listener.waitBound = LEAVE_BOUND;
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
+        clientsAt(s, MS / 2, MS, 5 * MS / 2, 4 * MS);
+    }
+
+    /**
+     * Seed 004: established connections never move. w1, the middle worker, serves two
+     * keep-alive connections and leaves while w0 and w2 are live; they are closed once idle (as
+     * nginx's old workers close theirs), never handed to a sibling (MOVED).
+     */
+    static void leaveHolding(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        Worker w2 = s.worker(2).accepts(false);
+        started(s, w0, w1, w2);
+        s.movedOracle = true;
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.leave(T0 + 10 * MS));
+        s.loop(w2, () -> w2.run(T0 + 10 * MS));
+        s.setup(() -> s.holds(w1, 2));
     }
 }

@@ -8,16 +8,17 @@ import m0.core.PageLayout;
 import m0.core.Siblings;
 
 /**
- * The listener as the epoll model sees it ({@link EpollLoop}): who is blocked in epoll_wait,
- * whom a new connection wakes ({@link ListenerWake}), and the oracles about the listener and
- * the fountain. Unused, and silent, unless a scenario calls {@link #use}.
+ * The listener as the epoll model sees it ({@link Sim#epollWait}): whom a new connection wakes
+ * ({@link ListenerWake}: one waiter for a policy that registers the listener EPOLLEXCLUSIVE,
+ * every one for fountain), and the oracles about the listener and the fountain.
  *
  * <ul>
  *   <li>WAIT: no connection waits in the backlog longer than {@link #waitBound} (fountain: 2 ms).
  *   <li>HERD: with {@link #idleOracle}, time never moves on while a connection waits in the
  *       backlog and a worker that listens sits idle in epoll_wait.
  *   <li>FILL: with {@link #fillOracle}, worker i accepts only while every earlier worker is full
- *       or not taking (LEFT, NOT_STARTED, a pass over 2 ms), or turned free after i looked.
+ *       or not taking (LEFT, NOT_STARTED, a pass over 2 ms, HELD), or turned free after i looked;
+ *       OVERFILL: and, full itself, only while no later worker is taking.
  *   <li>FLAP: with {@link #flapOracle}, a busy word turns full only at 85 % or more, free only
  *       below 70 %, and never free twice within one 20 ms sample period.
  *   <li>TAKE-BACK: with {@link #takeBackBy} set, the last connection is served by that worker.
@@ -46,30 +47,15 @@ final class ListenerModel {
         Arrays.fill(freeAt, Long.MIN_VALUE);
     }
 
-    /** The scenario's server registers the listener so; the protocol (a mutant) may differ. */
-    void use(ListenerWake registered) {
-        this.wake = sim.protocol.listenerWake(registered);
-    }
-
-    /** epoll_wait until {@code until}: returns at once if the listener it holds is readable. */
-    void epollWait(Worker w, long until) {
-        Actor me = sim.me();
-        if (w.armed) {
-            sim.point(me, Footprint.bit(Footprint.LISTENER), 0);
-            if (!sim.backlog.isEmpty()) {
-                sim.trace(me, "epoll -> listener ready");
-                return;
-            }
+    /**
+     * How the workers registered the listener: as their policy asks ({@link
+     * m0.core.AcceptPolicy#wakesOne()}); the protocol (a mutant) may differ.
+     */
+    private ListenerWake wake(Worker any) {
+        if (wake == null) {
+            wake = sim.protocol.listenerWake(any.share.policy().wakesOne() ? ListenerWake.EXCLUSIVE : ListenerWake.ALL);
         }
-        if (until - sim.now <= 0) {
-            return;
-        }
-        w.inEpoll = true;
-        me.state = Actor.SLEEPING;
-        me.wakeAt = until;
-        sim.trace(me, "epoll_wait" + (w.armed ? "" : " (listener out)") + " until " + Sim.ms(until));
-        sim.turn.yieldFrom(me);
-        w.inEpoll = false;
+        return wake;
     }
 
     /** A zero-timeout look at the listener. */
@@ -82,38 +68,24 @@ final class ListenerModel {
     }
 
     void onConnect(Actor me) {
-        if (wake == null) {
-            return;
-        }
         List<Worker> armed = new ArrayList<>();
         for (Worker w : sim.current) {
             if (w != null && w.accepts && w.armed && !w.dead && !w.exited && w.actor != null) {
                 armed.add(w);
             }
         }
-        wake.wake(armed, w -> wakeUp(me, w));
-    }
-
-    private void wakeUp(Actor waker, Worker w) {
-        Actor a = w.actor;
-        if (!w.inEpoll || a.state != Actor.SLEEPING) {
-            return;
+        if (!armed.isEmpty()) {
+            wake(armed.get(0)).wake(armed, w -> sim.wake(me, w));
         }
-        w.inEpoll = false;
-        a.state = Actor.READY;
-        a.reads = Footprint.bit(Footprint.LISTENER);
-        a.writes = Footprint.bit(Footprint.proc(a.id));
-        sim.source.onWake(waker.id, a.id);
-        sim.trace(waker, "wakes " + w);
     }
 
-    /** What an accept reads for the FILL oracle: the earlier workers' state and busy words. */
+    /** What an accept reads for the FILL and OVERFILL oracles: every worker's state and busy words. */
     long acceptReads(Actor me) {
         if (!fillOracle || me.worker == null) {
             return 0;
         }
         long reads = 0;
-        for (int j = 0; j < me.worker.index; j++) {
+        for (int j = 0; j < sim.workers; j++) {
             reads |= Footprint.bit(Footprint.state(j)) | Footprint.bit(Footprint.busy(j));
         }
         return reads;
@@ -138,11 +110,36 @@ final class ListenerModel {
                 continue;
             }
             long busy = sim.raw.getVolatile(PageLayout.busyWord(j));
-            if (BusyEstimator.full(busy) || freeStep[j] > lookStep[i]) {
+            if (BusyEstimator.full(busy) || BusyEstimator.held(busy) || freeStep[j] > lookStep[i]) {
                 continue;
             }
             sim.violation("FILL", me + " accepted " + c + " while w" + j + " is free (busy "
                     + BusyEstimator.perMille(busy) + " per mille)");
+            return;
+        }
+        overfill(me, c, i);
+    }
+
+    /**
+     * OVERFILL (ADR 0031): a worker that is full takes a new connection only while no later
+     * worker is taking (live, not in a pass over 2 ms, neither full nor holding its listener out)
+     * or one turned free after its look: the accept that turns it full ends its batch.
+     */
+    private void overfill(Actor me, Conn c, int i) {
+        if (!BusyEstimator.full(sim.raw.getVolatile(PageLayout.busyWord(i)))) {
+            return;
+        }
+        for (int j = i + 1; j < sim.workers; j++) {
+            Worker w = sim.current[j];
+            long state = sim.raw.getVolatile(PageLayout.stateWord(j));
+            if (w == null || w.dead || w.exited || !Siblings.live(state) || Siblings.slowPass(state, sim.now)) {
+                continue;
+            }
+            long busy = sim.raw.getVolatile(PageLayout.busyWord(j));
+            if (BusyEstimator.full(busy) || BusyEstimator.held(busy) || freeStep[j] > lookStep[i]) {
+                continue;
+            }
+            sim.violation("OVERFILL", me + " accepted " + c + " while full, with w" + j + " free to take it");
             return;
         }
     }
@@ -173,7 +170,7 @@ final class ListenerModel {
 
     /** Time is about to move on to {@code t}: the WAIT and HERD oracles. */
     void beforeTimeAdvance(long t) {
-        if (wake == null || sim.backlog.isEmpty()) {
+        if (sim.backlog.isEmpty()) {
             return;
         }
         Conn first = sim.backlog.peekFirst();

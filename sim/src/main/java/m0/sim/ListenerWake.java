@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 /**
  * Whom the kernel wakes when a connection reaches the listener, in the epoll model
- * ({@link EpollLoop}). {@code armed} lists the live workers whose epoll holds the listener, in
+ * ({@link Sim#epollWait}). {@code armed} lists the live workers whose epoll holds the listener, in
  * index order; {@code wake} wakes one blocked in epoll_wait.
  */
 @FunctionalInterface
@@ -13,7 +13,7 @@ public interface ListenerWake {
 
     void wake(List<Worker> armed, Consumer<Worker> wake);
 
-    /** Level-triggered, no EPOLLEXCLUSIVE: every waiter wakes (the herd: m0serve today). */
+    /** Level-triggered, no EPOLLEXCLUSIVE: every waiter wakes (fountain's registration). */
     ListenerWake ALL = (armed, wake) -> {
         for (Worker w : armed) {
             if (w.inEpoll) {

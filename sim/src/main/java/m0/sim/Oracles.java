@@ -41,7 +41,36 @@ final class Oracles {
                         + " is below the " + inFlight + " in flight to w" + i);
                 return;
             }
+            if (active(s, i)) {
+                return;
+            }
         }
+    }
+
+    /**
+     * ACTIVE (ADR 0007): a live worker's published load, {@code active + pending}, never reads
+     * below the connections it serves, mid-pass too: a connection it accepted is in it as soon as
+     * the pick has decided to keep it ({@code kept}), one it received by the receipt's own raise.
+     * The connection a pick is deciding about (accepted, not yet kept or sent) is not counted
+     * yet. A sibling's pick that read it lower would hand it connections it does not need.
+     */
+    private static boolean active(Sim s, int i) {
+        Worker w = s.current[i];
+        if (w == null || w.actor == null || !w.started || w.dead || w.exited || w.left || !w.share.sharing()) {
+            return false;
+        }
+        long state = s.raw.getVolatile(PageLayout.stateWord(i));
+        if (!Siblings.live(state)) {
+            return false;
+        }
+        long serves = w.actor.held.size() - (w.actor.deciding != null ? 1 : 0);
+        long published = s.raw.getVolatile(PageLayout.activeWord(i)) + pending(s, i);
+        if (published < serves) {
+            s.violation("ACTIVE", w + " serves " + serves + " connection(s) and publishes a load of " + published
+                    + " (active " + s.raw.getVolatile(PageLayout.activeWord(i)) + " + pending " + pending(s, i) + ")");
+            return true;
+        }
+        return false;
     }
 
     /** What the dead left in index i's pending - taken - queued: raises and receipts cut short. */
@@ -148,6 +177,11 @@ final class Oracles {
      * working, not a slow drain (LATE-SEND judges whether it was re-homed).
      */
     static void onReceive(Sim s, Actor me, int index, Conn c) {
+        if (s.movedOracle && c.served && me.worker != null && c.servedBy != me.worker.index) {
+            s.violation("MOVED", me + " received " + c + ", served by w" + c.servedBy
+                    + ": established connections never move");
+            return;
+        }
         if (me.worker != null && me.worker.index == index) {
             return;
         }

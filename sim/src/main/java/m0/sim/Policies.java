@@ -22,7 +22,7 @@ public final class Policies {
             }
 
             @Override
-            public WorkerOps<Conn> worker(Ports p, int self) {
+            public m0.core.WorkerShare<Conn> worker(Ports p, int self) {
                 return Protocol.Core.worker(p, self, policy.get());
             }
 

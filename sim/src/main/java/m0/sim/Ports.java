@@ -14,6 +14,13 @@ public final class Ports {
     public final Channel<Conn> channel;
     public final Clock clock;
     public final int workers;
+    /**
+     * Whether the workers this world makes rebalance idle connections ({@code --rebalance on}).
+     * Off but in the rebalance worlds and random mode: a worker holding two connections looks
+     * every 25 ms, and a world about a hand-off's ordering would explore those looks too, against
+     * every step of its supervisor that shares their instant.
+     */
+    public boolean rebalance;
     private final Sim sim;
 
     Ports(Sim sim, Page page, Channel<Conn> channel, Clock clock, int workers) {

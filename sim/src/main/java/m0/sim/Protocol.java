@@ -6,19 +6,22 @@ import m0.core.AcceptShare;
 import m0.core.GiveUp;
 import m0.core.Rebalance;
 import m0.core.SupervisorShare;
+import m0.core.WorkerShare;
 
 /** Makes each process's protocol objects over the simulated ports. */
 public interface Protocol {
 
     String name();
 
-    WorkerOps<Conn> worker(Ports ports, int self);
+    /** Worker {@code self}'s side of the protocol, which its loop (the core's WorkerLoop) drives. */
+    WorkerShare<Conn> worker(Ports ports, int self);
 
     SupervisorOps<Conn> supervisor(Ports ports);
 
     /**
      * How the workers register the listener in their epoll: {@code registered} is what the
-     * scenario's server does; a mutant may register it wrongly (test code only).
+     * policy asks for ({@link AcceptPolicy#wakesOne()}); a mutant may register it wrongly (test
+     * code only).
      */
     default ListenerWake listenerWake(ListenerWake registered) {
         return registered;
@@ -39,111 +42,21 @@ public interface Protocol {
         }
 
         @Override
-        public WorkerOps<Conn> worker(Ports p, int self) {
+        public WorkerShare<Conn> worker(Ports p, int self) {
             return worker(p, self, AcceptPolicy.share());
         }
 
-        /** The core with another pick policy (a mutant's pick). */
-        public static WorkerOps<Conn> worker(Ports p, int self, AcceptPolicy policy) {
-            return worker(p, self, policy, new Rebalance(AcceptShare.REBALANCE_DEAD_BAND,
-                    AcceptShare.REBALANCE_INTERVAL_NANOS));
+        /** The core with another pick policy (a mutant's pick); rebalance as the world runs it. */
+        public static WorkerShare<Conn> worker(Ports p, int self, AcceptPolicy policy) {
+            return worker(p, self, policy, p.rebalance
+                    ? new Rebalance(AcceptShare.REBALANCE_DEAD_BAND, AcceptShare.REBALANCE_INTERVAL_NANOS)
+                    : Rebalance.off());
         }
 
         /** The core with other rebalance rules (a mutant's thresholds). */
-        public static WorkerOps<Conn> worker(Ports p, int self, AcceptPolicy policy, Rebalance rebalance) {
-            AcceptShare<Conn> share = new AcceptShare<>(p.page, p.channel, p.clock, policy, p.workers, self,
+        public static WorkerShare<Conn> worker(Ports p, int self, AcceptPolicy policy, Rebalance rebalance) {
+            return new AcceptShare<>(p.page, p.channel, p.clock, policy, p.workers, self,
                     AcceptShare.LEAVE_DRAIN_NANOS, rebalance);
-            return new WorkerOps<>() {
-                @Override
-                public void bind() {
-                    share.bind();
-                }
-
-                @Override
-                public void start() {
-                    share.start();
-                }
-
-                @Override
-                public void passStart() {
-                    share.passStart();
-                }
-
-                @Override
-                public void work() {
-                    share.work();
-                }
-
-                @Override
-                public void passEnd(long open) {
-                    share.passEnd(open);
-                }
-
-                @Override
-                public int pick(long open) {
-                    return share.pick(open);
-                }
-
-                @Override
-                public boolean sendWith(int target, Conn connection) {
-                    return share.sendWith(target, connection);
-                }
-
-                @Override
-                public Conn receive() {
-                    return share.receive();
-                }
-
-                @Override
-                public void leave() {
-                    share.leave();
-                }
-
-                @Override
-                public boolean leaveStep(Consumer<? super Conn> admit) {
-                    return share.leaveStep(admit);
-                }
-
-                @Override
-                public void sample(long busyNanosTotal) {
-                    share.sample(busyNanosTotal);
-                }
-
-                @Override
-                public boolean takeListener(boolean readable) {
-                    return share.takeListener(readable);
-                }
-
-                @Override
-                public long listenDeadline() {
-                    return share.listenDeadline();
-                }
-
-                @Override
-                public int rebalancePick(long open) {
-                    return share.rebalancePick(open);
-                }
-
-                @Override
-                public boolean rebalance(int target, Conn connection) {
-                    return share.rebalance(target, connection);
-                }
-
-                @Override
-                public boolean handOver(Conn connection) {
-                    return share.handOver(connection);
-                }
-
-                @Override
-                public boolean healDue() {
-                    return share.healDue();
-                }
-
-                @Override
-                public boolean healRequested() {
-                    return share.healRequested();
-                }
-            };
         }
 
         @Override
@@ -168,6 +81,11 @@ public interface Protocol {
                 @Override
                 public void started(int index) {
                     share.started(index);
+                }
+
+                @Override
+                public boolean startSeen(int index) {
+                    return share.startSeen(index);
                 }
 
                 @Override

@@ -30,8 +30,10 @@ public final class RandomWorld {
         s.horizon(5_000 * Sim.MS);
         int clients = 10 + s.choose(40);
         SupervisorOps<Conn> sup = s.supervisorOps();
+        s.rebalance(true);
         for (int i = 0; i < WORKERS; i++) {
             Worker w = s.worker(i);
+            s.setup(() -> sup.spawning(w.index())); // spawned by the supervisor: marked starting
             s.loop(w, () -> life(s, w));
         }
         s.actor("clients", () -> {
@@ -44,7 +46,11 @@ public final class RandomWorld {
         return s;
     }
 
-    /** A worker's life: perhaps held before start, serve with faults of its own, leave. */
+    /**
+     * A worker's life: perhaps held before start, then the core's loop with faults of its own
+     * (a pass that runs slow now and then, a voluntary leave at a random time: a reload or a
+     * scale-down, after which the supervisor replaces it), until it has left.
+     */
     static void life(Sim s, Worker w) {
         if (s.choose(6) == 0) {
             s.sleep((1 + s.choose(20)) * Sim.MS); // late start: held before bind
@@ -54,21 +60,15 @@ public final class RandomWorld {
             s.sleep((1 + s.choose(10)) * Sim.MS); // held between bind and start (import time)
         }
         w.start();
-        while (!w.terminate && s.now() < Sim.T0 + STOP) {
-            if (s.poll(w)) {
-                if (s.choose(20) == 0) {
-                    w.slowPass = (1 + s.choose(5)) * Sim.MS; // > 2 ms: siblings skip it
-                }
-                w.pass(4);
-            } else if (w.healWake) {
-                w.healPass();
+        w.beforePass(() -> {
+            if (s.choose(20) == 0) {
+                w.slowPass = (1 + s.choose(5)) * Sim.MS; // > 2 ms: siblings skip it
             }
-            if (s.choose(300) == 0) {
-                break; // a reload or a scale-down: this worker leaves, the supervisor replaces it
-            }
-            s.sleep(s.tick);
+        });
+        if (s.choose(3) == 0) {
+            w.terminateAt(s.now() + (1 + s.choose(100)) * Sim.MS); // leaves on its own
         }
-        w.leaveAndDrain();
+        w.run(Long.MAX_VALUE); // until it has left: SIGTERM comes at the latest at STOP
     }
 
     static void supervise(Sim s, SupervisorOps<Conn> sup) {
@@ -76,17 +76,22 @@ public final class RandomWorld {
         List<SupervisorOps.Drain<Conn>> drains = new ArrayList<>();
         List<Worker> stopped = new ArrayList<>();
         List<Long> resumeAt = new ArrayList<>();
+        boolean[] seen = new boolean[WORKERS];
         for (;;) {
             for (int i = 0; i < WORKERS; i++) {
                 Worker w = s.current[i];
                 if ((w.dead || w.exited) && !w.reaped) {
-                    s.reap(i, sup);
-                    if (!s.stopping && respawns[i] < RESPAWNS) {
+                    boolean replacing = !s.stopping && respawns[i] < RESPAWNS;
+                    s.reap(i, sup, replacing);
+                    if (replacing) {
                         respawns[i]++;
+                        seen[i] = false;
                         s.respawn(i, r -> life(s, r));
                     } else {
                         drains.add(s.beginGiveUp(sup, i));
                     }
+                } else if (!seen[i] && !w.dead && !w.exited) {
+                    seen[i] = sup.startSeen(i); // observeStarts: the mark is lowered once it runs
                 }
             }
             drains.removeIf(d -> !s.stepGiveUp(d));
@@ -114,7 +119,9 @@ public final class RandomWorld {
                 if (s.now() >= Sim.T0 + STOP) {
                     s.stopping = true;
                     for (Worker w : s.current) {
-                        w.terminate = true; // SIGTERM to every worker
+                        if (!w.dead && !w.exited) {
+                            s.signal(w); // SIGTERM to every worker
+                        }
                     }
                 }
             }

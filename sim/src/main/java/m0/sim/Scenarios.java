@@ -8,11 +8,18 @@ import m0.core.PageLayout;
 /**
  * One scenario per correction of the seed: the smallest world in which the historical
  * ordering goes wrong. Two workers; w0 carries a load so that its pick prefers w1; virtual
- * time ends at {@link #END}, past every bound the protocol keeps (250 ms).
+ * time ends at {@link #END}, past every bound the protocol keeps (the 250 ms drains, and the
+ * loop's heal look, which an idle worker makes once a second).
+ *
+ * <p>Every worker runs the core's {@code WorkerLoop}, the loop m0serve runs ({@link Worker#run}),
+ * with the server's accept batch. A worker that "does not accept" is one the kernel never hands a
+ * connection to (its siblings win every accept): a restriction of the world, not of the loop.
+ * Every respawn goes through the supervisor's {@code markReaped(i, true)} and its watch for the
+ * start ({@link Sim#replace}), as m0serve's does.
  */
 public final class Scenarios {
 
-    public static final long END = Sim.T0 + 300 * Sim.MS;
+    public static final long END = Sim.T0 + 1_500 * Sim.MS;
 
     /** A named scenario: the rule it exercises and how to build its world. */
     public static final class Scenario {
@@ -57,7 +64,7 @@ public final class Scenarios {
     public static final Scenario NS = new Scenario("NS",
             "w1's replacement binds and is held before start while w0 accepts", Scenarios::ns);
     public static final Scenario RP = new Scenario("RP",
-            "w1 is killed while parked; the supervisor reaps and gives up; w0 accepts twice",
+            "w1 is killed while parked; the supervisor reaps and gives up; w0 accepts two",
             Scenarios::rp);
     public static final Scenario RB = new Scenario("RB",
             "w1 is stopped; w0 queues a connection to it; w1 is killed and given up",
@@ -72,7 +79,7 @@ public final class Scenarios {
             "three workers: w0 passes one on while w1 and w2 both leave (forwarding to each other)", 3,
             Scenarios::b25Wide);
     public static final Scenario RP_RESPAWN = new Scenario("RP-respawn",
-            "w1 is killed while parked and respawned (bind, then start) while w0 accepts twice",
+            "w1 is killed while parked and respawned (bind, then start) while w0 accepts two",
             Scenarios::rpRespawn);
 
     public static final Scenario B25_SLOW = new Scenario("B25-slow",
@@ -97,16 +104,17 @@ public final class Scenarios {
             Scenarios::waitStart);
 
     public static final Scenario REBALANCE = new Scenario("REBALANCE",
-            "three workers, a cold skew: w0 holds " + Scenarios.SKEW + " idle connections, w1 and w2 none; every tick each"
-            + " receives, looks and moves at most one", 3, Scenarios::rebalance);
+            "three workers, a cold skew: w0 holds " + Scenarios.SKEW + " idle connections, w1 and w2 none; each"
+            + " looks after every pass with work and on its tick, and moves at most one every 2 ms", 3, Scenarios::rebalance);
     public static final Scenario REBALANCE_UNEVEN = new Scenario("REBALANCE-uneven",
-            "three workers holding 2 / 0 / 4 idle connections; every tick each receives, looks and moves at most one", 3,
+            "three workers holding 2 / 0 / 4 idle connections; each looks and moves at most one every 2 ms", 3,
             Scenarios::rebalanceUneven);
     public static final Scenario REBALANCE_LEAVE = new Scenario("REBALANCE-leave",
             "REBALANCE (3 held) while w1 leaves at once", 3,
             Scenarios::rebalanceLeave);
     public static final Scenario REBALANCE_KILL = new Scenario("REBALANCE-kill",
-            "REBALANCE (3 held) while w1 is killed at any point of the second tick, reaped and respawned", 3,
+            "REBALANCE (3 held) while w1 is killed at any point of the first move, reaped and respawned (starting 2 ms"
+            + " later)", 3,
             Scenarios::rebalanceKill);
     public static final Scenario REBALANCE_KILL_SENDER = new Scenario("REBALANCE-kill-sender",
             "REBALANCE while w0 is killed at any point of its first move, reaped and respawned", 3,
@@ -128,6 +136,14 @@ public final class Scenarios {
             "w1 leaves with a hand-off queued and forwards it to w0; it is killed at any point of its drain,"
             + " reaped and given up", Scenarios::healForward);
 
+    public static final Scenario BURST = new Scenario("BURST",
+            "a burst of 4 into two idle workers that both accept: each kept connection is published at once",
+            Scenarios::burstBoth);
+
+    public static final Scenario LEAVE_UNSEEN = new Scenario("LEAVE-UNSEEN",
+            "w1 is spawned and starts with a hand-off queued to it; its only sibling w0 dies and is not replaced;"
+            + " w1 gets SIGTERM before the supervisor has seen it start", Scenarios::leaveUnseen);
+
     public static final Scenario HEAL_BUSY = new Scenario("HEAL-busy",
             "three workers: w0 and w2 each hand an idle connection to w1; w2 is killed at any point of it and"
             + " reaped; w1's heal (asked for by the reap) runs while w0's hand-off is under way", 3,
@@ -136,7 +152,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, LEAVE_UNSEEN);
 
     private Scenarios() {
     }
@@ -170,6 +186,34 @@ public final class Scenarios {
         });
     }
 
+    /** Clients connecting at these offsets from T0 (ascending), from an actor of their own. */
+    private static void clientsAt(Sim s, long... offsets) {
+        s.actor("clients", () -> {
+            for (long t : offsets) {
+                s.sleep(Sim.T0 + t - s.now());
+                s.connect();
+            }
+        });
+    }
+
+    /** Its loop runs until the world's end. */
+    private static void serving(Sim s, Worker w) {
+        s.loop(w, () -> w.run(END));
+    }
+
+    /** SIGTERM at once: its loop leaves (the core's leave, its drain, its hand-overs) and exits. */
+    private static void leaving(Sim s, Worker w) {
+        s.loop(w, () -> w.leave(END));
+    }
+
+    /** A replacement the kernel never hands a connection to: bind, start, serve. */
+    private static void replacement(Worker r) {
+        r.accepts(false);
+        r.bind();
+        r.start();
+        r.run(END);
+    }
+
     /**
      * Balance, not only safety: a pick that ignores pending, or reads a sibling as slow when it
      * is not, is safe and still wrong. Every connection is kept open (keep-alive), so at
@@ -183,30 +227,38 @@ public final class Scenarios {
         burst(s, true, 3);
     }
 
+    /**
+     * ADR 0007: both workers accept from one burst, each in its own pass; a connection one keeps
+     * must be in its published load before the other's next pick (ACTIVE).
+     */
+    static void burstBoth(Sim s) {
+        burst(s, true, 4);
+    }
+
     private static void burst(Sim s, boolean bothAccept, int clients) {
         Worker w0 = s.worker(0);
         Worker w1 = s.worker(1).accepts(bothAccept);
         started(s, w0, w1);
         s.clients(clients);
         s.balanceOracle = true;
-        s.loop(w0, () -> w0.serveUntil(Sim.T0 + 30 * Sim.MS));
-        s.loop(w1, () -> w1.serveUntil(Sim.T0 + 30 * Sim.MS));
+        s.loop(w0, () -> w0.run(Sim.T0 + 30 * Sim.MS));
+        s.loop(w1, () -> w1.run(Sim.T0 + 30 * Sim.MS));
     }
 
     /**
-     * The rebalance worlds' bounds (ADR 0014): how many idle connections the heavy worker holds
-     * and for how many ticks everyone keeps waking. A move takes a tick of its own (the rate
-     * allows one per 2 ms, the tick is 10 ms), so the ticks cover the moves, the receipts and one
-     * look more that finds nothing to do. A leave or a kill with 4 held outgrows the budget
-     * (over 100 s an exploration here), so those hold 3.
+     * The rebalance worlds' bounds (ADR 0014): how many idle connections the heavy worker holds,
+     * and how long everyone's loop runs: past the moves (one every 2 ms), their receipts and a
+     * rebalance tick (25 ms) that finds nothing more to do. A leave or a kill with 4 held
+     * outgrows the budget, so those hold 3.
      */
     static final int SKEW = 4;
-    static final int SKEW_TICKS = 5;
+    static final long SKEW_END = Sim.T0 + 40 * Sim.MS;
     static final int SKEW_SMALL = 3;
-    static final int SKEW_SMALL_TICKS = 3;
+    static final long SKEW_SMALL_END = Sim.T0 + 30 * Sim.MS;
 
-    /** Three started workers, none accepting; the rebalance oracles on. */
+    /** Three started workers that rebalance, none accepting; the rebalance oracles on. */
     private static Worker[] skew(Sim s) {
+        s.rebalance(true);
         Worker w0 = s.worker(0).accepts(false);
         Worker w1 = s.worker(1).accepts(false);
         Worker w2 = s.worker(2).accepts(false);
@@ -215,27 +267,26 @@ public final class Scenarios {
         return new Worker[] {w0, w1, w2};
     }
 
-    /** Every worker of {@code w} wakes each tick until {@code ticks} have passed. */
-    private static void ticking(Sim s, int ticks, Worker... w) {
+    /** Every worker of {@code w} runs its loop until {@code end}. */
+    private static void running(Sim s, long end, Worker... w) {
         for (Worker x : w) {
-            s.loop(x, () -> x.rebalanceUntil(Sim.T0 + ticks * s.tick));
+            s.loop(x, () -> x.run(end));
         }
     }
 
-    /** The supervisor's reap and respawn of {@code index}: bind, start, then tick like the rest. */
-    private static void respawned(Sim s, SupervisorOps<Conn> sup, int index, int ticks) {
-        s.reap(index, sup);
-        s.respawn(index, r -> {
+    /** The supervisor's reap and respawn of {@code index}: bind, start, then its loop until {@code end}. */
+    private static void respawned(Sim s, SupervisorOps<Conn> sup, int index, long end) {
+        s.replace(index, sup, r -> {
             r.accepts(false);
             r.bind();
             r.start();
-            r.rebalanceUntil(Sim.T0 + ticks * s.tick);
+            r.run(end);
         });
     }
 
     static void rebalance(Sim s) {
         Worker[] w = skew(s);
-        ticking(s, SKEW_TICKS, w);
+        running(s, SKEW_END, w);
         s.setup(() -> s.holds(w[0], SKEW));
     }
 
@@ -245,7 +296,7 @@ public final class Scenarios {
      */
     static void rebalanceUneven(Sim s) {
         Worker[] w = skew(s);
-        ticking(s, SKEW_SMALL_TICKS, w);
+        running(s, SKEW_SMALL_END, w);
         s.setup(() -> {
             s.holds(w[0], 2);
             s.holds(w[2], 4);
@@ -255,40 +306,45 @@ public final class Scenarios {
     /** w1 leaves at once: a move racing its LEFT is taken back or forwarded by its drain. */
     static void rebalanceLeave(Sim s) {
         Worker[] w = skew(s);
-        ticking(s, SKEW_SMALL_TICKS, w[0], w[2]);
-        s.loop(w[1], w[1]::leaveHandingOver);
+        running(s, SKEW_SMALL_END, w[0], w[2]);
+        s.loop(w[1], () -> w[1].leave(SKEW_SMALL_END));
         s.setup(() -> s.holds(w[0], SKEW_SMALL));
     }
 
     /**
-     * w1 is killed at any point of the second tick (holding what the first move gave it, or
-     * receiving the second), reaped, and respawned into its index (bind, then start) while w0
-     * goes on moving: the replacement is NOT_STARTED, then empty.
+     * w1 is killed at any point of w0's first look and move (before, while or after it receives
+     * what w0 moves to it), reaped, and respawned into its index while w0 goes on moving: the
+     * replacement is NOT_STARTED for 2 ms (a JVM starting, across w0's next look), then empty.
      */
     static void rebalanceKill(Sim s) {
         Worker[] w = skew(s);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        ticking(s, SKEW_SMALL_TICKS, w);
+        running(s, SKEW_SMALL_END, w);
         s.setup(() -> s.holds(w[0], SKEW_SMALL));
         s.actor("sup", () -> {
-            s.sleep(s.tick);
             s.kill(w[1]);
-            respawned(s, sup, 1, SKEW_SMALL_TICKS);
+            s.replace(1, sup, r -> {
+                r.accepts(false);
+                r.bind();
+                s.sleep(2 * Sim.MS);
+                r.start();
+                r.run(SKEW_SMALL_END);
+            });
         });
     }
 
     /**
-     * w0, the one that moves, is killed at any point of its first tick (between a raise and its
-     * send: an orphaned raise against the target), reaped and respawned empty.
+     * w0, the one that moves, is killed at any point of its first look and move (between a raise
+     * and its send: an orphaned raise against the target), reaped and respawned empty.
      */
     static void rebalanceKillSender(Sim s) {
         Worker[] w = skew(s);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        ticking(s, SKEW_TICKS, w);
+        running(s, SKEW_END, w);
         s.setup(() -> s.holds(w[0], SKEW));
         s.actor("sup", () -> {
             s.kill(w[0]);
-            respawned(s, sup, 0, SKEW_TICKS);
+            respawned(s, sup, 0, SKEW_END);
         });
     }
 
@@ -297,11 +353,8 @@ public final class Scenarios {
         Worker w1 = s.worker(1).accepts(false);
         started(s, w0, w1);
         s.clients(1);
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w1);
     }
 
     static void b25(Sim s) {
@@ -309,11 +362,8 @@ public final class Scenarios {
         Worker w1 = s.worker(1).accepts(false);
         started(s, w0, w1);
         s.clients(1);
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, w1::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
     }
 
     /**
@@ -330,47 +380,36 @@ public final class Scenarios {
         queued(s, 1, cs.get(0));
         s.loop(w0, () -> {
             w0.slowPass = 5 * Sim.MS;
-            w0.pass(1);
-            w0.serveUntil(END);
+            w0.run(END);
         });
         s.loop(w1, () -> {
             s.sleep(3 * Sim.MS);
-            w1.leaveAndDrain();
+            w1.leave(END);
         });
     }
 
     /**
      * The composed world: every act of the lifecycle in one run. w0 (carrying a load, so its
-     * picks prefer its siblings) accepts two connections a tick apart and passes them on; w1 is
-     * told to leave at once (its drain forwards what reaches it) and, once it has exited, is
-     * reaped and given up (a leave is not replaced); w2 is killed by the supervisor at any point
-     * of everyone else's steps, reaped, and respawned (bind, then start). The bound: two
-     * clients, one leave, one kill, one respawn, one give-up.
+     * picks prefer its siblings) accepts two connections a tick apart and passes them on; w1 is told to leave
+     * at once (its drain forwards what reaches it) and, once it has exited, is reaped and given
+     * up (a leave is not replaced); w2 is killed by the supervisor at any point of everyone
+     * else's steps, reaped, and respawned (bind, then start). The bound: two clients, one leave,
+     * one kill, one respawn, one give-up.
      */
     static void lifecycle(Sim s) {
         Worker w0 = s.worker(0).load(1);
         Worker w1 = s.worker(1).accepts(false);
         Worker w2 = s.worker(2).accepts(false);
         started(s, w0, w1, w2);
-        s.clients(2);
+        s.clients(1);
+        clientsAt(s, s.tick);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            s.sleep(s.tick);
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, w1::leaveAndDrain);
-        s.loop(w2, () -> w2.serveUntil(END));
+        serving(s, w0);
+        leaving(s, w1);
+        serving(s, w2);
         s.actor("sup", () -> {
             s.kill(w2);
-            s.reap(2, sup);
-            s.respawn(2, r -> {
-                r.accepts(false);
-                r.bind();
-                r.start();
-                r.serveUntil(END);
-            });
+            s.replace(2, sup, Scenarios::replacement);
             while (!w1.exited) {
                 s.sleep(s.tick);
             }
@@ -379,17 +418,18 @@ public final class Scenarios {
         });
     }
 
+    /**
+     * w0's load of two makes it pass its accept to w1 though one hand-off to w1 is still queued
+     * (1 + 1 against 2): the second is raised, and may land after w1's LEFT, in its drain.
+     */
     static void b25Idle(Sim s) {
-        Worker w0 = s.worker(0).load(1);
+        Worker w0 = s.worker(0).load(2);
         Worker w1 = s.worker(1).accepts(false);
         started(s, w0, w1);
         List<Conn> cs = s.clients(2);
         queued(s, 1, cs.get(0));
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, w1::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
     }
 
     static void r5Wide(Sim s) {
@@ -398,15 +438,9 @@ public final class Scenarios {
         Worker w2 = s.worker(2).load(1);
         started(s, w0, w1, w2);
         s.clients(2);
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w2, () -> {
-            w2.pass(1);
-            w2.serveUntil(END);
-        });
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w2);
+        serving(s, w1);
     }
 
     static void b25Wide(Sim s) {
@@ -415,12 +449,9 @@ public final class Scenarios {
         Worker w2 = s.worker(2).accepts(false);
         started(s, w0, w1, w2);
         s.clients(1);
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, w1::leaveAndDrain);
-        s.loop(w2, w2::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
+        leaving(s, w2);
     }
 
     static void rpRespawn(Sim s) {
@@ -429,21 +460,10 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(2);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            s.sleep(s.tick);
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
+        serving(s, w0);
         s.actor("sup", () -> {
             s.kill(w1);
-            s.reap(1, sup);
-            s.respawn(1, r -> {
-                r.accepts(false);
-                r.bind();
-                r.start();
-                r.serveUntil(END);
-            });
+            s.replace(1, sup, Scenarios::replacement);
         });
     }
 
@@ -453,16 +473,10 @@ public final class Scenarios {
         Conn c = s.clients(1).get(0);
         queued(s, 1, c);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w1);
         s.actor("sup", () -> {
             s.kill(w1);
-            s.reap(1, sup);
-            s.respawn(1, r -> {
-                r.accepts(false);
-                r.bind();
-                r.start();
-                r.serveUntil(END);
-            });
+            s.replace(1, sup, Scenarios::replacement);
         });
     }
 
@@ -472,20 +486,22 @@ public final class Scenarios {
         started(s, w0, old);
         SupervisorOps<Conn> sup = s.supervisorOps();
         s.setup(() -> {
-            old.dead = true; // the predecessor died and was reaped before the run
-            s.reap(1, sup);
+            old.dead = true; // the predecessor died and was reaped before the run, to be replaced
+            s.reap(1, sup, true);
         });
         Worker w1 = s.worker(1).accepts(false); // its replacement
         s.clients(1);
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
+        serving(s, w0);
         s.loop(w1, () -> {
             w1.bind();
             s.sleep(50 * Sim.MS); // held between bind and start (M0_TEST_ARM_GAP_MS)
             w1.start();
-            w1.serveUntil(END);
+            w1.run(END);
+        });
+        s.actor("sup", () -> {
+            while (!w1.exited && !sup.startSeen(1)) {
+                s.sleep(s.tick);
+            }
         });
     }
 
@@ -495,13 +511,8 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(2);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            s.sleep(s.tick);
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w1);
         s.actor("sup", () -> {
             s.kill(w1);
             s.reap(1, sup);
@@ -515,10 +526,7 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
+        serving(s, w0);
         s.actor("sup", () -> {
             s.kill(w1);
             s.reap(1, sup);
@@ -541,8 +549,7 @@ public final class Scenarios {
         SupervisorOps<Conn> sup = s.supervisorOps();
         s.loop(w0, () -> {
             w0.stallBeforeSend = 300 * Sim.MS;
-            w0.pass(1);
-            w0.serveUntil(end);
+            w0.run(end);
         });
         s.actor("sup", () -> {
             s.kill(w1);
@@ -555,9 +562,9 @@ public final class Scenarios {
      * Wait for a starting sibling: w1 leaves with a hand-off queued to it while w0, its only
      * sibling, is killed at any point, reaped and respawned (bound at once, started 50 ms
      * later). Forwarding can find nobody live; admitting the hand-off would close it unserved.
-     * The leaver holds it until the replacement starts (within the wait). The supervisor
-     * counts the replacement as starting from its reap until it sees it start, as m0serve's
-     * does; every interleaving of the kill and reap with the leaver's reads is explored.
+     * The leaver holds it until the replacement starts (within the wait). The supervisor marks
+     * the replacement as starting from its reap until it sees it start, as m0serve's does; every
+     * interleaving of the kill and reap with the leaver's reads is explored.
      */
     static void waitStart(Sim s) {
         Worker w0 = s.worker(0).accepts(false);
@@ -566,38 +573,53 @@ public final class Scenarios {
         Conn c = s.clients(1).get(0);
         queued(s, 1, c);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> w0.serveUntil(END));
-        s.loop(w1, w1::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
         s.actor("sup", () -> {
             s.kill(w0);
-            s.reap(0, sup, true);
-            Worker r = s.respawn(0, w -> {
+            s.replace(0, sup, w -> {
                 w.accepts(false);
                 w.bind();
                 s.sleep(50 * Sim.MS); // a JVM starting
                 w.start();
-                w.serveUntil(END);
+                w.run(END);
             });
-            while (!r.started) {
-                s.sleep(s.tick);
-            }
-            sup.started(0);
         });
+    }
+
+    /**
+     * A worker that leaves before the supervisor has seen it start (ADR 0037): w1 was spawned
+     * (marked starting), bound and started, with a hand-off queued to it; w0, its only sibling,
+     * dies and is given up; w1 gets SIGTERM before the supervisor's look at its start. Nobody is
+     * live or coming but w1 itself: it must serve the hand-off at once, not hold it through the
+     * 5 s start wait (a server-wide STARTING count counted w1 as a sibling of its own). The
+     * world ends at 1.5 s: a leaver still holding it then is a STRANDED connection.
+     */
+    static void leaveUnseen(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        SupervisorOps<Conn> sup = s.supervisorOps();
+        s.setup(() -> {
+            sup.spawning(0);
+            sup.spawning(1);
+            w0.bind();
+            w0.start();
+            sup.startSeen(0);
+            w1.bind();
+            w1.start(); // not yet seen by the supervisor
+        });
+        queued(s, 1, s.clients(1).get(0));
+        s.setup(() -> {
+            w0.dead = true;
+            s.stopping = true; // not replaced
+            s.reap(0, sup);
+        });
+        leaving(s, w1);
     }
 
     // ---- self-healing counts (ADR 0024): one kill at any point of any two-write window, then
     // the index's recovery; the HEAL oracle wants every index's pending - taken exactly what is
     // queued to it at quiescence, and R5 that no step (a heal's least of all) takes it lower.
-
-    /** The replacement of a killed sender: bind, start, serve. */
-    private static void respawnServing(Sim s, int index) {
-        s.respawn(index, r -> {
-            r.accepts(false);
-            r.bind();
-            r.start();
-            r.serveUntil(END);
-        });
-    }
 
     /** Window (a): a sender killed between its raise and its send; its replacement starts. */
     static void healSend(Sim s) {
@@ -606,18 +628,14 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w1);
         s.actor("sup", () -> {
             s.kill(w0);
-            s.reap(0, sup);
-            s.respawn(0, r -> { // it accepts: a kill before w0's accept leaves c1 in the backlog
+            s.replace(0, sup, r -> { // it accepts: a kill before w0's accept leaves c1 in the backlog
                 r.bind();
                 r.start();
-                r.serveUntil(END);
+                r.run(END);
             });
         });
     }
@@ -633,11 +651,8 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, w1::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
         s.actor("sup", () -> {
             s.stopping = true; // it replaces nobody: a kill before w0's accept leaves c1 unserved
             s.kill(w0);
@@ -658,8 +673,8 @@ public final class Scenarios {
         started(s, w0, w1);
         queued(s, 1, s.clients(1).get(0));
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> w0.serveUntil(END));
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w1);
         s.actor("sup", () -> {
             s.kill(w1);
             s.reap(1, sup);
@@ -687,19 +702,14 @@ public final class Scenarios {
             s.release(s.me(), c);
             c.eof = "holder " + old + " died";
             old.dead = true;
-            s.reap(1, sup);
+            s.reap(1, sup, true);
         });
         Worker w1 = s.worker(1).accepts(false);
-        s.loop(w0, () -> w0.serveUntil(END));
-        s.loop(w1, () -> {
-            w1.bind();
-            w1.start();
-            w1.serveUntil(END);
-        });
+        serving(s, w0);
+        s.loop(w1, () -> replacement(w1));
         s.actor("sup", () -> {
             s.kill(w1);
-            s.reap(1, sup);
-            respawnServing(s, 1);
+            s.replace(1, sup, Scenarios::replacement);
         });
     }
 
@@ -714,8 +724,8 @@ public final class Scenarios {
         started(s, w0, w1);
         queued(s, 1, s.clients(1).get(0));
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> w0.serveUntil(END));
-        s.loop(w1, w1::leaveAndDrain);
+        serving(s, w0);
+        leaving(s, w1);
         s.actor("sup", () -> {
             s.kill(w1);
             s.reap(1, sup);
@@ -726,9 +736,12 @@ public final class Scenarios {
     /**
      * A heal with a live hand-off under way: w0 and w2 each hand one of their idle connections to
      * w1 (the same R5 + B25 hand-off as a fresh accept's); w2 is killed at any point of its
-     * hand-off (between its raise and its send too) and reaped, and its reap asks w1 to heal
-     * while w0's hand-off may be anywhere: published, raised, queued, cleared. The heal must take
-     * off w2's orphan and nothing of w0's raise. Index 2 has nothing sent to it: no give-up needed.
+     * hand-off (between its raise and its send too) and reaped, and its reap asks w1 to heal; a
+     * microsecond later w1's loop runs (its heal at an EAGAIN) while w0's hand-off may be
+     * anywhere: published, raised, queued, cleared. The heal must take off w2's orphan and nothing
+     * of w0's raise. Index 2 has nothing sent to it: no give-up needed. (w1's passes racing the
+     * death and the reap too grew the world past 4 M executions; the heal against its request is
+     * HealTest's.)
      */
     static void healBusy(Sim s) {
         Worker w0 = s.worker(0).accepts(false);
@@ -736,8 +749,14 @@ public final class Scenarios {
         Worker w2 = s.worker(2).accepts(false);
         started(s, w0, w1, w2);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> handIdleTo(w0, 1));
-        s.loop(w1, () -> w1.serveUntil(END));
+        s.loop(w0, () -> {
+            s.sleep(1_000); // a microsecond after w2's death and reap: beside w1's passes
+            handIdleTo(w0, 1);
+        });
+        s.loop(w1, () -> {
+            s.sleep(1_000);
+            w1.run(END);
+        });
         s.loop(w2, () -> handIdleTo(w2, 1));
         s.setup(() -> {
             s.holds(w0, 1);
@@ -751,7 +770,7 @@ public final class Scenarios {
 
     /** {@code w} hands the idle connection it holds to {@code target}, keeping it if refused. */
     private static void handIdleTo(Worker w, int target) {
-        w.ops.sendWith(target, w.actor.held.get(0));
+        w.share().sendWith(target, w.actor.held.get(0));
     }
 
     static void senderKilled(Sim s) {
@@ -760,11 +779,8 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> {
-            w0.pass(1);
-            w0.serveUntil(END);
-        });
-        s.loop(w1, () -> w1.serveUntil(END));
+        serving(s, w0);
+        serving(s, w1);
         s.actor("sup", () -> {
             s.kill(w0);
             s.reap(0, sup);

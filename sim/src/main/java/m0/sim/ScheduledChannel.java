@@ -40,6 +40,10 @@ final class ScheduledChannel implements Channel<Conn> {
         c.sentStep = sim.step;
         me.balance[target]--;
         sim.trace(me, "channel.send(w" + target + ", " + c + ") -> sent");
+        Worker w = sim.current[target];
+        if (w != null && w.watchingChannel) {
+            sim.wake(me, w); // the datagram makes its channel readable
+        }
         return true;
     }
 
@@ -50,6 +54,15 @@ final class ScheduledChannel implements Channel<Conn> {
             sim.point(me, 0, Footprint.bit(Footprint.acct(index)));
         }
         Conn c = sim.channels[index].pollFirst();
+        if (c == null && sim.nudgePending[index]) {
+            // A nudge is no hand-off: the receive swallows it (m0serve's SocketChannels) and
+            // remembers it for its worker's loop, which looks at the listener at once.
+            sim.nudgePending[index] = false;
+            if (me.worker != null && me.worker.index == index) {
+                me.worker.nudged = true;
+            }
+            sim.trace(me, "channel.receive(w" + index + ") -> a nudge");
+        }
         if (c != null) {
             c.channel = -1;
             c.holder = me;

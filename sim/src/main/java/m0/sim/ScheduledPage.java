@@ -28,17 +28,17 @@ final class ScheduledPage implements Page {
     public long getVolatile(int word) {
         Actor me = sim.me();
         if (sim.scheduling()) {
-            sim.point(me, Footprint.bit(Footprint.ofWord(word)), 0);
+            sim.point(me, Footprint.bit(Footprint.ofWord(word, sim.workers)), 0);
         }
         long v = raw.getVolatile(word);
-        if (word >= PageLayout.HEADER_WORDS
+        if (word >= PageLayout.HEADER_WORDS && word < PageLayout.lineOf(sim.workers)
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET) {
             int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
             me.stateRead[i] = v;
             me.stateReadStep[i] = sim.step;
-            sim.trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + PageLayout.stateName(v));
+            sim.trace(me, "page.get(" + Footprint.wordName(word, sim.workers) + ") -> " + PageLayout.stateName(v));
         } else {
-            sim.trace(me, "page.get(" + Footprint.wordName(word) + ") -> " + Footprint.valueName(word, v));
+            sim.trace(me, "page.get(" + Footprint.wordName(word, sim.workers) + ") -> " + Footprint.valueName(word, v));
         }
         return v;
     }
@@ -47,15 +47,15 @@ final class ScheduledPage implements Page {
     public void setVolatile(int word, long value) {
         Actor me = sim.me();
         if (sim.scheduling()) {
-            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word)));
+            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word, sim.workers)));
         }
         long old = raw.getVolatile(word);
         raw.setVolatile(word, value);
         account(me, word, old, value);
         sim.listener.onPageWrite(me, word, old, value);
-        boolean state = word >= PageLayout.HEADER_WORDS
+        boolean state = word >= PageLayout.HEADER_WORDS && word < PageLayout.lineOf(sim.workers)
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
-        sim.trace(me, "page.set(" + Footprint.wordName(word) + ", "
+        sim.trace(me, "page.set(" + Footprint.wordName(word, sim.workers) + ", "
                 + (state ? PageLayout.stateName(value) : Footprint.valueName(word, value)) + ")");
     }
 
@@ -63,11 +63,11 @@ final class ScheduledPage implements Page {
     public long getAndAdd(int word, long delta) {
         Actor me = sim.me();
         if (sim.scheduling()) {
-            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word)));
+            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word, sim.workers)));
         }
         long v = raw.getAndAdd(word, delta);
         account(me, word, v, v + delta);
-        sim.trace(me, "page.getAndAdd(" + Footprint.wordName(word) + ", " + Footprint.deltaName(word, delta) + ") -> "
+        sim.trace(me, "page.getAndAdd(" + Footprint.wordName(word, sim.workers) + ", " + Footprint.deltaName(word, delta) + ") -> "
                 + Footprint.valueName(word, v));
         return v;
     }
@@ -76,14 +76,14 @@ final class ScheduledPage implements Page {
     public boolean compareAndSet(int word, long expected, long value) {
         Actor me = sim.me();
         if (sim.scheduling()) {
-            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word)));
+            sim.point(me, 0, Footprint.bit(Footprint.ofWord(word, sim.workers)));
         }
         long old = raw.getVolatile(word);
         boolean ok = raw.compareAndSet(word, expected, value);
         if (ok) {
             healed(word, old, value);
         }
-        sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word) + ", " + Footprint.valueName(word, expected) + ", "
+        sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word, sim.workers) + ", " + Footprint.valueName(word, expected) + ", "
                 + Footprint.valueName(word, value) + ") -> " + ok);
         return ok;
     }
@@ -109,8 +109,8 @@ final class ScheduledPage implements Page {
     }
 
     /** The index whose counts word this is, or -1. */
-    private static int countsIndex(int word) {
-        if (word < PageLayout.HEADER_WORDS
+    private int countsIndex(int word) {
+        if (word < PageLayout.HEADER_WORDS || word >= PageLayout.lineOf(sim.workers)
                 || (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS != PageLayout.COUNTS_OFFSET) {
             return -1;
         }

@@ -36,6 +36,11 @@ public final class Sim {
     final long tick;
     int channelCapacity;
     boolean stopOnViolation = true;
+    /**
+     * MOVED: under a policy whose connections never move (fountain), no served connection is
+     * received by another worker (seed 004's "established connections never move").
+     */
+    boolean movedOracle;
     /** The balance oracle: at quiescence, served connections per worker differ by at most one. */
     boolean balanceOracle;
     /**
@@ -67,6 +72,8 @@ public final class Sim {
     // ---- the kernel
     final ArrayDeque<Conn> backlog = new ArrayDeque<>();
     final ArrayDeque<Conn>[] channels;
+    /** A nudge waits on index i's channel (swallowed by its next receive that finds nothing). */
+    final boolean[] nudgePending;
     final Worker[] current;
     final List<Worker> allWorkers = new ArrayList<>();
     final List<Conn> conns = new ArrayList<>();
@@ -128,6 +135,7 @@ public final class Sim {
         for (int i = 0; i < workers; i++) {
             channels[i] = new ArrayDeque<>();
         }
+        this.nudgePending = new boolean[workers];
         this.current = new Worker[workers];
         this.reapStep = new long[workers];
         this.bindStep = new long[workers];
@@ -146,10 +154,10 @@ public final class Sim {
     // =====================================================================================
     // Building a world (before run, on the caller's thread: no scheduling points)
 
-    /** A worker process at {@code index}, with no loop yet ({@link #loop} gives it one). */
+    /** A worker process at {@code index}, with no actor yet ({@link #loop} gives it one). */
     public Worker worker(int index) {
         Worker w = new Worker(this, index, "w" + index + generation(index));
-        w.ops = protocol.worker(ports, index);
+        w.share = new ObservedShare(this, w, protocol.worker(ports, index));
         current[index] = w;
         allWorkers.add(w);
         return w;
@@ -231,6 +239,11 @@ public final class Sim {
         body.run();
     }
 
+    /** The server runs {@code --rebalance on}: call before making its workers. */
+    public void rebalance(boolean on) {
+        ports.rebalance = on;
+    }
+
     public SupervisorOps<Conn> supervisorOps() {
         return protocol.supervisor(ports);
     }
@@ -297,21 +310,123 @@ public final class Sim {
         return now;
     }
 
+    /** What {@link #epollWait} found ready: the worker's channel, the listener. */
+    static final int CHANNEL_READY = 1;
+    static final int LISTENER_READY = 2;
+
     /**
-     * epoll: does the listener (if it accepts) or its channel have work? When neither has, the
-     * wake may still be due for a heal ({@link Worker#healWake}): a reap set the HEAL bit of its
-     * counts and no heal has cleared it (m0serve's loop looks once per pass, and wakes at least
-     * once a second).
+     * epoll_wait until {@code until}: at once when the worker's channel (a hand-off or a nudge)
+     * or the listener it holds in its interest set is ready, or SIGTERM is pending; otherwise
+     * blocked until one wakes it (a send to its channel, a connection the listener's wake rule
+     * gives it, a signal) or the time comes. Level-triggered: what is ready is looked at again
+     * after every wake-up.
      */
-    boolean poll(Worker w) {
+    int epollWait(Worker w, long until) {
         Actor me = me();
-        long reads = Footprint.bit(Footprint.acct(w.index)) | (w.accepts ? Footprint.bit(Footprint.LISTENER) : 0);
-        point(me, reads, 0);
-        boolean ready = !channels[w.index].isEmpty() || (w.accepts && !backlog.isEmpty());
-        w.healWake = !ready && (w.ops.healRequested()
-                || Counts.healRequested(raw.getVolatile(PageLayout.countsWord(w.index))));
-        trace(me, "epoll -> " + (ready ? "ready" : w.healWake ? "idle, heal due" : "idle"));
+        int ready = lookReady(w, me);
+        if (ready != 0 || w.terminate || until - now <= 0) {
+            return ready;
+        }
+        w.inEpoll = true;
+        w.woken = false;
+        me.state = Actor.SLEEPING;
+        me.wakeAt = until;
+        trace(me, "epoll_wait" + (w.armed ? "" : " (listener out)") + " until " + ms(until));
+        turn.yieldFrom(me);
+        w.inEpoll = false;
+        if (w.woken) {
+            // The step that resumed us is the look: the waker gave it the look's footprint.
+            return ready(w, me);
+        }
+        return lookReady(w, me); // the time came: look, a step of its own
+    }
+
+    /** What the wait's look reads: the channel, and the listener when it is in the interest set. */
+    private static long lookFootprint(Worker w) {
+        return (w.watchingChannel ? Footprint.bit(Footprint.acct(w.index)) : 0)
+                | (w.armed && w.accepts ? Footprint.bit(Footprint.LISTENER) : 0);
+    }
+
+    /** The wait's look at its interest set: a step that reads the channel and the listener. */
+    private int lookReady(Worker w, Actor me) {
+        point(me, lookFootprint(w), 0);
+        return ready(w, me);
+    }
+
+    private int ready(Worker w, Actor me) {
+        boolean listener = w.armed && w.accepts;
+        int ready = 0;
+        if (w.watchingChannel && (!channels[w.index].isEmpty() || nudgePending[w.index])) {
+            ready |= CHANNEL_READY;
+        }
+        if (listener && !backlog.isEmpty()) {
+            ready |= LISTENER_READY;
+        }
+        trace(me, "epoll -> " + (ready == 0 ? "idle" : ((ready & CHANNEL_READY) != 0 ? "channel " : "")
+                + ((ready & LISTENER_READY) != 0 ? "listener" : "")).strip());
         return ready;
+    }
+
+    /**
+     * Wakes worker {@code w} if it is blocked in its wait (its channel turned readable, a
+     * connection the listener's wake rule gives it, a signal): its next step is its look.
+     */
+    void wake(Actor waker, Worker w) {
+        Actor a = w.actor;
+        if (a == null || !w.inEpoll || a.state != Actor.SLEEPING || w.dead) {
+            return;
+        }
+        w.inEpoll = false;
+        w.woken = true;
+        a.state = Actor.READY;
+        a.reads = lookFootprint(w);
+        a.writes = Footprint.bit(Footprint.proc(a.id));
+        source.onWake(waker.id, a.id);
+        trace(waker, "wakes " + w);
+    }
+
+    /**
+     * The listener goes into worker {@code w}'s interest set, or out (epoll_ctl): a step that
+     * reads it, for a worker that can win an accept. One the kernel never hands a connection to
+     * is woken by none either, so its registration changes nothing a sibling can see.
+     */
+    void interest(Worker w, boolean in) {
+        Actor me = me();
+        if (scheduling() && w.accepts) {
+            point(me, Footprint.bit(Footprint.LISTENER), 0);
+        }
+        w.armed = in;
+        trace(me, "epoll_ctl(listener, " + (in ? "ADD" : "DEL") + ")");
+    }
+
+    /** Accept failed with EMFILE (the world's fault): a step on the listener, nothing taken. */
+    void acceptFails(Worker w) {
+        Actor me = me();
+        point(me, Footprint.bit(Footprint.LISTENER), 0);
+        trace(me, "listener.accept() -> EMFILE");
+    }
+
+    /** Fountain's nudge: a datagram with no connection on {@code target}'s channel, which wakes it. */
+    void nudge(int target) {
+        Actor me = me();
+        point(me, 0, Footprint.bit(Footprint.acct(target)));
+        nudgePending[target] = true;
+        trace(me, "channel.nudge(w" + target + ")");
+        Worker w = current[target];
+        if (w != null && w.watchingChannel) {
+            wake(me, w);
+        }
+    }
+
+    /** SIGTERM to worker {@code w}: it leaves at its next pass (a step on its process). */
+    public void signal(Worker w) {
+        Actor me = me();
+        if (scheduling()) {
+            point(me, 0, w.actor == null ? 0 : Footprint.bit(Footprint.proc(w.actor.id)));
+        }
+        w.terminate = true;
+        trace(me, "SIGTERM " + w);
+        wake(me, w);
     }
 
     Conn accept() {
@@ -324,6 +439,9 @@ public final class Sim {
             c.inBacklog = false;
             c.holder = me;
             me.held.add(c);
+            if (me.worker != null) {
+                me.deciding = c;
+            }
             c.acceptedAt = now;
             listener.onAccept(me, c);
         }
@@ -331,47 +449,22 @@ public final class Sim {
         return c;
     }
 
-    /** pick, and the NS / RP oracles on what the pick read. */
-    int pick(Worker w, long open) {
-        Actor me = me();
-        Arrays.fill(me.stateReadStep, -1);
-        int target = w.ops.pick(open);
-        trace(me, "pick(open=" + open + ") -> w" + target);
-        if (target != w.index) {
-            Oracles.checkPick(this, me, target);
+    /**
+     * A leaver closes one of its connections that no live sibling took: a served one (idle
+     * keep-alive) is judged by CONN, one it admitted and never read by B25-idle.
+     */
+    void closeAtLeave(Worker w, Conn c) {
+        if (!c.served) {
+            closeIdle(c);
+            return;
         }
-        return target;
-    }
-
-    /** Rebalance's look, and the NS / RP oracles on what it read. */
-    int rebalancePick(Worker w, long open) {
-        Actor me = me();
-        Arrays.fill(me.stateReadStep, -1);
-        int target = w.ops.rebalancePick(open);
-        trace(me, "rebalancePick(open=" + open + ") -> w" + target);
-        if (target != w.index) {
-            Oracles.checkPick(this, me, target);
-        }
-        return target;
-    }
-
-    /** Rebalance's move of the idle {@code c}; counted when the target's channel holds it. */
-    boolean rebalance(Worker w, int target, Conn c) {
-        boolean moved = w.ops.rebalance(target, c);
-        if (moved) {
-            moves++;
-        }
-        trace(me(), "rebalance(w" + target + ", " + c + ") -> " + (moved ? "moved" : "kept"));
-        return moved;
-    }
-
-    /** A leaver closes one of its own idle connections that no live sibling would take. */
-    void closeAtLeave(Conn c) {
         Actor me = leaverClosePoint();
         release(me, c);
         c.eof = "closed by leaver " + me + " (no live sibling took it)";
-        trace(me, "close " + c + " (leaving, no live sibling)");
-        Oracles.checkLeaveClose(this, me, c);
+        trace(me, "close " + c + " (leaving, no live sibling took it)");
+        if (w.share.policy().movesConnections()) {
+            Oracles.checkLeaveClose(this, me, c); // fountain's never move: a leaver closes them (ADR 0038)
+        }
     }
 
     /** A leaver's close, judged against every sibling's state and life: a step that reads them. */
@@ -400,6 +493,15 @@ public final class Sim {
         trace(me, "serve " + c);
     }
 
+    /** A connection admitted in the pass a stop began in: its request was never read. */
+    void unserve(Worker w, Conn c) {
+        if (c.holder == w.actor && c.served) {
+            c.served = false;
+            c.servedBy = -1;
+            trace(me(), c + " admitted in the stop's pass: not read");
+        }
+    }
+
     /** A leaver closes a connection as idle: the B25-idle oracle judges it. */
     void closeIdle(Conn c) {
         Actor me = leaverClosePoint();
@@ -421,6 +523,9 @@ public final class Sim {
     void release(Actor me, Conn c) {
         me.held.remove(c);
         c.holder = null;
+        if (me.deciding == c) {
+            me.deciding = null;
+        }
     }
 
     /** A process exits normally: it closes what it holds. */
@@ -523,6 +628,20 @@ public final class Sim {
         loop(w, () -> body.accept(w));
         trace(me(), "spawn " + w);
         return w;
+    }
+
+    /**
+     * The supervisor's reap of {@code index} and its replacement, as m0serve's does it: the
+     * replacement marked starting before the LEFT ({@code markReaped(index, true)}), spawned into
+     * the index, and watched on the page until it starts ({@code startSeen}), dies or exits.
+     */
+    public Worker replace(int index, SupervisorOps<Conn> sup, java.util.function.Consumer<Worker> body) {
+        reap(index, sup, true);
+        Worker r = respawn(index, body);
+        while (!r.dead && !r.exited && !sup.startSeen(index)) {
+            sleep(tick + 1_000);
+        }
+        return r;
     }
 
     /** The supervisor gives up on {@code index}: the drain runs until done. */

@@ -19,6 +19,12 @@ public interface SupervisorOps<C> {
     default void started(int index) {
     }
 
+    /**
+     * One look at the page for the start of the worker spawned into {@code index}: true (and no
+     * longer marked starting) once it reads PARKED or a pass ({@link m0.core.SupervisorShare#startSeen}).
+     */
+    boolean startSeen(int index);
+
     /** Starts the give-up drain of {@code index}; step the result until it says done. */
     Drain<C> giveUp(int index);
 

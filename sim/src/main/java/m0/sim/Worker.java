@@ -1,30 +1,66 @@
 package m0.sim;
 
-import java.util.function.Consumer;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongUnaryOperator;
+import java.util.function.Predicate;
+import m0.core.WorkerShare;
+import m0.core.loop.Channels;
+import m0.core.loop.Connections;
+import m0.core.loop.Listener;
+import m0.core.loop.WorkerLoop;
 
 /**
- * A worker process at one index: its loop (an {@link Actor}) drives the protocol's
- * {@link WorkerOps} the way m0serve's epoll loop does. The methods below run on the actor.
+ * A worker process at one index. Its actor runs the core's {@link WorkerLoop} (the one m0serve
+ * runs) over the simulated kernel: this class is only the driver around it (wait, pass) and the
+ * loop's ports (the listener, the connections it holds, the channels), plus the few things a
+ * world models that the server's connection I/O would do (requests that keep it busy, clients
+ * that leave, a pass that runs slow). The methods below run on the actor.
  */
 public final class Worker {
+
+    /** Request passes start this far apart when a world gives the worker a load. */
+    public static final long REQUEST_PERIOD = 2 * Sim.MS;
+    /** A worker's grace when leaving, in the worlds: past every world's end. */
+    static final long GRACE = 10_000 * Sim.MS;
 
     final Sim sim;
     final int index;
     final String name;
-    WorkerOps<Conn> ops;
+    /** The protocol's side of this worker (the core, or a mutant), as the oracles watch it. */
+    WorkerShare<Conn> share;
     Actor actor;
+    private WorkerLoop<Conn> loop;
+
+    // ---- the world's knobs
     /** Connections it serves that the scenario does not model one by one (its load). */
     long baseOpen;
-    /** Whether it accepts from the listener (else it only serves its channel). */
+    /** Whether it ever wins an accept (else the kernel always hands the connection to another). */
     boolean accepts = true;
+    int batch = WorkerLoop.ACCEPT_BATCH;
+    long maxConnections = Long.MAX_VALUE;
+    /** Virtual time spent serving each accepted connection's first request, inside the pass. */
+    long acceptCost;
+    /** Request load, per mille of each request period, by virtual time (null: none). */
+    LongUnaryOperator load;
+    /** At this time every connection it serves is closed by its client (-1: never). */
+    long dropAt = -1;
+    /** Accept fails with EMFILE from this time until {@link #emfileUntil} (-1: never). */
+    long emfileFrom = -1;
+    long emfileUntil;
+    /** SIGTERM arrives at this time (-1: never; {@link Sim#signal} sends one at any time). */
+    long terminateAt = -1;
+    /** Run at the start of every pass: a random world's faults (a pass that runs slow). */
+    private Runnable beforePass;
 
+    // ---- its life, as the oracles see it
     boolean bound;
     boolean started;
     boolean left;
     boolean exited;
     boolean dead;
     boolean reaped;
-    /** The supervisor asked it to leave (SIGTERM). */
+    /** SIGTERM has arrived and its handler has not run yet (it wakes the wait, once). */
     boolean terminate;
     long leftAt;
     /** The next pass runs this long inside (a slow inline view), then 0 again. */
@@ -34,11 +70,18 @@ public final class Worker {
      * between B25's state re-read and sendmsg), then 0 again.
      */
     long stallBeforeSend;
-    /** Its last poll found no work but a heal due (a reap asked for one): {@link #healPass}. */
-    boolean healWake;
-    /** The epoll model ({@link EpollLoop}): the listener is in its epoll; it is blocked in epoll_wait. */
-    boolean armed = true;
+
+    // ---- the epoll model
+    /** The listener is in its interest set. */
+    boolean armed;
+    /** Blocked in its wait. */
     boolean inEpoll;
+    /** Its wait was ended by a waker (not by the time): the step that resumes it is its look. */
+    boolean woken;
+    /** Its own channel is in its interest set (a leaver lets go of it once its drain is over). */
+    boolean watchingChannel = true;
+    /** A nudge its receive swallowed and the loop has not asked about yet. */
+    boolean nudged;
 
     Worker(Sim sim, int index, String name) {
         this.sim = sim;
@@ -60,141 +103,155 @@ public final class Worker {
         return this;
     }
 
+    public Worker batch(int batch) {
+        this.batch = batch;
+        return this;
+    }
+
+    public Worker acceptCost(long nanos) {
+        this.acceptCost = nanos;
+        return this;
+    }
+
+    public Worker requests(LongUnaryOperator perMilleAt) {
+        this.load = perMilleAt;
+        return this;
+    }
+
+    public Worker clientsLeaveAt(long t) {
+        this.dropAt = t;
+        return this;
+    }
+
+    public Worker maxConnections(long max) {
+        this.maxConnections = max;
+        return this;
+    }
+
+    public Worker outOfDescriptors(long from, long until) {
+        this.emfileFrom = from;
+        this.emfileUntil = until;
+        return this;
+    }
+
+    public Worker terminateAt(long t) {
+        this.terminateAt = t;
+        return this;
+    }
+
+    public Worker beforePass(Runnable faults) {
+        this.beforePass = faults;
+        return this;
+    }
+
+    /** The protocol object the world scripts with directly (a stuck process, a lone hand-off). */
+    public WorkerShare<Conn> share() {
+        return share;
+    }
+
     public void bind() {
-        ops.bind();
+        share.bind();
         bound = true;
         sim.bindStep[index] = sim.step;
     }
 
+    /** The loop takes over the index: the listener registered, then the core's start. */
     public void start() {
-        ops.start();
-        started = true;
+        loop().listen();
+        loop().start();
+    }
+
+    WorkerLoop<Conn> loop() {
+        if (loop == null) {
+            loop = new WorkerLoop<>(share, new SimListener(), new SimConnections(), new SimChannels(), sim.clock,
+                    new WorkerLoop.Limits(batch, maxConnections, GRACE), this::failure);
+        }
+        return loop;
     }
 
     long open() {
         return baseOpen + (actor == null ? 0 : actor.held.size());
     }
 
-    /** One pass of the loop: accept up to {@code maxAccepts}, pass on or admit each, drain the channel. */
-    public void pass(int maxAccepts) {
-        ops.passStart();
-        if (slowPass > 0) {
-            long d = slowPass;
-            slowPass = 0;
-            sim.sleep(d); // a slow view running inline
-        }
-        for (int k = 0; accepts && k < maxAccepts; k++) {
-            Conn c = sim.accept();
-            if (c == null) {
-                break;
-            }
-            long open = open() - 1;
-            int target = sim.pick(this, open);
-            if (target == index || !ops.sendWith(target, c)) {
-                admit(c);
-            }
-        }
-        Conn c;
-        while ((c = ops.receive()) != null) {
-            admit(c);
-        }
-        ops.passEnd(open());
-    }
-
-    /** The accept path's tail: the connection is read and answered here. */
-    void admit(Conn c) {
-        sim.serve(this, c);
-    }
-
-    /** Serves until virtual time {@code until}: a pass whenever the listener or channel has work. */
-    public void serveUntil(long until) {
-        while (sim.now() < until && !terminate) {
-            if (sim.poll(this)) {
-                pass(4);
-            } else if (healWake) {
-                healPass();
-            }
-            sim.sleep(sim.tick);
-        }
-    }
-
     /**
-     * A wake with nothing to do but the heal a reap asked for: receive to EAGAIN, where the core
-     * heals (what arrives meanwhile is admitted and retired at a pass end, as in any pass). A
-     * wake that receives nothing writes nothing else, as in {@link #rebalancePass}.
+     * The driver: wait (the epoll model), then one pass of the core's loop, until virtual time
+     * {@code until} or until the loop says it has left and holds nothing.
      */
-    void healPass() {
-        if (!ops.healDue()) {
-            return; // the core reads its counts: m0serve's once-a-pass look
-        }
-        boolean got = false;
-        Conn c;
-        while ((c = ops.receive()) != null) {
-            if (!got) {
-                ops.work();
-                got = true;
+    public void run(long until) {
+        WorkerLoop<Conn> l = loop();
+        long nextRequest = sim.now();
+        while (sim.now() < until) {
+            if (terminateAt >= 0 && sim.now() - terminateAt >= 0) {
+                terminateAt = -1;
+                terminate = true;
             }
-            admit(c);
-        }
-        if (got) {
-            ops.passEnd(open());
-        }
-    }
-
-    /**
-     * What a leaver admits from its drain has not sent its first byte, and a leaving m0serve
-     * closes idle connections: the seed's B25-idle. So the model closes it, and the B25-idle
-     * oracle judges whether a sibling was live to take it instead.
-     */
-    private final Consumer<Conn> leaverAdmitter = this::closeAsIdle;
-
-    private void closeAsIdle(Conn c) {
-        sim.closeIdle(c);
-    }
-
-    /**
-     * One wake of the loop with rebalance on: receive what its channel holds, then, holding an
-     * idle connection, look once and move at most one (inside the pass: the move changes what
-     * the pass end publishes). A wake that finds nothing to do writes nothing: no stamp (busy
-     * means busy), and its pass end would only rewrite the values already published, so the
-     * model leaves it out.
-     */
-    public void rebalancePass() {
-        boolean busy = false;
-        if (sim.poll(this)) {
-            ops.work();
-            busy = true;
-            Conn c;
-            while ((c = ops.receive()) != null) {
-                admit(c);
+            long wake = Math.min(until, l.deadline());
+            if (load != null) {
+                wake = Math.min(wake, nextRequest);
             }
-        } else if (healWake && ops.healDue()) {
-            Conn c;
-            while ((c = ops.receive()) != null) {
-                if (!busy) {
-                    ops.work();
-                    busy = true;
+            if (dropAt >= 0) {
+                wake = Math.min(wake, dropAt);
+            }
+            if (terminateAt >= 0) {
+                wake = Math.min(wake, terminateAt);
+            }
+            int ready = sim.epollWait(this, wake);
+            if (terminate) {
+                terminate = false;
+                l.requestStop(); // SIGTERM's handler, at the wake-up it causes
+            }
+            l.begin();
+            admittedThisPass.clear();
+            long now = sim.now();
+            if (beforePass != null) {
+                beforePass.run();
+            }
+            // What the server's connection I/O does, modelled as time inside the pass.
+            if (slowPass > 0) {
+                long d = slowPass;
+                slowPass = 0;
+                l.work();
+                sim.sleep(d); // a slow view running inline
+            }
+            if (load != null && now - nextRequest >= 0) {
+                nextRequest = now + REQUEST_PERIOD;
+                long busy = REQUEST_PERIOD * load.applyAsLong(now) / 1000;
+                if (busy > 0) {
+                    l.work();
+                    sim.sleep(busy);
                 }
-                admit(c);
             }
-        }
-        Conn idle = idle();
-        if (idle != null) {
-            int target = sim.rebalancePick(this, open());
-            if (target != index) {
-                if (!busy) {
-                    ops.work();
-                    busy = true;
-                }
-                sim.rebalance(this, target, idle);
+            if (dropAt >= 0 && now - dropAt >= 0) {
+                dropAt = -1;
+                clientsLeave();
             }
-        }
-        if (busy) {
-            ops.passEnd(open());
+            if (!l.end((ready & Sim.CHANNEL_READY) != 0, (ready & Sim.LISTENER_READY) != 0)) {
+                return; // left, holding nothing: the process exits
+            }
         }
     }
 
-    /** A connection it holds between requests (every held one has been answered), or null. */
+    /** SIGTERM at once, then the loop until it has left (or {@code until}). */
+    public void leave(long until) {
+        terminate = true;
+        run(until);
+    }
+
+    private void clientsLeave() {
+        Actor me = sim.me();
+        for (Conn c : List.copyOf(me.held)) {
+            sim.release(me, c);
+            c.eof = "closed by its client";
+            sim.trace(me, c + " closed by its client");
+        }
+        baseOpen = 0;
+    }
+
+    private void failure(String line) {
+        sim.trace(sim.me(), "log: " + line);
+    }
+
+    /** A connection this worker holds between requests: answered, nothing owed. */
     private Conn idle() {
         for (int k = actor.held.size() - 1; k >= 0; k--) {
             Conn c = actor.held.get(k);
@@ -205,39 +262,142 @@ public final class Worker {
         return null;
     }
 
-    /** Wakes every tick until {@code until}, each wake a {@link #rebalancePass}. */
-    public void rebalanceUntil(long until) {
-        while (sim.now() < until && !terminate) {
-            rebalancePass();
-            sim.sleep(sim.tick);
+    /** The listener, as this worker's loop sees it. */
+    private final class SimListener implements Listener<Conn> {
+        @Override
+        public Conn accept() {
+            if (!accepts) {
+                return null; // the kernel hands every connection to another worker
+            }
+            if (emfileFrom >= 0 && sim.now() - emfileFrom >= 0 && sim.now() - emfileUntil < 0) {
+                sim.acceptFails(Worker.this);
+                throw new OutOfDescriptors();
+            }
+            return sim.accept();
+        }
+
+        @Override
+        public boolean outOfDescriptors(RuntimeException failure) {
+            return failure instanceof OutOfDescriptors;
+        }
+
+        @Override
+        public boolean readable() {
+            return accepts && sim.listener.readable();
+        }
+
+        @Override
+        public void listen(boolean in) {
+            sim.interest(Worker.this, in);
+        }
+
+        @Override
+        public void close() {
+            sim.trace(sim.me(), "close(listener)"); // out of the interest set already
         }
     }
+
+    /** Accept's EMFILE, as the listener port reports it. */
+    static final class OutOfDescriptors extends RuntimeException {
+        OutOfDescriptors() {
+            super("accept: EMFILE", null, false, false);
+        }
+    }
+
+    /** Connections admitted in the current pass (their requests are read at the next one). */
+    private final List<Conn> admittedThisPass = new java.util.ArrayList<>();
 
     /**
-     * SIGTERM with connections open, as m0serve leaves: the core's leave, each idle connection
-     * handed over to a live sibling (closed only when none would take it), then the drain.
+     * The connections it holds: an actor's {@code held} list (plus the unmodelled load). Served
+     * at admission: m0serve reads the request at the next pass, which the world leaves out. But
+     * the pass in which a stop begins runs its stop step after its admissions, so what a leaver
+     * admits, and what it admitted in that same pass, is no served connection: it has not read a
+     * byte of it when it hands it over or closes it.
      */
-    public void leaveHandingOver() {
-        ops.leave();
-        left = true;
-        leftAt = sim.now();
-        for (Conn c : new java.util.ArrayList<>(actor.held)) {
-            if (!ops.handOver(c)) {
-                sim.closeAtLeave(c);
+    private final class SimConnections implements Connections<Conn> {
+        @Override
+        public long open() {
+            return Worker.this.open();
+        }
+
+        @Override
+        public void admit(Conn c, boolean received) {
+            if (loop.stopping()) {
+                sim.trace(sim.me(), "admit " + c + " (leaving: not read before the stop step)");
+                return;
+            }
+            sim.serve(Worker.this, c);
+            admittedThisPass.add(c);
+            if (!received && acceptCost > 0) {
+                sim.sleep(acceptCost);
             }
         }
-        while (ops.leaveStep(leaverAdmitter)) {
-            sim.sleep(sim.tick);
+
+        @Override
+        public boolean moveIdle(Predicate<? super Conn> send) {
+            Conn c = idle();
+            return c != null && send.test(c);
+        }
+
+        @Override
+        public void leaveIdle(Predicate<? super Conn> handOver, BooleanSupplier keep) {
+            for (Conn c : admittedThisPass) {
+                sim.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
+            }
+            admittedThisPass.clear();
+            baseOpen = 0; // what the world does not model one by one is answered and closed
+            for (Conn c : List.copyOf(actor.held)) {
+                if (!handOver.test(c) && !keep.getAsBoolean()) {
+                    sim.closeAtLeave(Worker.this, c);
+                }
+            }
+        }
+
+        @Override
+        public void closeAll() {
+            baseOpen = 0;
+            for (Conn c : List.copyOf(actor.held)) {
+                sim.closeAtLeave(Worker.this, c);
+            }
+        }
+
+        @Override
+        public long deadline() {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public void expire(long now) {
+        }
+
+        @Override
+        public long poolBusyNanos(long now) {
+            return 0;
+        }
+
+        @Override
+        public int poolThreads() {
+            return 0;
         }
     }
 
-    /** SIGTERM: the core's leave, then its bounded drain, forwarding what arrives. */
-    public void leaveAndDrain() {
-        ops.leave();
-        left = true;
-        leftAt = sim.now();
-        while (ops.leaveStep(leaverAdmitter)) {
-            sim.sleep(sim.tick);
+    private final class SimChannels implements Channels {
+        @Override
+        public void nudge(int target) {
+            sim.nudge(target);
+        }
+
+        @Override
+        public boolean nudged() {
+            boolean n = nudged;
+            nudged = false;
+            return n;
+        }
+
+        @Override
+        public void stopWatching() {
+            watchingChannel = false;
+            sim.trace(sim.me(), "stops watching its channel");
         }
     }
 

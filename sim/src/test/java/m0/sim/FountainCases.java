@@ -21,6 +21,10 @@ final class FountainCases {
         {FountainScenarios.FILL, FOUNTAIN, FountainMutants.NEVER_FREE, "TAKE-BACK"},
         {FountainScenarios.FLAP, FOUNTAIN, FountainMutants.UNSAMPLED, "FLAP"},
         {FountainScenarios.FLAP, FOUNTAIN, FountainMutants.NO_BAND, "FLAP"},
+        {FountainScenarios.FILL, FOUNTAIN, FountainMutants.IGNORES_END_BATCH, "OVERFILL"},
+        {FountainScenarios.CAP, FOUNTAIN, FountainMutants.IGNORES_HELD, "WAIT"},
+        {FountainScenarios.EMFILE, FOUNTAIN, FountainMutants.IGNORES_HELD, "WAIT"},
+        {FountainScenarios.LEAVE_HOLDING, FOUNTAIN, FountainMutants.MOVES, "MOVED"},
         {FountainScenarios.HERD, Policies.named("share"), FountainMutants.wakesTheFirstRegistered("share"), "HERD"},
         {FountainScenarios.HERD, Policies.named("race"), FountainMutants.wakesTheFirstRegistered("race"), "HERD"},
     };

@@ -57,41 +57,36 @@ final class FountainMutants {
         return true;
     });
 
-    /** A later worker takes the listener at once, free head or not: the race with fountain's keep. */
-    static final Protocol TAKES_AT_ONCE = listenerRule("mutant-takes-at-once", (siblings, self) -> true);
+    /**
+     * A later worker takes the listener at once, free head or not: the race with fountain's keep.
+     * The head rule undone alone: to this worker every earlier one reads full, so it never waits
+     * for a head; what it does once full itself (leave the rest to a later one) is the core's.
+     */
+    static final Protocol TAKES_AT_ONCE = Mutants.worker("mutant-takes-at-once", (p, self) -> {
+        m0.core.Page noHead = new Mutants.PageView(p.page) {
+            @Override
+            public long getVolatile(int word) {
+                long v = p.page.getVolatile(word);
+                boolean earlierBusy = word < PageLayout.busyWord(self) && word >= PageLayout.HEADER_WORDS
+                        && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.BUSY_OFFSET;
+                return earlierBusy ? v | BusyEstimator.FULL_BIT : v;
+            }
+        };
+        return Protocol.Core.worker(new Ports(null, noHead, p.channel, p.clock, p.workers), self, AcceptPolicy.fountain());
+    });
 
     /**
      * The real rule over a view of the page where a LEFT state word reads PARKED: a head that
      * left is waited for like a live one (the 2 ms fallback still saves it, later).
      */
     static final Protocol LEFT_READS_PARKED = Mutants.worker("mutant-left-reads-parked", (p, self) -> {
-        m0.core.Page lying = new m0.core.Page() {
-            @Override
-            public int words() {
-                return p.page.words();
-            }
-
+        m0.core.Page lying = new Mutants.PageView(p.page) {
             @Override
             public long getVolatile(int word) {
                 long v = p.page.getVolatile(word);
                 boolean state = word >= PageLayout.HEADER_WORDS
                         && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
                 return state && v == LEFT && word != PageLayout.stateWord(self) ? PageLayout.PARKED : v;
-            }
-
-            @Override
-            public void setVolatile(int word, long value) {
-                p.page.setVolatile(word, value);
-            }
-
-            @Override
-            public long getAndAdd(int word, long delta) {
-                return p.page.getAndAdd(word, delta);
-            }
-
-            @Override
-            public boolean compareAndSet(int word, long expected, long value) {
-                return p.page.compareAndSet(word, expected, value);
             }
         };
         return Protocol.Core.worker(new Ports(null, lying, p.channel, p.clock, p.workers), self, AcceptPolicy.fountain());
@@ -123,7 +118,7 @@ final class FountainMutants {
             }
 
             @Override
-            public WorkerOps<Conn> worker(Ports p, int self) {
+            public m0.core.WorkerShare<Conn> worker(Ports p, int self) {
                 return real.worker(p, self);
             }
 
@@ -141,5 +136,107 @@ final class FountainMutants {
                 };
             }
         };
+    }
+
+    // ---- issue 25: the loop's batch end, what a worker holds out, and connections that never move
+
+    /** The loop goes on with its accept batch whatever the core says: a full worker takes the burst. */
+    static final Protocol IGNORES_END_BATCH = Mutants.worker("mutant-ignores-end-batch",
+            (p, self) -> new Mutants.WorkerMutant(p, self, Protocol.Core.worker(p, self, AcceptPolicy.fountain())) {
+                @Override
+                public int endBatch() {
+                    real.endBatch(); // the core's judgement runs (its nudge is told nobody), and is ignored
+                    return AcceptPolicy.GO_ON;
+                }
+            });
+
+    /**
+     * A sibling's HELD mark (ADR 0038) unread: a head at its cap or in an EMFILE back-off reads as
+     * taking, and a later worker leaves every connection to it while its words keep moving.
+     */
+    static final Protocol IGNORES_HELD = Mutants.worker("mutant-ignores-held", (p, self) -> {
+        m0.core.Page blind = new Mutants.PageView(p.page) {
+            @Override
+            public long getVolatile(int word) {
+                long v = p.page.getVolatile(word);
+                boolean busy = word != PageLayout.busyWord(self) && word >= PageLayout.HEADER_WORDS
+                        && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.BUSY_OFFSET;
+                return busy ? v & ~BusyEstimator.HELD_BIT : v;
+            }
+        };
+        return Protocol.Core.worker(new Ports(null, blind, p.channel, p.clock, p.workers), self, AcceptPolicy.fountain());
+    });
+
+    /** Fountain whose connections move (rebalance, a leaver's hand-over): seed 004 says they never do. */
+    static final Protocol MOVES = Mutants.worker("mutant-fountain-moves",
+            (p, self) -> Protocol.Core.worker(p, self, new Moving(AcceptPolicy.fountain())));
+
+    /** A policy that is fountain in every answer but one. */
+    private static final class Moving implements AcceptPolicy {
+        private final AcceptPolicy f;
+
+        Moving(AcceptPolicy fountain) {
+            this.f = fountain;
+        }
+
+        @Override
+        public boolean movesConnections() {
+            return true;
+        }
+
+        @Override
+        public String name() {
+            return f.name();
+        }
+
+        @Override
+        public boolean shares() {
+            return f.shares();
+        }
+
+        @Override
+        public int pick(Siblings siblings, int self, long open) {
+            return f.pick(siblings, self, open);
+        }
+
+        @Override
+        public boolean wakesOne() {
+            return f.wakesOne();
+        }
+
+        @Override
+        public boolean samplesBusy() {
+            return f.samplesBusy();
+        }
+
+        @Override
+        public void holdListener(Siblings siblings, int self, boolean held) {
+            f.holdListener(siblings, self, held);
+        }
+
+        @Override
+        public void started(Siblings siblings, int self) {
+            f.started(siblings, self);
+        }
+
+        @Override
+        public void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+            f.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
+        }
+
+        @Override
+        public boolean takeListener(Siblings siblings, int self, boolean readable) {
+            return f.takeListener(siblings, self, readable);
+        }
+
+        @Override
+        public long listenDeadline() {
+            return f.listenDeadline();
+        }
+
+        @Override
+        public int endBatch(Siblings siblings, int self) {
+            return f.endBatch(siblings, self);
+        }
     }
 }

@@ -37,6 +37,8 @@ class ModelCheckTest {
         {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
         {Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
         {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
+        {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
+        {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };
 
     static final long RANDOM_SEEDS = 3000;
@@ -118,7 +120,7 @@ class ModelCheckTest {
         {Scenarios.HEAL_START, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
         {Scenarios.HEAL_FORWARD, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
         {Scenarios.HEAL_BUSY, new Object[][] {{Mutants.HEAL_BLIND, "R5"}, {Mutants.HEAL_NO_RECHECK, "R5"},
-            {Mutants.SENDING_AFTER_RAISE, "HEAL"}, {Mutants.SENDING_CLEARED_EARLY, "HEAL"}}},
+            {Mutants.SENDING_AFTER_RAISE, "R5"}, {Mutants.SENDING_CLEARED_EARLY, "HEAL"}}},
     };
 
     /**
@@ -167,11 +169,14 @@ class ModelCheckTest {
         {Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
         {Scenarios.REBALANCE_LEAVE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
         {Scenarios.REBALANCE_KILL, Mutants.REBALANCE_TARGETS_NOT_STARTED, "NS"},
-        {Scenarios.REBALANCE_KILL_SENDER, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+        // The sender killed mid-move orphans a raise against the target: the heal's to take off.
+        // (Its old mutant, no dead band, needs a look that the loop never makes here: a worker
+        // holding one connection keeps no rebalance tick.)
+        {Scenarios.REBALANCE_KILL_SENDER, Mutants.NO_HEAL, "HEAL"},
+        // 2 / 0 / 4: exhaustive since the loop runs in the world (ADR 0037): a worker wakes for a
+        // move or its tick, not every 10 ms.
+        {Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"},
     };
-
-    /** REBALANCE-uneven's schedules tried at random: its exhaustive exploration outgrows the budget. */
-    static final long UNEVEN_SEEDS = 10_000;
 
     /**
      * Rebalance: no connection lost or doubled, no more moves than the initial excess,
@@ -191,25 +196,6 @@ class ModelCheckTest {
                 PageKind.current = PageKind.ARRAY;
             }
         }
-        // 2 / 0 / 4: the mutant is found at once; the core over random schedules only (ADR 0014).
-        Explorer.Report anySender = Explorer.exhaustive(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, true);
-        rows.add(anySender.row() + " " + (anySender.first == null ? "NOT FOUND" : anySender.first.violations.get(0).rule + " found"));
-        if (anySender.first == null || !anySender.first.violations.get(0).rule.equals("PING-PONG")) {
-            failures.add("REBALANCE-uneven / mutant-rb-any-sender: expected PING-PONG, got "
-                    + (anySender.first == null ? "nothing" : anySender.first.violations));
-        }
-        long t0 = System.nanoTime();
-        long bad = 0;
-        for (long seed = 1; seed <= UNEVEN_SEEDS; seed++) {
-            Sim.Result r = Scenarios.REBALANCE_UNEVEN.build(Protocol.core(), new RandomChoices(seed), false).run();
-            if (!r.ok()) {
-                bad++;
-                failures.add("REBALANCE-uneven under the core, seed " + seed + ": " + r.violations + "\n" + r.trace());
-                break;
-            }
-        }
-        rows.add(String.format("| REBALANCE-uneven | core, random seeds 1..%d | array | %d seeds, %d failing, %.2f s |",
-                UNEVEN_SEEDS, UNEVEN_SEEDS, bad, (System.nanoTime() - t0) / 1e9));
         System.out.println("\nrebalance (ADR 0014)\n" + Explorer.Report.header());
         rows.forEach(System.out::println);
         assertTrue(failures.isEmpty(), String.join("\n", failures));

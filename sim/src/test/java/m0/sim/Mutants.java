@@ -7,6 +7,7 @@ import m0.core.Counts;
 import m0.core.PageLayout;
 import m0.core.Rebalance;
 import m0.core.Siblings;
+import m0.core.WorkerShare;
 
 /**
  * Each correction of the seed undone: a protocol that delegates everything to the real core
@@ -19,8 +20,8 @@ final class Mutants {
     }
 
     /** Delegates every worker operation to the real core; a mutant overrides one. */
-    abstract static class WorkerMutant implements WorkerOps<Conn> {
-        final WorkerOps<Conn> real;
+    abstract static class WorkerMutant implements WorkerShare<Conn> {
+        final WorkerShare<Conn> real;
         final Ports p;
         final int self;
 
@@ -28,10 +29,25 @@ final class Mutants {
             this(p, self, Protocol.Core.worker(p, self, AcceptPolicy.share()));
         }
 
-        WorkerMutant(Ports p, int self, WorkerOps<Conn> real) {
+        WorkerMutant(Ports p, int self, WorkerShare<Conn> real) {
             this.real = real;
             this.p = p;
             this.self = self;
+        }
+
+        @Override
+        public int self() {
+            return real.self();
+        }
+
+        @Override
+        public boolean sharing() {
+            return real.sharing();
+        }
+
+        @Override
+        public AcceptPolicy policy() {
+            return real.policy();
         }
 
         @Override
@@ -70,23 +86,13 @@ final class Mutants {
         }
 
         @Override
-        public Conn receive() {
-            return real.receive();
+        public void kept(long open) {
+            real.kept(open);
         }
 
         @Override
-        public void leave() {
-            real.leave();
-        }
-
-        @Override
-        public boolean leaveStep(Consumer<? super Conn> admit) {
-            return real.leaveStep(admit);
-        }
-
-        @Override
-        public void sample(long busyNanosTotal) {
-            real.sample(busyNanosTotal);
+        public int endBatch() {
+            return real.endBatch();
         }
 
         @Override
@@ -100,18 +106,18 @@ final class Mutants {
         }
 
         @Override
-        public int rebalancePick(long open) {
-            return real.rebalancePick(open);
+        public void holdListener(boolean held) {
+            real.holdListener(held);
         }
 
         @Override
-        public boolean rebalance(int target, Conn c) {
-            return real.rebalance(target, c);
+        public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+            real.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
         }
 
         @Override
-        public boolean handOver(Conn c) {
-            return real.handOver(c);
+        public Conn receive() {
+            return real.receive();
         }
 
         @Override
@@ -120,13 +126,43 @@ final class Mutants {
         }
 
         @Override
-        public boolean healRequested() {
-            return real.healRequested();
+        public void leave() {
+            real.leave();
+        }
+
+        @Override
+        public boolean leaveStep(Consumer<? super Conn> admit) {
+            return real.leaveStep(admit);
+        }
+
+        @Override
+        public boolean awaitingStart() {
+            return real.awaitingStart();
+        }
+
+        @Override
+        public boolean handOver(Conn c) {
+            return real.handOver(c);
+        }
+
+        @Override
+        public boolean rebalances() {
+            return real.rebalances();
+        }
+
+        @Override
+        public int rebalancePick(long open) {
+            return real.rebalancePick(open);
+        }
+
+        @Override
+        public boolean rebalance(int target, Conn c) {
+            return real.rebalance(target, c);
         }
     }
 
     interface WorkerFactory {
-        WorkerOps<Conn> make(Ports p, int self);
+        WorkerShare<Conn> make(Ports p, int self);
     }
 
     static Protocol worker(String name, WorkerFactory f) {
@@ -137,7 +173,7 @@ final class Mutants {
             }
 
             @Override
-            public WorkerOps<Conn> worker(Ports p, int self) {
+            public WorkerShare<Conn> worker(Ports p, int self) {
                 return f.make(p, self);
             }
 
@@ -314,7 +350,7 @@ final class Mutants {
             }
 
             @Override
-            public WorkerOps<Conn> worker(Ports p, int self) {
+            public WorkerShare<Conn> worker(Ports p, int self) {
                 return Protocol.core().worker(p, self);
             }
 
@@ -364,20 +400,39 @@ final class Mutants {
         }
 
         @Override
+        public boolean startSeen(int index) {
+            return real.startSeen(index);
+        }
+
+        @Override
         public Drain<Conn> giveUp(int index) {
             return real.giveUp(index);
         }
     }
 
-    /** RP undone: the supervisor reaps without marking the index LEFT (the heal it still asks for). */
+    /**
+     * RP undone: the supervisor reaps without marking the index LEFT (the heal it still asks
+     * for, and a replacement's STARTING mark, stay the core's).
+     */
     static final Protocol RP = supervisor("mutant-RP", p -> new SupervisorMutant(p) {
         @Override
         public void markReaped(int index) {
+            markReaped(index, false);
+        }
+
+        @Override
+        public void markReaped(int index, boolean replacing) {
+            if (replacing) {
+                real.spawning(index);
+            }
             // the historical _remove_pid: no LEFT; the rest of the core's reap (ADR 0024) stays
             long sending = this.p.page.getVolatile(PageLayout.sendingWord(index));
             if (sending != 0) {
                 this.p.page.setVolatile(PageLayout.sendingWord(index), 0);
                 requestHeal(this.p, (int) sending - 1);
+            }
+            if (!replacing) {
+                real.started(index); // not coming: no longer marked, as the core's reap
             }
         }
     });
@@ -456,51 +511,58 @@ final class Mutants {
             (p, self) -> Protocol.Core.worker(p, self, AcceptPolicy.race()));
 
     /**
-     * The leaver's forward skips a sibling inside a slow pass, as pick does: with the only live
-     * sibling slow, the leaver admits a fresh hand-off and closes it as idle (B25-idle).
+     * The leaver's forward skips a sibling inside a slow pass, as pick does: to a leaver a slow
+     * sibling reads as gone (its forward, its hand-over and its wait for a live or starting one),
+     * so with the only live sibling slow the leaver admits a fresh hand-off and closes it as idle
+     * (B25-idle).
      */
-    static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> new WorkerMutant(p, self) {
-        private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
-        private final m0.core.HandOff<Conn> handOff = new m0.core.HandOff<>(p.page, p.channel, siblings,
-                PageLayout.sendingWord(self));
-        private long deadline;
-
-        @Override
-        public void leave() {
-            real.leave();
-            deadline = p.clock.nanoTime() + m0.core.AcceptShare.LEAVE_DRAIN_NANOS;
-        }
-
-        @Override
-        public boolean leaveStep(Consumer<? super Conn> admit) {
-            int counts = PageLayout.countsWord(self);
-            long n = 0;
-            Conn c;
-            while ((c = p.channel.receive(self)) != null) {
-                p.page.getAndAdd(counts, Counts.RECEIPT);
-                n++;
-                int target = fastLiveSibling();
-                if (target < 0 || !handOff.sendWith(target, c)) {
-                    admit.accept(c);
-                }
+    static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> {
+        m0.core.Page slowReadsLeft = new PageView(p.page) {
+            @Override
+            public long getVolatile(int word) {
+                long v = p.page.getVolatile(word);
+                boolean state = word != PageLayout.stateWord(self) && word >= PageLayout.HEADER_WORDS
+                        && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
+                return state && Siblings.slowPass(v, p.clock.nanoTime()) ? PageLayout.LEFT : v;
             }
-            if (n > 0) {
-                p.page.getAndAdd(counts, Counts.retire(n));
-            }
-            long inFlight = Counts.inFlight(p.page.getVolatile(counts));
-            return inFlight > 0 && p.clock.nanoTime() - deadline < 0;
-        }
-
-        private int fastLiveSibling() {
-            for (int i = 0; i < p.workers; i++) {
-                long state = siblings.state(i);
-                if (i != self && Siblings.live(state) && !(state > 0 && Siblings.slowPass(state, siblings.now()))) {
-                    return i;
-                }
-            }
-            return -1;
-        }
+        };
+        return Protocol.Core.worker(new Ports(null, slowReadsLeft, p.channel, p.clock, p.workers), self,
+                AcceptPolicy.share());
     });
+
+    /** The real page, for a mutant that reads some words as they are not. */
+    abstract static class PageView implements m0.core.Page {
+        private final m0.core.Page page;
+
+        PageView(m0.core.Page page) {
+            this.page = page;
+        }
+
+        @Override
+        public int words() {
+            return page.words();
+        }
+
+        @Override
+        public long getVolatile(int word) {
+            return page.getVolatile(word);
+        }
+
+        @Override
+        public void setVolatile(int word, long value) {
+            page.setVolatile(word, value);
+        }
+
+        @Override
+        public long getAndAdd(int word, long delta) {
+            return page.getAndAdd(word, delta);
+        }
+
+        @Override
+        public boolean compareAndSet(int word, long expected, long value) {
+            return page.compareAndSet(word, expected, value);
+        }
+    }
 
     /**
      * Rebalance with no dead band: a move across a gap of one only swaps the two loads, and the
@@ -518,13 +580,28 @@ final class Mutants {
      */
     static final Protocol REBALANCE_ANY_SENDER = looking("mutant-rb-any-sender", false, true);
 
-    /** The core's look, with one rule undone; the move is the core's. */
+    /** The core's look, with one rule undone; the move is the core's (and so is its rate). */
     private static Protocol looking(String name, boolean targetsNotStarted, boolean anySender) {
         return worker(name, (p, self) -> new WorkerMutant(p, self) {
             private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
+            private boolean moved;
+            private long lastMoveAt;
+
+            @Override
+            public boolean rebalance(int target, Conn c) {
+                boolean m = real.rebalance(target, c);
+                if (m) {
+                    moved = true;
+                    lastMoveAt = p.clock.nanoTime();
+                }
+                return m;
+            }
 
             @Override
             public int rebalancePick(long open) {
+                if (moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS) {
+                    return self; // one move per interval, as the core's
+                }
                 long own = open + siblings.inFlight(self); // as the core reads it: one load
                 int lightest = self;
                 long lightestLoad = Long.MAX_VALUE;
@@ -564,7 +641,7 @@ final class Mutants {
         }
 
         @Override
-        public WorkerOps<Conn> worker(Ports p, int self) {
+        public WorkerShare<Conn> worker(Ports p, int self) {
             return new WorkerMutant(p, self) {
                 @Override
                 public void start() {
@@ -695,11 +772,6 @@ final class Mutants {
             return Counts.healRequested(p.page.getVolatile(counts()));
         }
 
-        @Override
-        public boolean healRequested() {
-            return false; // a heal mutant heals only what its supervisor asks, read off the page
-        }
-
         /** SENDING words naming this index. */
         long senders() {
             long n = 0;
@@ -792,4 +864,35 @@ final class Mutants {
 
     /** SENDING cleared before the send: a heal between the two reads the raise as orphaned. */
     static final Protocol SENDING_CLEARED_EARLY = sending("mutant-sending-early-clear", false);
+
+    // ---- issue 25: the loop's own rules, and the STARTING mark
+
+    /**
+     * ADR 0007 undone in the accept path: a connection the pick keeps is not published at once,
+     * only at the pass end. A sibling accepting from the same burst reads this worker lighter
+     * than it is (ACTIVE).
+     */
+    static final Protocol DROPS_PUBLISH = worker("mutant-drops-publish", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public void kept(long open) {
+        }
+    });
+
+    /**
+     * The STARTING marks read as one server-wide count again: a worker's own mark is anyone's,
+     * so a leaver that the supervisor has not yet seen start counts itself as a sibling that is
+     * coming, and holds its hand-offs through the whole start wait.
+     */
+    static final Protocol COUNTS_ITSELF_STARTING = worker("mutant-counts-itself", (p, self) -> {
+        int region = PageLayout.startingWord(p.workers, self);
+        m0.core.Page ownMarkEverywhere = new PageView(p.page) {
+            @Override
+            public long getVolatile(int word) {
+                long v = p.page.getVolatile(word);
+                return word == region && (v & PageLayout.startingBit(self)) != 0 ? -1L : v;
+            }
+        };
+        return Protocol.Core.worker(new Ports(null, ownMarkEverywhere, p.channel, p.clock, p.workers), self,
+                AcceptPolicy.share());
+    });
 }

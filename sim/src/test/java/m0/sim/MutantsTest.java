@@ -37,10 +37,13 @@ class MutantsTest {
                 Arguments.of(Scenarios.HEAL_FORWARD, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_BUSY, Mutants.HEAL_BLIND, "R5"),
                 Arguments.of(Scenarios.HEAL_BUSY, Mutants.HEAL_NO_RECHECK, "R5"),
-                Arguments.of(Scenarios.HEAL_BUSY, Mutants.SENDING_AFTER_RAISE, "HEAL"),
+                Arguments.of(Scenarios.HEAL_BUSY, Mutants.SENDING_AFTER_RAISE, "R5"),
                 Arguments.of(Scenarios.HEAL_BUSY, Mutants.SENDING_CLEARED_EARLY, "HEAL"),
                 Arguments.of(Scenarios.TAKEN, Mutants.NO_HEAL, "HEAL"),
-                Arguments.of(Scenarios.HEAL_START, Mutants.NO_HEAL, "HEAL"));
+                Arguments.of(Scenarios.HEAL_START, Mutants.NO_HEAL, "HEAL"),
+                Arguments.of(Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"),
+                Arguments.of(Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"),
+                Arguments.of(Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"));
     }
 
     @ParameterizedTest(name = "{0} finds {1}")
@@ -99,6 +102,6 @@ class MutantsTest {
         return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
                 Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND, Scenarios.WAIT_START,
                 Scenarios.REBALANCE_KILL_SENDER, Scenarios.HEAL_SEND, Scenarios.HEAL_RECEIVE, Scenarios.HEAL_START,
-                Scenarios.HEAL_FORWARD);
+                Scenarios.HEAL_FORWARD, Scenarios.LEAVE_UNSEEN);
     }
 }

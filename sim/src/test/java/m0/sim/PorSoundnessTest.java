@@ -30,7 +30,25 @@ class PorSoundnessTest {
         });
         s.clients(1);
         s.loop(w0, () -> sendThenDrain(s, w0));
-        s.loop(w1, w1::leaveAndDrain);
+        s.loop(w1, () -> scriptedLeave(s, w1));
+    }
+
+    /** The core's leave and its drain, stepped a tick apart (what a leaver admits, it closes as idle). */
+    static void scriptedLeave(Sim s, Worker w) {
+        w.share().leave();
+        while (w.share().leaveStep(s::closeIdle)) {
+            s.sleep(s.tick);
+        }
+    }
+
+    /** One scripted pass: the heal look, receive to EAGAIN (each connection served), the pass end. */
+    static void scriptedPass(Sim s, Worker w) {
+        w.share().healDue();
+        Conn c;
+        while ((c = w.share().receive()) != null) {
+            s.serve(w, c);
+        }
+        w.share().passEnd(w.open());
     }
 
     /** miniB25, and a SIGKILL of w0 at any point of its hand-off (the orphaned raise). */
@@ -71,10 +89,10 @@ class PorSoundnessTest {
         Worker w1 = s.worker(1).accepts(false);
         startedBoth(s, w0, w1);
         SupervisorOps<Conn> sup = s.supervisorOps();
-        s.loop(w0, () -> w0.ops.sendWith(1, w0.actor.held.get(0)));
+        s.loop(w0, () -> w0.share().sendWith(1, w0.actor.held.get(0)));
         s.loop(w1, () -> {
             s.sleep(s.tick);
-            w1.serveUntil(Sim.T0 + 2 * s.tick);
+            scriptedPass(s, w1);
         });
         s.setup(() -> s.holds(w0, 1));
         s.actor("sup", () -> {
@@ -92,8 +110,8 @@ class PorSoundnessTest {
         Worker w0 = s.worker(0).accepts(false);
         Worker w1 = s.worker(1).accepts(false);
         startedBoth(s, w0, w1);
-        s.loop(w0, () -> w0.ops.sendWith(1, w0.actor.held.get(0)));
-        s.loop(w1, () -> w1.serveUntil(Sim.T0 + s.tick));
+        s.loop(w0, () -> w0.share().sendWith(1, w0.actor.held.get(0)));
+        s.loop(w1, () -> scriptedPass(s, w1));
         s.setup(() -> {
             s.holds(w0, 1);
             int counts = PageLayout.countsWord(1);
@@ -113,11 +131,25 @@ class PorSoundnessTest {
     /** w0: accept, sendWith to w1 (or keep it), and a tick later take what was forwarded to it. */
     static void sendThenDrain(Sim s, Worker w0) {
         Conn c = s.accept();
-        if (!w0.ops.sendWith(1, c)) {
-            w0.admit(c);
+        if (!w0.share().sendWith(1, c)) {
+            s.serve(w0, c);
         }
         s.sleep(2 * s.tick); // by then the leaver has forwarded, or the give-up re-homed
-        w0.pass(0);
+        scriptedPass(s, w0);
+    }
+
+    /**
+     * The epoll model's wake-up (ADR 0019's onWake, now for the channel too): w1 runs the core's
+     * loop, blocked in its wait, while w0 hands it an idle connection; the send wakes it, or its
+     * look finds the datagram already queued.
+     */
+    static void miniWake(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        startedBoth(s, w0, w1);
+        s.loop(w0, () -> w0.share().sendWith(1, w0.actor.held.get(0)));
+        s.loop(w1, () -> w1.run(Sim.T0 + s.tick));
+        s.setup(() -> s.holds(w0, 1));
     }
 
     static String signature(Sim s, Sim.Result r) {
@@ -223,6 +255,18 @@ class PorSoundnessTest {
     @Test
     void healAgainstALiveHandOffMutant() {
         Set<String> all = same(PorSoundnessTest::miniHealLive, Mutants.HEAL_BLIND);
+        assertTrue(all.stream().anyMatch(x -> x.contains("!R5")), all::toString);
+    }
+
+    @Test
+    void theLoopWokenByAHandOffCore() {
+        Set<String> all = same(PorSoundnessTest::miniWake, Protocol.core());
+        assertTrue(all.stream().allMatch(x -> x.contains("served@w1")), all::toString);
+    }
+
+    @Test
+    void theLoopWokenByAHandOffR5Mutant() {
+        Set<String> all = same(PorSoundnessTest::miniWake, Mutants.R5);
         assertTrue(all.stream().anyMatch(x -> x.contains("!R5")), all::toString);
     }
 

@@ -117,15 +117,15 @@ public final class WorkerLoop<C> {
 
     /**
      * The worker is ready to serve: the core takes over its index, and every pass from here on is
-     * the protocol's. The first pass end gives the busy estimator its baseline; a worker that
-     * already holds connections looks at rebalancing at once.
+     * the protocol's. The first pass end gives the busy estimator its baseline and looks at
+     * rebalancing once (a worker that holds one connection or none sets no tick then).
      */
     public void start() {
         share.start();
         started = true;
         passEnd = clock.nanoTime();
         nextSample = passEnd;
-        if (rebalancing && connections.open() > AcceptShare.REBALANCE_DEAD_BAND) {
+        if (rebalancing) {
             nextRebalance = passEnd;
         }
     }
@@ -156,6 +156,12 @@ public final class WorkerLoop<C> {
         }
         long wait = Math.max(0, next - passEnd);
         return share.sharing() ? Math.min(wait, HEAL_LOOK_NANOS) : wait;
+    }
+
+    /** {@link #timeout()} as a clock time: when the next wait must end at the latest; MAX_VALUE: never. */
+    public long deadline() {
+        long t = timeout();
+        return t < 0 ? Long.MAX_VALUE : passEnd + t;
     }
 
     /**

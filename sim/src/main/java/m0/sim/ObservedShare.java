@@ -1,0 +1,186 @@
+package m0.sim;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import m0.core.AcceptPolicy;
+import m0.core.WorkerShare;
+
+/**
+ * A worker's protocol object as the simulator hands it to the loop: every operation is the
+ * protocol's own (the real core, or a mutant), and the ones an oracle judges are watched on the
+ * way: a pick (NS and RP, on what it read), rebalance's look and move, a look at the listener
+ * (FILL), the leave and the start (the oracles' view of the worker's life).
+ *
+ * <p>{@link #passOn} is not overridden: the interface's own composition of {@link #pick},
+ * {@link #sendWith} and {@link #kept} runs, as it does in m0serve, so that a mutant changes one
+ * of its parts and the pick oracle sees every pick.
+ */
+final class ObservedShare implements WorkerShare<Conn> {
+
+    private final Sim sim;
+    private final Worker w;
+    private final WorkerShare<Conn> inner;
+
+    ObservedShare(Sim sim, Worker w, WorkerShare<Conn> inner) {
+        this.sim = sim;
+        this.w = w;
+        this.inner = inner;
+    }
+
+    @Override
+    public int pick(long open) {
+        Actor me = sim.me();
+        Arrays.fill(me.stateReadStep, -1);
+        int target = inner.pick(open);
+        sim.trace(me, "pick(open=" + open + ") -> w" + target);
+        if (target != w.index) {
+            Oracles.checkPick(sim, me, target);
+        }
+        return target;
+    }
+
+    @Override
+    public int rebalancePick(long open) {
+        Actor me = sim.me();
+        Arrays.fill(me.stateReadStep, -1);
+        int target = inner.rebalancePick(open);
+        sim.trace(me, "rebalancePick(open=" + open + ") -> w" + target);
+        if (target != w.index) {
+            Oracles.checkPick(sim, me, target);
+        }
+        return target;
+    }
+
+    @Override
+    public boolean rebalance(int target, Conn c) {
+        boolean moved = inner.rebalance(target, c);
+        if (moved) {
+            sim.moves++;
+        }
+        sim.trace(sim.me(), "rebalance(w" + target + ", " + c + ") -> " + (moved ? "moved" : "kept"));
+        return moved;
+    }
+
+    @Override
+    public boolean takeListener(boolean readable) {
+        sim.listener.lookStep[w.index] = sim.step;
+        boolean take = inner.takeListener(readable);
+        if (!take) {
+            sim.trace(sim.me(), "leaves the listener until " + Sim.ms(inner.listenDeadline()));
+        }
+        return take;
+    }
+
+    @Override
+    public void start() {
+        inner.start();
+        w.started = true;
+    }
+
+    @Override
+    public void leave() {
+        inner.leave();
+        if (!w.left) {
+            w.left = true;
+            w.leftAt = sim.now;
+        }
+    }
+
+    // ---- the rest is the protocol's own
+
+    @Override
+    public int self() {
+        return inner.self();
+    }
+
+    @Override
+    public boolean sharing() {
+        return inner.sharing();
+    }
+
+    @Override
+    public AcceptPolicy policy() {
+        return inner.policy();
+    }
+
+    @Override
+    public void bind() {
+        inner.bind();
+    }
+
+    @Override
+    public void passStart() {
+        inner.passStart();
+    }
+
+    @Override
+    public void work() {
+        inner.work();
+    }
+
+    @Override
+    public void passEnd(long open) {
+        inner.passEnd(open);
+    }
+
+    @Override
+    public boolean sendWith(int target, Conn connection) {
+        return inner.sendWith(target, connection);
+    }
+
+    @Override
+    public void kept(long open) {
+        inner.kept(open);
+        sim.me().deciding = null; // decided: it is served here from now on (ACTIVE)
+    }
+
+    @Override
+    public int endBatch() {
+        return inner.endBatch();
+    }
+
+    @Override
+    public long listenDeadline() {
+        return inner.listenDeadline();
+    }
+
+    @Override
+    public void holdListener(boolean held) {
+        inner.holdListener(held);
+    }
+
+    @Override
+    public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+        inner.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
+    }
+
+    @Override
+    public Conn receive() {
+        return inner.receive();
+    }
+
+    @Override
+    public boolean healDue() {
+        return inner.healDue();
+    }
+
+    @Override
+    public boolean leaveStep(Consumer<? super Conn> admit) {
+        return inner.leaveStep(admit);
+    }
+
+    @Override
+    public boolean awaitingStart() {
+        return inner.awaitingStart();
+    }
+
+    @Override
+    public boolean handOver(Conn connection) {
+        return inner.handOver(connection);
+    }
+
+    @Override
+    public boolean rebalances() {
+        return inner.rebalances();
+    }
+}
