@@ -144,9 +144,9 @@ final class HttpParser {
         append(ByteBuffer.wrap(bytes, off, len));
     }
 
-    /** Whether this parser holds the loop's scratch. */
-    boolean borrowsScratch() {
-        return in.borrowsScratch();
+    /** The bytes read and not yet consumed (tests). */
+    HeldBytes held() {
+        return in;
     }
 
     /** Bytes received and not yet consumed by a request. */
