@@ -13,7 +13,7 @@ import java.util.Arrays;
  * <p>The fields are the parser's and the encoder's to read and move in place, as if they were
  * their own; this class only decides which array the bytes live in. The loop thread's only.
  */
-final class HeldBytes implements Scratch.Borrower {
+final class HeldBytes {
     /** The size of an array of one's own, and what one that grew past SHRINK_ABOVE goes back to. */
     static final int INITIAL = 1024;
     static final int SHRINK_ABOVE = 64 * 1024;
@@ -103,7 +103,7 @@ final class HeldBytes implements Scratch.Borrower {
     void holdNothing() {
         rd = wr = 0;
         if (scratch != null) {
-            scratch.giveBack(this);
+            if (scratch.holder == this) scratch.holder = null;
             bytes = EMPTY;
             view = null;
         } else if (bytes.length > SHRINK_ABOVE) {
@@ -112,19 +112,23 @@ final class HeldBytes implements Scratch.Borrower {
         }
     }
 
-    /** Takes the scratch; the holder before us copies out what it still holds there first. */
+    /**
+     * Takes the scratch, holding nothing. Invariant: a scratch has one holder at most, the one
+     * whose {@link #bytes} it is. The holder before us may still hold bytes there (a partial head,
+     * a half-written response), so it copies them into an array of its own first; then no holder
+     * sees another's bytes, whatever order the loop calls its connections in.
+     */
     private void borrow() {
-        bytes = scratch.lend(this);
+        HeldBytes before = scratch.holder;
+        if (before != null && before != this) {
+            before.own(Math.max(INITIAL, before.size()));
+        }
+        scratch.holder = this;
+        bytes = scratch.bytes;
         view = scratch.view;
     }
 
-    /** Another holder takes the scratch: what we hold moves to an array of our own. */
-    @Override
-    public void keepOwn() {
-        own(Math.max(INITIAL, wr - rd));
-    }
-
-    /** [rd, wr) into a new array of {@code capacity} bytes, ours alone; the scratch is given back. */
+    /** [rd, wr) out of the scratch, which we hold, into a new array of ours; the scratch is free. */
     private void own(int capacity) {
         byte[] b = new byte[capacity];
         System.arraycopy(bytes, rd, b, 0, wr - rd);
@@ -132,8 +136,6 @@ final class HeldBytes implements Scratch.Borrower {
         rd = 0;
         bytes = b;
         view = null;
-        if (scratch != null) {
-            scratch.giveBack(this);
-        }
+        scratch.holder = null;
     }
 }
