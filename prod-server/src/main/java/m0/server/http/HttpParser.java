@@ -212,16 +212,20 @@ final class HttpParser {
     }
 
     private int head() {
-        byte[] b = in.bytes;
+        // Locals, not in's fields: the scan stays as small as it was, so next() still inlines it.
+        HeldBytes h = in;
+        byte[] b = h.bytes;
+        int rd = h.rd;
+        int end = h.wr;
         if (scanRel == 0) {
             // RFC 9112 2.2: ignore empty lines before a request line, a few of them.
-            while (in.rd < in.wr && (b[in.rd] == '\r' || b[in.rd] == '\n')) {
-                if (b[in.rd++] == '\n' && ++emptyLines > MAX_LEADING_EMPTY_LINES) return fail(400);
+            while (rd < end && (b[rd] == '\r' || b[rd] == '\n')) {
+                if (b[rd++] == '\n' && ++emptyLines > MAX_LEADING_EMPTY_LINES) return fail(400);
             }
+            h.rd = rd;
         }
-        int i = in.rd + scanRel;
-        int ls = in.rd + lineStartRel;
-        int end = in.wr;
+        int i = rd + scanRel;
+        int ls = rd + lineStartRel;
         while (i < end) {
             int lf = indexOfLf(b, i, end);
             if (lf < 0) {
@@ -234,18 +238,18 @@ final class HttpParser {
                 scanRel = 0;
                 lineStartRel = 0;
                 checkedRel = 0;
-                if (headEnd - in.rd > maxHead) return fail(431);
+                if (headEnd - rd > maxHead) return fail(431);
                 return parseHead(headEnd);
             }
             ls = lf + 1;
             i = lf + 1;
         }
-        scanRel = i - in.rd;
-        lineStartRel = ls - in.rd;
+        scanRel = i - rd;
+        lineStartRel = ls - rd;
         // The head is not complete: answer a bad line now, not when (if ever) the head ends.
-        if (ls - in.rd > checkedRel && !checkLines(in.rd + checkedRel, ls)) return fail(400);
-        checkedRel = ls - in.rd;
-        if (in.wr - in.rd > maxHead) return fail(431);
+        if (ls - rd > checkedRel && !checkLines(rd + checkedRel, ls)) return fail(400);
+        checkedRel = ls - rd;
+        if (end - rd > maxHead) return fail(431);
         return NEED_MORE;
     }
 
@@ -402,7 +406,8 @@ final class HttpParser {
 
     private int parseHead(int headEnd) {
         byte[] b = in.bytes;
-        int p = in.rd;
+        int rd = in.rd;
+        int p = rd;
         int eol = lineEnd(p);
         int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
         if (requestLine(p, end) != 0) return fail(400);
@@ -500,12 +505,12 @@ final class HttpParser {
         // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
         if (te && !http11) close = true;
 
-        method = method(in.rd, sp1);
+        method = method(rd, sp1);
         target = new String(b, t0, sp2 - t0, StandardCharsets.ISO_8859_1);
         version = http11 ? Request.HTTP_1_1 : Request.HTTP_1_0;
-        head = Arrays.copyOfRange(b, in.rd, headEnd);
-        headersFrom = from - in.rd;
-        headersTo = p - in.rd;
+        head = Arrays.copyOfRange(b, rd, headEnd);
+        headersFrom = from - rd;
+        headersTo = p - rd;
         keepAlive = http11 ? !close : ka && !close;
         in.rd = headEnd;
         bodyLen = 0;
