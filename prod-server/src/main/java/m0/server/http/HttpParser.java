@@ -255,19 +255,19 @@ final class HttpParser {
 
     /** The complete lines in [from, to) of a partial head: the request line (at rd) and header lines. */
     private boolean checkLines(int from, int to) {
+        byte[] b = in.bytes;
         int p = from;
         while (p < to) {
-            int eol = lineEnd(p);
-            int end = eol > p && in.bytes[eol - 1] == '\r' ? eol - 1 : eol;
-            if (p == in.rd ? requestLine(p, end) != 0 : !headerLine(p, end)) return false;
+            int eol = indexOfLf(b, p, to);
+            int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
+            if (p == in.rd ? requestLine(b, p, end) != 0 : !headerLine(b, p, end)) return false;
             p = eol + 1;
         }
         return true;
     }
 
     /** name ":" value with a token name (so no obs-fold) and no control byte but HTAB in the value. */
-    private boolean headerLine(int p, int end) {
-        byte[] b = in.bytes;
+    private static boolean headerLine(byte[] b, int p, int end) {
         int colon = p;
         while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
         return colon != p && colon < end && b[colon] == ':' && validValue(b, colon + 1, end);
@@ -278,8 +278,7 @@ final class HttpParser {
      * 400. HTTP/1.2 and up are read as 1.1 (RFC 9110 2.5). The target must be origin-form, "*"
      * for OPTIONS, or absolute-form http(s) (RFC 9112 3.2); authority-form (CONNECT) is refused.
      */
-    private int requestLine(int p, int end) {
-        byte[] b = in.bytes;
+    private int requestLine(byte[] b, int p, int end) {
         int sp1 = p;
         while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
         if (sp1 == p || sp1 >= end || b[sp1] != ' ') return 400;
@@ -295,7 +294,7 @@ final class HttpParser {
         if (b[t0] != '/') {
             boolean star = sp2 - t0 == 1 && b[t0] == '*';
             boolean options = sp1 - p == 7 && Arrays.equals(b, p, sp1, OPTIONS, 0, 7);
-            if (star ? !options : !absoluteForm(t0, sp2)) return 400;
+            if (star ? !options : !absoluteForm(b, t0, sp2)) return 400;
         }
         rlSp1 = sp1;
         rlSp2 = sp2;
@@ -304,14 +303,14 @@ final class HttpParser {
     }
 
     /** "http://" or "https://" (any case), a valid authority without userinfo, then "/", "?" or the end. */
-    private boolean absoluteForm(int from, int to) {
+    private static boolean absoluteForm(byte[] b, int from, int to) {
         int a;
-        if (to - from > 7 && nameIs(from, "http://")) a = from + 7;
-        else if (to - from > 8 && nameIs(from, "https://")) a = from + 8;
+        if (to - from > 7 && nameIs(b, from, "http://")) a = from + 7;
+        else if (to - from > 8 && nameIs(b, from, "https://")) a = from + 8;
         else return false;
         int z = a;
-        while (z < to && in.bytes[z] != '/' && in.bytes[z] != '?') z++;
-        return validHost(in.bytes, a, z);
+        while (z < to && b[z] != '/' && b[z] != '?') z++;
+        return validHost(b, a, z);
     }
 
     /**
@@ -382,11 +381,6 @@ final class HttpParser {
         return -1;
     }
 
-    /** The next LF at or after from; the caller knows there is one. */
-    private int lineEnd(int from) {
-        return indexOfLf(in.bytes, from, in.wr);
-    }
-
     /**
      * The first LF in b[from, to), or -1. Eight bytes at a time (the "has zero byte" trick on
      * x ^ LF...): the lowest flagged byte is always a true match, so the first hit is exact.
@@ -405,12 +399,13 @@ final class HttpParser {
     }
 
     private int parseHead(int headEnd) {
+        // The head is b[rd, headEnd): each of its lines ends in an LF before headEnd.
         byte[] b = in.bytes;
         int rd = in.rd;
         int p = rd;
-        int eol = lineEnd(p);
+        int eol = indexOfLf(b, p, headEnd);
         int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
-        if (requestLine(p, end) != 0) return fail(400);
+        if (requestLine(b, p, end) != 0) return fail(400);
         int sp1 = rlSp1;
         int sp2 = rlSp2;
         int t0 = sp1 + 1;
@@ -426,7 +421,7 @@ final class HttpParser {
         p = eol + 1;
         int from = p;
         while (true) {
-            eol = lineEnd(p);
+            eol = indexOfLf(b, p, headEnd);
             end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
             if (end == p) break; // the blank line
             // A line starting with SP or HTAB (obs-fold, RFC 9112 5.2) fails here: not a tchar.
@@ -440,15 +435,15 @@ final class HttpParser {
             while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) ve--;
             switch (colon - p) {
                 case 14 -> {
-                    if (nameIs(p, "content-length")) {
+                    if (nameIs(b, p, "content-length")) {
                         // One, even when equal (RFC 9112 6.3 would allow "5, 5"; nginx refuses it too).
-                        long n = digits(v, ve);
+                        long n = digits(b, v, ve);
                         if (n < 0 || cl >= 0) return fail(400);
                         cl = n;
                     }
                 }
                 case 17 -> {
-                    if (nameIs(p, "transfer-encoding")) {
+                    if (nameIs(b, p, "transfer-encoding")) {
                         // RFC 9112 6.1, 6.3: chunked once and last, or the framing is unknown: 400.
                         // Another coding before it is one we do not implement: 501. No HTAB in it:
                         // legal OWS, but a front end that disagrees would frame the body otherwise.
@@ -462,7 +457,7 @@ final class HttpParser {
                             while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
                             while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
                             if (te) return fail(400); // anything after chunked, or chunked twice
-                            if (valueIs(ts, tz, "chunked")) te = true;
+                            if (valueIs(b, ts, tz, "chunked")) te = true;
                             else if (tz > ts) teUnknown = true;
                             t = comma + 1;
                         }
@@ -470,12 +465,12 @@ final class HttpParser {
                     }
                 }
                 case 4 -> {
-                    if (nameIs(p, "host")) {
+                    if (nameIs(b, p, "host")) {
                         if (++hosts > 1 || !validHost(b, v, ve)) return fail(400);
                     }
                 }
                 case 10 -> {
-                    if (nameIs(p, "connection")) {
+                    if (nameIs(b, p, "connection")) {
                         int t = v;
                         while (t < ve) {
                             int comma = t;
@@ -484,14 +479,14 @@ final class HttpParser {
                             int tz = comma;
                             while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
                             while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
-                            if (valueIs(ts, tz, "close")) close = true;
-                            else if (valueIs(ts, tz, "keep-alive")) ka = true;
+                            if (valueIs(b, ts, tz, "close")) close = true;
+                            else if (valueIs(b, ts, tz, "keep-alive")) ka = true;
                             t = comma + 1;
                         }
                     }
                 }
                 case 6 -> {
-                    if (nameIs(p, "expect") && valueIs(v, ve, "100-continue")) expect = true;
+                    if (nameIs(b, p, "expect") && valueIs(b, v, ve, "100-continue")) expect = true;
                 }
                 default -> { }
             }
@@ -505,7 +500,7 @@ final class HttpParser {
         // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
         if (te && !http11) close = true;
 
-        method = method(rd, sp1);
+        method = method(b, rd, sp1);
         target = new String(b, t0, sp2 - t0, StandardCharsets.ISO_8859_1);
         version = http11 ? Request.HTTP_1_1 : Request.HTTP_1_0;
         head = Arrays.copyOfRange(b, rd, headEnd);
@@ -531,32 +526,30 @@ final class HttpParser {
         return next();
     }
 
-    private boolean nameIs(int at, String lowerName) {
-        byte[] b = in.bytes;
+    private static boolean nameIs(byte[] b, int at, String lowerName) {
         for (int k = 0; k < lowerName.length(); k++) {
             if (lower(b[at + k]) != lowerName.charAt(k)) return false;
         }
         return true;
     }
 
-    private boolean valueIs(int from, int to, String lowerValue) {
-        return to - from == lowerValue.length() && nameIs(from, lowerValue);
+    private static boolean valueIs(byte[] b, int from, int to, String lowerValue) {
+        return to - from == lowerValue.length() && nameIs(b, from, lowerValue);
     }
 
     /** A Content-Length value: 1 to 18 digits, else -1. */
-    private long digits(int from, int to) {
+    private static long digits(byte[] b, int from, int to) {
         if (to <= from || to - from > 18) return -1;
         long n = 0;
         for (int k = from; k < to; k++) {
-            int d = in.bytes[k] - '0';
+            int d = b[k] - '0';
             if (d < 0 || d > 9) return -1;
             n = n * 10 + d;
         }
         return n;
     }
 
-    private String method(int from, int to) {
-        byte[] b = in.bytes;
+    private static String method(byte[] b, int from, int to) {
         int n = to - from;
         // The common methods share one String each: no allocation on the hot path.
         if (n == 3 && b[from] == 'G' && b[from + 1] == 'E' && b[from + 2] == 'T') return "GET";
