@@ -15,7 +15,7 @@ import java.util.Arrays;
  * <p>The head is scanned for its end incrementally (the scan resumes where it stopped), then
  * parsed in one pass over bytes that are already in cache; no regex, and no String per header.
  */
-final class HttpParser implements Scratch.Borrower {
+final class HttpParser {
     static final int NEED_MORE = 0;
     static final int REQUEST = 1;
     /** The head asked {@code Expect: 100-continue} and its body has not started: send 100 now. */
@@ -37,8 +37,6 @@ final class HttpParser implements Scratch.Borrower {
     /** A transfer coding other than chunked (RFC 9112 6.1: SHOULD be 501). */
     static final int NOT_IMPLEMENTED = 501;
 
-    private static final int INITIAL = 1024;
-    private static final int SHRINK_ABOVE = 64 * 1024;
     private static final boolean[] TCHAR = new boolean[256];
     /** reg-name bytes: unreserved, sub-delims and "%" (pct-encoded) are HOST_NAME but ".": HOST_DOT. */
     private static final byte[] HOST_CLASS = new byte[256];
@@ -66,15 +64,8 @@ final class HttpParser implements Scratch.Borrower {
     private final int maxHead;
     private final long maxBody;
 
-    /** The loop's scratch this parser borrows while it holds bytes; null: an array of its own. */
-    private final Scratch scratch;
-    /**
-     * Bytes read and not yet consumed are [rd, wr); with a scratch, EMPTY while there are none.
-     * It is the scratch's bytes exactly while this parser is the scratch's borrower.
-     */
-    private byte[] buf;
-    private int rd;
-    private int wr;
+    /** Bytes read and not yet consumed: in the loop's scratch while it can (docs/adr/0036). */
+    private final HeldBytes in;
     private int state = HEAD;
     // Head scan progress, relative to rd so compaction does not move them.
     private int scanRel;
@@ -119,8 +110,7 @@ final class HttpParser implements Scratch.Borrower {
     HttpParser(HttpConfig config, Scratch scratch) {
         this.maxHead = config.maxHeaderBytes();
         this.maxBody = config.maxBodyBytes();
-        this.scratch = scratch;
-        this.buf = scratch == null ? new byte[INITIAL] : EMPTY;
+        this.in = new HeldBytes(scratch);
     }
 
     static boolean isTchar(byte b) {
@@ -131,25 +121,22 @@ final class HttpParser implements Scratch.Borrower {
         return c >= 'A' && c <= 'Z' ? c + 32 : c;
     }
 
-    /** Takes all of in's remaining bytes. */
-    void append(ByteBuffer in) {
-        int n = in.remaining();
+    /** Takes all of src's remaining bytes. */
+    void append(ByteBuffer src) {
+        int n = src.remaining();
         if (n == 0) return;
         if (state == DEAD) {
-            in.position(in.limit());
+            src.position(src.limit());
             return;
         }
         // A body arriving with nothing buffered goes straight to its array: one copy, not two.
-        if (state == BODY_LENGTH && rd == wr) {
+        if (state == BODY_LENGTH && in.rd == in.wr) {
             int take = (int) Math.min(n, contentLength - bodyLen);
-            in.get(body, bodyLen, take);
+            src.get(body, bodyLen, take);
             bodyLen += take;
-            n -= take;
-            if (n == 0) return;
+            if (take == n) return;
         }
-        reserve(n);
-        in.get(buf, wr, n);
-        wr += n;
+        in.put(src);
     }
 
     /** Appends from an array (tests and callers holding byte[]). */
@@ -157,69 +144,19 @@ final class HttpParser implements Scratch.Borrower {
         append(ByteBuffer.wrap(bytes, off, len));
     }
 
-    private void reserve(int n) {
-        if (wr + n <= buf.length) return;
-        if (rd == wr) {
-            rd = wr = 0;
-            if (scratch != null && n <= scratch.bytes.length) {
-                buf = scratch.lend(this); // nothing held: parse where the bytes land
-                return;
-            }
-        }
-        if (borrowsScratch()) {
-            own(Math.max(INITIAL, wr - rd + n)); // more than the scratch holds
-            return;
-        }
-        if (rd > 0) {
-            System.arraycopy(buf, rd, buf, 0, wr - rd);
-            wr -= rd;
-            rd = 0;
-        }
-        if (wr + n > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, wr + n));
-    }
-
-    /** Another connection's bytes need the scratch: ours move to an array of our own. */
-    @Override
-    public void keepOwn() {
-        own(Math.max(INITIAL, wr - rd));
-    }
-
-    /** [rd, wr) into a new array of {@code capacity} bytes, ours alone. */
-    private void own(int capacity) {
-        byte[] b = new byte[capacity];
-        System.arraycopy(buf, rd, b, 0, wr - rd);
-        wr -= rd;
-        rd = 0;
-        buf = b;
-        if (scratch != null) {
-            scratch.giveBack(this);
-        }
-    }
-
-    /** Nothing is held: give the scratch back (with one, hold no array at all), or shrink a big array. */
-    private void holdNothing() {
-        rd = wr = 0;
-        if (scratch != null) {
-            scratch.giveBack(this);
-            buf = EMPTY;
-        } else if (buf.length > SHRINK_ABOVE) {
-            buf = new byte[INITIAL];
-        }
-    }
-
-    /** Whether this parser holds the loop's scratch. */
-    boolean borrowsScratch() {
-        return scratch != null && buf == scratch.bytes;
+    /** The bytes read and not yet consumed (tests). */
+    HeldBytes held() {
+        return in;
     }
 
     /** Bytes received and not yet consumed by a request. */
     int buffered() {
-        return wr - rd;
+        return in.size();
     }
 
     /** Some of a request is read (its head or body), or received bytes wait to be parsed. */
     boolean partial() {
-        return state != DEAD && (state != HEAD || wr > rd);
+        return state != DEAD && (state != HEAD || in.size() > 0);
     }
 
     /** A head is complete and its body is being read. */
@@ -237,7 +174,7 @@ final class HttpParser implements Scratch.Borrower {
         state = DEAD;
         body = null;
         head = null;
-        holdNothing();
+        in.holdNothing();
     }
 
     Request request() {
@@ -263,8 +200,8 @@ final class HttpParser implements Scratch.Borrower {
             case DEAD -> NEED_MORE;
             default -> chunked();
         };
-        if (rd == wr && state != DEAD) {
-            holdNothing();
+        if (in.rd == in.wr && state != DEAD) {
+            in.holdNothing(); // the scratch is free for the next read, ours or another's
         }
         return r;
     }
@@ -275,16 +212,20 @@ final class HttpParser implements Scratch.Borrower {
     }
 
     private int head() {
-        byte[] b = buf;
+        // Locals, not in's fields: the scan stays as small as it was, so next() still inlines it.
+        HeldBytes h = in;
+        byte[] b = h.bytes;
+        int rd = h.rd;
+        int end = h.wr;
         if (scanRel == 0) {
             // RFC 9112 2.2: ignore empty lines before a request line, a few of them.
-            while (rd < wr && (b[rd] == '\r' || b[rd] == '\n')) {
+            while (rd < end && (b[rd] == '\r' || b[rd] == '\n')) {
                 if (b[rd++] == '\n' && ++emptyLines > MAX_LEADING_EMPTY_LINES) return fail(400);
             }
+            h.rd = rd;
         }
         int i = rd + scanRel;
         int ls = rd + lineStartRel;
-        int end = wr;
         while (i < end) {
             int lf = indexOfLf(b, i, end);
             if (lf < 0) {
@@ -308,25 +249,25 @@ final class HttpParser implements Scratch.Borrower {
         // The head is not complete: answer a bad line now, not when (if ever) the head ends.
         if (ls - rd > checkedRel && !checkLines(rd + checkedRel, ls)) return fail(400);
         checkedRel = ls - rd;
-        if (wr - rd > maxHead) return fail(431);
+        if (end - rd > maxHead) return fail(431);
         return NEED_MORE;
     }
 
     /** The complete lines in [from, to) of a partial head: the request line (at rd) and header lines. */
     private boolean checkLines(int from, int to) {
+        byte[] b = in.bytes;
         int p = from;
         while (p < to) {
-            int eol = lineEnd(p);
-            int end = eol > p && buf[eol - 1] == '\r' ? eol - 1 : eol;
-            if (p == rd ? requestLine(p, end) != 0 : !headerLine(p, end)) return false;
+            int eol = indexOfLf(b, p, to);
+            int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
+            if (p == in.rd ? requestLine(b, p, end) != 0 : !headerLine(b, p, end)) return false;
             p = eol + 1;
         }
         return true;
     }
 
     /** name ":" value with a token name (so no obs-fold) and no control byte but HTAB in the value. */
-    private boolean headerLine(int p, int end) {
-        byte[] b = buf;
+    private static boolean headerLine(byte[] b, int p, int end) {
         int colon = p;
         while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
         return colon != p && colon < end && b[colon] == ':' && validValue(b, colon + 1, end);
@@ -337,8 +278,7 @@ final class HttpParser implements Scratch.Borrower {
      * 400. HTTP/1.2 and up are read as 1.1 (RFC 9110 2.5). The target must be origin-form, "*"
      * for OPTIONS, or absolute-form http(s) (RFC 9112 3.2); authority-form (CONNECT) is refused.
      */
-    private int requestLine(int p, int end) {
-        byte[] b = buf;
+    private int requestLine(byte[] b, int p, int end) {
         int sp1 = p;
         while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
         if (sp1 == p || sp1 >= end || b[sp1] != ' ') return 400;
@@ -354,7 +294,7 @@ final class HttpParser implements Scratch.Borrower {
         if (b[t0] != '/') {
             boolean star = sp2 - t0 == 1 && b[t0] == '*';
             boolean options = sp1 - p == 7 && Arrays.equals(b, p, sp1, OPTIONS, 0, 7);
-            if (star ? !options : !absoluteForm(t0, sp2)) return 400;
+            if (star ? !options : !absoluteForm(b, t0, sp2)) return 400;
         }
         rlSp1 = sp1;
         rlSp2 = sp2;
@@ -363,14 +303,14 @@ final class HttpParser implements Scratch.Borrower {
     }
 
     /** "http://" or "https://" (any case), a valid authority without userinfo, then "/", "?" or the end. */
-    private boolean absoluteForm(int from, int to) {
+    private static boolean absoluteForm(byte[] b, int from, int to) {
         int a;
-        if (to - from > 7 && nameIs(from, "http://")) a = from + 7;
-        else if (to - from > 8 && nameIs(from, "https://")) a = from + 8;
+        if (to - from > 7 && nameIs(b, from, "http://")) a = from + 7;
+        else if (to - from > 8 && nameIs(b, from, "https://")) a = from + 8;
         else return false;
         int z = a;
-        while (z < to && buf[z] != '/' && buf[z] != '?') z++;
-        return validHost(buf, a, z);
+        while (z < to && b[z] != '/' && b[z] != '?') z++;
+        return validHost(b, a, z);
     }
 
     /**
@@ -441,11 +381,6 @@ final class HttpParser implements Scratch.Borrower {
         return -1;
     }
 
-    /** The next LF at or after from; the caller knows there is one. */
-    private int lineEnd(int from) {
-        return indexOfLf(buf, from, wr);
-    }
-
     /**
      * The first LF in b[from, to), or -1. Eight bytes at a time (the "has zero byte" trick on
      * x ^ LF...): the lowest flagged byte is always a true match, so the first hit is exact.
@@ -464,11 +399,13 @@ final class HttpParser implements Scratch.Borrower {
     }
 
     private int parseHead(int headEnd) {
-        byte[] b = buf;
+        // The head is b[rd, headEnd): each of its lines ends in an LF before headEnd.
+        byte[] b = in.bytes;
+        int rd = in.rd;
         int p = rd;
-        int eol = lineEnd(p);
+        int eol = indexOfLf(b, p, headEnd);
         int end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
-        if (requestLine(p, end) != 0) return fail(400);
+        if (requestLine(b, p, end) != 0) return fail(400);
         int sp1 = rlSp1;
         int sp2 = rlSp2;
         int t0 = sp1 + 1;
@@ -484,7 +421,7 @@ final class HttpParser implements Scratch.Borrower {
         p = eol + 1;
         int from = p;
         while (true) {
-            eol = lineEnd(p);
+            eol = indexOfLf(b, p, headEnd);
             end = eol > p && b[eol - 1] == '\r' ? eol - 1 : eol;
             if (end == p) break; // the blank line
             // A line starting with SP or HTAB (obs-fold, RFC 9112 5.2) fails here: not a tchar.
@@ -498,15 +435,15 @@ final class HttpParser implements Scratch.Borrower {
             while (ve > v && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) ve--;
             switch (colon - p) {
                 case 14 -> {
-                    if (nameIs(p, "content-length")) {
+                    if (nameIs(b, p, "content-length")) {
                         // One, even when equal (RFC 9112 6.3 would allow "5, 5"; nginx refuses it too).
-                        long n = digits(v, ve);
+                        long n = digits(b, v, ve);
                         if (n < 0 || cl >= 0) return fail(400);
                         cl = n;
                     }
                 }
                 case 17 -> {
-                    if (nameIs(p, "transfer-encoding")) {
+                    if (nameIs(b, p, "transfer-encoding")) {
                         // RFC 9112 6.1, 6.3: chunked once and last, or the framing is unknown: 400.
                         // Another coding before it is one we do not implement: 501. No HTAB in it:
                         // legal OWS, but a front end that disagrees would frame the body otherwise.
@@ -520,7 +457,7 @@ final class HttpParser implements Scratch.Borrower {
                             while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
                             while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
                             if (te) return fail(400); // anything after chunked, or chunked twice
-                            if (valueIs(ts, tz, "chunked")) te = true;
+                            if (valueIs(b, ts, tz, "chunked")) te = true;
                             else if (tz > ts) teUnknown = true;
                             t = comma + 1;
                         }
@@ -528,12 +465,12 @@ final class HttpParser implements Scratch.Borrower {
                     }
                 }
                 case 4 -> {
-                    if (nameIs(p, "host")) {
+                    if (nameIs(b, p, "host")) {
                         if (++hosts > 1 || !validHost(b, v, ve)) return fail(400);
                     }
                 }
                 case 10 -> {
-                    if (nameIs(p, "connection")) {
+                    if (nameIs(b, p, "connection")) {
                         int t = v;
                         while (t < ve) {
                             int comma = t;
@@ -542,14 +479,14 @@ final class HttpParser implements Scratch.Borrower {
                             int tz = comma;
                             while (ts < tz && (b[ts] == ' ' || b[ts] == '\t')) ts++;
                             while (tz > ts && (b[tz - 1] == ' ' || b[tz - 1] == '\t')) tz--;
-                            if (valueIs(ts, tz, "close")) close = true;
-                            else if (valueIs(ts, tz, "keep-alive")) ka = true;
+                            if (valueIs(b, ts, tz, "close")) close = true;
+                            else if (valueIs(b, ts, tz, "keep-alive")) ka = true;
                             t = comma + 1;
                         }
                     }
                 }
                 case 6 -> {
-                    if (nameIs(p, "expect") && valueIs(v, ve, "100-continue")) expect = true;
+                    if (nameIs(b, p, "expect") && valueIs(b, v, ve, "100-continue")) expect = true;
                 }
                 default -> { }
             }
@@ -563,14 +500,14 @@ final class HttpParser implements Scratch.Borrower {
         // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
         if (te && !http11) close = true;
 
-        method = method(rd, sp1);
+        method = method(b, rd, sp1);
         target = new String(b, t0, sp2 - t0, StandardCharsets.ISO_8859_1);
         version = http11 ? Request.HTTP_1_1 : Request.HTTP_1_0;
         head = Arrays.copyOfRange(b, rd, headEnd);
         headersFrom = from - rd;
         headersTo = p - rd;
         keepAlive = http11 ? !close : ka && !close;
-        rd = headEnd;
+        in.rd = headEnd;
         bodyLen = 0;
         if (te) {
             state = CHUNK_SIZE;
@@ -585,36 +522,34 @@ final class HttpParser implements Scratch.Borrower {
             return complete();
         }
         // Only worth a 100 when none of the body was sent along with the head.
-        if (expect && http11 && rd == wr) continuePending = true;
+        if (expect && http11 && in.rd == in.wr) continuePending = true;
         return next();
     }
 
-    private boolean nameIs(int at, String lowerName) {
-        byte[] b = buf;
+    private static boolean nameIs(byte[] b, int at, String lowerName) {
         for (int k = 0; k < lowerName.length(); k++) {
             if (lower(b[at + k]) != lowerName.charAt(k)) return false;
         }
         return true;
     }
 
-    private boolean valueIs(int from, int to, String lowerValue) {
-        return to - from == lowerValue.length() && nameIs(from, lowerValue);
+    private static boolean valueIs(byte[] b, int from, int to, String lowerValue) {
+        return to - from == lowerValue.length() && nameIs(b, from, lowerValue);
     }
 
     /** A Content-Length value: 1 to 18 digits, else -1. */
-    private long digits(int from, int to) {
+    private static long digits(byte[] b, int from, int to) {
         if (to <= from || to - from > 18) return -1;
         long n = 0;
         for (int k = from; k < to; k++) {
-            int d = buf[k] - '0';
+            int d = b[k] - '0';
             if (d < 0 || d > 9) return -1;
             n = n * 10 + d;
         }
         return n;
     }
 
-    private String method(int from, int to) {
-        byte[] b = buf;
+    private static String method(byte[] b, int from, int to) {
         int n = to - from;
         // The common methods share one String each: no allocation on the hot path.
         if (n == 3 && b[from] == 'G' && b[from + 1] == 'E' && b[from + 2] == 'T') return "GET";
@@ -625,9 +560,9 @@ final class HttpParser implements Scratch.Borrower {
     }
 
     private int bodyLength() {
-        int take = (int) Math.min(contentLength - bodyLen, wr - rd);
-        System.arraycopy(buf, rd, body, bodyLen, take);
-        rd += take;
+        int take = (int) Math.min(contentLength - bodyLen, in.wr - in.rd);
+        System.arraycopy(in.bytes, in.rd, body, bodyLen, take);
+        in.rd += take;
         bodyLen += take;
         return bodyLen == contentLength ? complete() : NEED_MORE;
     }
@@ -639,27 +574,27 @@ final class HttpParser implements Scratch.Borrower {
     }
 
     private int chunked() {
-        byte[] b = buf;
-        while (rd < wr) {
+        byte[] b = in.bytes;
+        while (in.rd < in.wr) {
             switch (state) {
                 case CHUNK_SIZE -> {
-                    byte c = b[rd];
+                    byte c = b[in.rd];
                     int hex = hex(c);
                     if (hex >= 0) {
                         chunkSize = (chunkSize << 4) | hex;
                         if (++sizeDigits > 15) return fail(400); // no overflow below 2^60
                         if (bodyLen + chunkSize > maxBody) return fail(413);
-                        rd++;
+                        in.rd++;
                     } else if (sizeDigits == 0) {
                         return fail(400);
                     } else if (c == ';' || c == ' ' || c == '\t') {
                         state = CHUNK_EXT; // extensions are ignored
-                        rd++;
+                        in.rd++;
                     } else if (c == '\r') {
                         state = CHUNK_SIZE_LF;
-                        rd++;
+                        in.rd++;
                     } else if (c == '\n') {
-                        rd++;
+                        in.rd++;
                         sizeLineDone();
                     } else {
                         return fail(400);
@@ -667,38 +602,38 @@ final class HttpParser implements Scratch.Borrower {
                     if (++sizeLineBytes > maxHead) return fail(400);
                 }
                 case CHUNK_EXT -> {
-                    int c = b[rd] & 0xff;
-                    rd++;
+                    int c = b[in.rd] & 0xff;
+                    in.rd++;
                     if (c == '\n') sizeLineDone();
                     else if (c == '\r') state = CHUNK_SIZE_LF;
                     else if ((c < 0x20 && c != '\t') || c == 0x7f) return fail(400);
                     else if (++sizeLineBytes > maxHead) return fail(400);
                 }
                 case CHUNK_SIZE_LF -> {
-                    if (b[rd++] != '\n') return fail(400);
+                    if (b[in.rd++] != '\n') return fail(400);
                     sizeLineDone();
                 }
                 case CHUNK_DATA -> {
-                    int take = (int) Math.min(chunkSize, wr - rd);
-                    System.arraycopy(b, rd, body, bodyLen, take);
-                    rd += take;
+                    int take = (int) Math.min(chunkSize, in.wr - in.rd);
+                    System.arraycopy(b, in.rd, body, bodyLen, take);
+                    in.rd += take;
                     bodyLen += take;
                     chunkSize -= take;
                     if (chunkSize == 0) state = CHUNK_DATA_CR;
                 }
                 case CHUNK_DATA_CR -> {
-                    byte c = b[rd++];
+                    byte c = b[in.rd++];
                     if (c == '\r') state = CHUNK_DATA_LF;
                     else if (c == '\n') nextChunk();
                     else return fail(400);
                 }
                 case CHUNK_DATA_LF -> {
-                    if (b[rd++] != '\n') return fail(400);
+                    if (b[in.rd++] != '\n') return fail(400);
                     nextChunk();
                 }
                 case TRAILER -> {
                     // Trailer fields are consumed and dropped; only their size is bounded.
-                    byte c = b[rd++];
+                    byte c = b[in.rd++];
                     if (c == '\n') {
                         if (trailerLineBytes == 0 || (trailerLineBytes == 1 && trailerLineCr)) return complete();
                         trailerLineBytes = 0;

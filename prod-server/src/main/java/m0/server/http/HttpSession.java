@@ -3,7 +3,6 @@ package m0.server.http;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -18,13 +17,11 @@ import java.util.concurrent.RejectedExecutionException;
  * null and {@link #closeAfterFlush()} is true; arm a timer for {@link #deadline()} and call
  * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
  */
-public final class HttpSession implements Scratch.Borrower {
+public final class HttpSession {
     /** Requests queued behind a blocking one (or waiting on the pool) before parsing stops. */
     static final int MAX_QUEUED = 16;
     /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
     static final int OUT_HIGH_WATER = 256 * 1024;
-    private static final int OUT_INITIAL = 1024;
-    private static final int OUT_SHRINK_ABOVE = 64 * 1024;
 
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
@@ -51,20 +48,8 @@ public final class HttpSession implements Scratch.Borrower {
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
     private final ArrayDeque<Slot> slots = new ArrayDeque<>();
 
-    private static final byte[] EMPTY = new byte[0];
-    /** Never has its bounds moved: output() returns null while out is EMPTY. */
-    private static final ByteBuffer EMPTY_VIEW = ByteBuffer.wrap(EMPTY);
-
-    /** The loop's scratch the output borrows while it holds bytes; null: an array of its own. */
-    private final Scratch outScratch;
-    /**
-     * Bytes to write are [outRd, outWr); with a scratch, EMPTY while there are none. It is the
-     * scratch's bytes exactly while this session is the scratch's borrower.
-     */
-    private byte[] out;
-    private ByteBuffer outView;
-    private int outRd;
-    private int outWr;
+    /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
+    private final HeldBytes out;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -106,9 +91,7 @@ public final class HttpSession implements Scratch.Borrower {
         this.pool = pool;
         this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
         this.parser = new HttpParser(config, in);
-        this.outScratch = out;
-        this.out = out == null ? new byte[OUT_INITIAL] : EMPTY;
-        this.outView = out == null ? ByteBuffer.wrap(this.out) : EMPTY_VIEW;
+        this.out = new HeldBytes(out);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
@@ -156,12 +139,7 @@ public final class HttpSession implements Scratch.Borrower {
      * scratch, into another session of its loop); its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
-        if (outRd == outWr) return null;
-        ByteBuffer v = outView;
-        v.clear();
-        v.position(outRd);
-        v.limit(outWr);
-        return v;
+        return out.buffer();
     }
 
     /** n bytes of output() were written (partial writes are normal). */
@@ -175,15 +153,15 @@ public final class HttpSession implements Scratch.Borrower {
      */
     public void written(int n, long nowNanos) {
         lastNow = nowNanos;
-        int pending = outWr - outRd;
+        int pending = out.size();
         if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
         if (n == 0) return;
-        outRd += n;
-        if (outRd < outWr) {
+        out.rd += n;
+        if (n < pending) {
             writeProgress = true;
             return;
         }
-        holdNoOutput();
+        out.holdNothing();
         if (timing) headStart = nowNanos;
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
@@ -230,7 +208,7 @@ public final class HttpSession implements Scratch.Borrower {
         quiet = true;
         closing = true;
         parser.kill();
-        holdNoOutput();
+        out.holdNothing();
     }
 
     /**
@@ -265,19 +243,19 @@ public final class HttpSession implements Scratch.Borrower {
     public void closed() {
         closing = true;
         parser.kill();
-        holdNoOutput();
+        out.holdNothing();
     }
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
-        return slots.isEmpty() && outRd == outWr && !parser.partial();
+        return slots.isEmpty() && out.size() == 0 && !parser.partial();
     }
 
     // ---- internals ----
 
     /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && outRd == outWr && !parser.inBody();
+        return timing && !closing && slots.isEmpty() && out.size() == 0 && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -285,7 +263,7 @@ public final class HttpSession implements Scratch.Borrower {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || outWr - outRd > OUT_HIGH_WATER;
+        return slots.size() >= MAX_QUEUED || out.size() > OUT_HIGH_WATER;
     }
 
     private void parse(long now) {
@@ -298,7 +276,7 @@ public final class HttpSession implements Scratch.Borrower {
                 dispatch(parser.request(), parser.requestKeepAlive());
             } else if (r == HttpParser.CONTINUE) {
                 // Interim responses keep request order too: only when nothing is owed before it.
-                if (slots.isEmpty()) append(CONTINUE);
+                if (slots.isEmpty()) out.put(CONTINUE);
             } else {
                 fail(r);
             }
@@ -404,9 +382,9 @@ public final class HttpSession implements Scratch.Borrower {
         byte[] body = head || r.bodyless() ? null : r.body();
         int n = e.statusLine.length + date.length + e.fields.length + (conn == null ? 0 : conn.length) + 2
                 + (body == null ? 0 : body.length);
-        reserveOut(n);
-        byte[] o = out;
-        int w = outWr;
+        out.reserve(n);
+        byte[] o = out.bytes;
+        int w = out.wr;
         System.arraycopy(e.statusLine, 0, o, w, e.statusLine.length);
         w += e.statusLine.length;
         System.arraycopy(date, 0, o, w, date.length);
@@ -423,82 +401,20 @@ public final class HttpSession implements Scratch.Borrower {
             System.arraycopy(body, 0, o, w, body.length);
             w += body.length;
         }
-        outWr = w;
+        out.wr = w;
         if (observer != null) {
             observer.responded(request, r.status(), body == null ? 0 : body.length, start);
         }
     }
 
-    private void append(byte[] bytes) {
-        reserveOut(bytes.length);
-        System.arraycopy(bytes, 0, out, outWr, bytes.length);
-        outWr += bytes.length;
+    /** The output's bytes, or the parser's (tests). */
+    HeldBytes held(boolean output) {
+        return output ? out : parser.held();
     }
 
-    private void reserveOut(int n) {
-        if (outWr + n <= out.length) return;
-        if (outRd == outWr) {
-            outRd = outWr = 0;
-            if (outScratch != null && n <= outScratch.bytes.length) {
-                out = outScratch.lend(this); // nothing held: encode where it will be written from
-                outView = outScratch.view;
-                return;
-            }
-        }
-        if (outBorrowsScratch()) {
-            ownOut(Math.max(OUT_INITIAL, outWr - outRd + n)); // more than the scratch holds
-            return;
-        }
-        if (outRd > 0) {
-            System.arraycopy(out, outRd, out, 0, outWr - outRd);
-            outWr -= outRd;
-            outRd = 0;
-        }
-        if (outWr + n > out.length) setOut(Arrays.copyOf(out, Math.max(out.length * 2, outWr + n)));
-    }
-
-    private void setOut(byte[] o) {
-        out = o;
-        outView = ByteBuffer.wrap(o);
-    }
-
-    /** Another connection's output needs the scratch: ours moves to an array of our own. */
-    @Override
-    public void keepOwn() {
-        ownOut(Math.max(OUT_INITIAL, outWr - outRd));
-    }
-
-    /** [outRd, outWr) into a new array of {@code capacity} bytes, ours alone. */
-    private void ownOut(int capacity) {
-        byte[] o = new byte[capacity];
-        System.arraycopy(out, outRd, o, 0, outWr - outRd);
-        outWr -= outRd;
-        outRd = 0;
-        setOut(o);
-        if (outScratch != null) {
-            outScratch.giveBack(this);
-        }
-    }
-
-    /** No output is held: give the scratch back (with one, hold no array), or shrink a big array. */
-    private void holdNoOutput() {
-        outRd = outWr = 0;
-        if (outScratch != null) {
-            outScratch.giveBack(this);
-            out = EMPTY;
-            outView = EMPTY_VIEW;
-        } else if (out.length > OUT_SHRINK_ABOVE) {
-            setOut(new byte[OUT_INITIAL]);
-        }
-    }
-
-    private boolean outBorrowsScratch() {
-        return outScratch != null && out == outScratch.bytes;
-    }
-
-    /** Whether the parser, or the output, holds its loop scratch (tests). */
+    /** Whether the output, or the parser, holds its loop scratch (tests). */
     boolean borrowsScratch(boolean output) {
-        return output ? outBorrowsScratch() : parser.borrowsScratch();
+        return held(output).borrowsScratch();
     }
 
     /** A response owed in order: run on the pool, or already known but behind one that runs. */

@@ -32,11 +32,11 @@ class ScratchTest {
         w.feed("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
         assertFalse(w.session.borrowsScratch(false), "the whole request was parsed where it landed, and let go");
         assertTrue(w.session.borrowsScratch(true), "its response waits in the output scratch");
-        assertTrue(out.lentTo(w.session));
+        assertTrue(out.lentTo(w.session.held(true)));
         String wire = w.drain();
         assertTrue(wire.startsWith("HTTP/1.1 200 ") && wire.endsWith("hello\n"), wire);
         assertFalse(w.session.borrowsScratch(true), "written whole: the output scratch is given back");
-        assertFalse(out.lentTo(w.session));
+        assertFalse(out.lentTo(w.session.held(true)));
         assertNull(w.session.output());
     }
 
@@ -72,7 +72,7 @@ class ScratchTest {
         assertTrue(a.session.borrowsScratch(false) && a.session.borrowsScratch(true), "a partial head and a response held");
         a.session.closed();
         assertFalse(a.session.borrowsScratch(false) || a.session.borrowsScratch(true));
-        assertFalse(in.lentTo(a.session) || out.lentTo(a.session));
+        assertFalse(in.lentTo(a.session.held(false)) || out.lentTo(a.session.held(true)));
         assertNull(a.session.output(), "nothing is written after the close");
         Wire b = wire(in, out);
         b.feed("GET /b HTTP/1.1\r\nHost: h\r\n\r\n");
