@@ -45,7 +45,9 @@ final class HeldBytes {
 
     /** Room for {@code n} more bytes at {@link #wr}; {@link #bytes} may be another array after it. */
     void reserve(int n) {
-        if (wr + n <= bytes.length) return;
+        if (wr + n <= bytes.length) {
+            return;
+        }
         if (rd == wr) {
             rd = wr = 0;
             if (scratch != null && n <= scratch.bytes.length) {
@@ -85,7 +87,9 @@ final class HeldBytes {
 
     /** The bytes held as a heap buffer's position..limit, valid until the next change; null if none. */
     ByteBuffer buffer() {
-        if (rd == wr) return null;
+        if (rd == wr) {
+            return null;
+        }
         ByteBuffer v = view;
         if (v == null) {
             view = v = ByteBuffer.wrap(bytes);
