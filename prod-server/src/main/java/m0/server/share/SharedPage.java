@@ -69,12 +69,11 @@ public final class SharedPage {
 
     /** The line count of a page file of {@code bytes} bytes. */
     public static int linesOf(long bytes) {
-        long words = bytes / 8;
-        if (words < PageLayout.HEADER_WORDS + PageLayout.LINE_WORDS || bytes % 8 != 0
-                || (words - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS != 0) {
+        int lines = bytes % 8 != 0 ? -1 : PageLayout.workersOf(bytes / 8);
+        if (lines < 1) {
             throw new IllegalArgumentException("not an m0 page: " + bytes + " bytes");
         }
-        return (int) ((words - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS);
+        return lines;
     }
 
     private static Page map(Path file, int lines) {

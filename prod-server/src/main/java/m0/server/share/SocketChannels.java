@@ -1,6 +1,5 @@
 package m0.server.share;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import m0.core.Channel;
 import m0.server.jnr.Fds;
@@ -24,10 +23,28 @@ public final class SocketChannels implements Channel<Accepted> {
     public static final int BUFFER_BYTES = 64 * 1024;
 
     /**
-     * M0_TEST_HOLD_SENT_COPY_MS (test only; 0): park that long between a hand-off's sendmsg and
-     * the close of our copy, as a sender preempted there would (docs/adr/0034).
+     * What becomes of the sender's own copy of a connection once its datagram is queued: closed
+     * at once ({@link #CLOSE_SENT_COPY}); a test's stand-in holds it a while first, as a sender
+     * preempted between sendmsg and close would (docs/adr/0034).
      */
-    private static final long HOLD_SENT_COPY_NANOS = holdSentCopyNanos();
+    @FunctionalInterface
+    public interface SentCopy {
+        void release(int fd);
+    }
+
+    /** The sender's copy is closed: the queued message keeps the connection alive. */
+    public static final SentCopy CLOSE_SENT_COPY = Fds::close;
+
+    /** A stand-in for the received-close test: park {@code nanos} between sendmsg and the close. */
+    public static SentCopy heldFor(long nanos) {
+        return fd -> {
+            long until = System.nanoTime() + nanos;
+            for (long left = nanos; left > 0; left = until - System.nanoTime()) {
+                LockSupport.parkNanos(left); // may return early: the whole hold is the stand-in's point
+            }
+            Fds.close(fd);
+        };
+    }
 
     /** The payload of {@link #nudge}. */
     private static final byte[] NUDGE = {'N'};
@@ -36,6 +53,7 @@ public final class SocketChannels implements Channel<Accepted> {
     private final int[] receiveFds;
     private final FdPassing passing = new FdPassing();
     private final RateLimitedLog failures;
+    private final SentCopy sentCopy;
 
     /** {@code -1} marks an end this process does not hold. */
     public SocketChannels(int[] sendFds, int[] receiveFds) {
@@ -44,7 +62,12 @@ public final class SocketChannels implements Channel<Accepted> {
 
     /** {@code logPrefix} names the process in the (rate-limited) failure lines. */
     public SocketChannels(int[] sendFds, int[] receiveFds, String logPrefix) {
+        this(sendFds, receiveFds, logPrefix, CLOSE_SENT_COPY);
+    }
+
+    public SocketChannels(int[] sendFds, int[] receiveFds, String logPrefix, SentCopy sentCopy) {
         this.failures = new RateLimitedLog(System.err, logPrefix);
+        this.sentCopy = sentCopy;
         if (sendFds.length != receiveFds.length) {
             throw new IllegalArgumentException("one send and one receive end per worker");
         }
@@ -67,19 +90,8 @@ public final class SocketChannels implements Channel<Accepted> {
             }
             return false;
         }
-        if (HOLD_SENT_COPY_NANOS > 0) {
-            long until = System.nanoTime() + HOLD_SENT_COPY_NANOS;
-            for (long left = HOLD_SENT_COPY_NANOS; left > 0; left = until - System.nanoTime()) {
-                LockSupport.parkNanos(left); // may return early: the whole hold is the hook's point
-            }
-        }
-        Fds.close(connection.fd());
+        sentCopy.release(connection.fd());
         return true;
-    }
-
-    private static long holdSentCopyNanos() {
-        String ms = System.getenv("M0_TEST_HOLD_SENT_COPY_MS");
-        return ms == null ? 0 : TimeUnit.MILLISECONDS.toNanos(Long.parseLong(ms.trim()));
     }
 
     @Override

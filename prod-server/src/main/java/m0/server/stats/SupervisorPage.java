@@ -60,7 +60,10 @@ public final class SupervisorPage {
             if (words < PageLayout.slots(1)) {
                 throw new IOException("the page of pid " + pid + " holds only " + bytes + " bytes");
             }
-            int lines = (int) Math.min(PageLayout.MAX_WORKERS, (words - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS);
+            int lines = PageLayout.workersOf(words);
+            if (lines < 1) {
+                throw new IOException("the page of pid " + pid + " is no m0 page: " + bytes + " bytes");
+            }
             int declared = Math.min(lines, workers > 0 ? workers : workersFromCommandLine(pid));
             MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8L * PageLayout.slots(lines));
             return new SupervisorPage(pid, lines, declared, new ByteBufferPage(buffer, 0, PageLayout.slots(lines)),

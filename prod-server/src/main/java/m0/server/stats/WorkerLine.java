@@ -20,10 +20,10 @@ import m0.core.PageLayout;
 public record WorkerLine(int index, long state, long active, long pending, long taken,
                          long sent, long received, long forwarded, long busy) {
 
-    /** The busy word as stats prints it: "41.2%", "87.5% full". */
+    /** The busy word as stats prints it: "41.2%", "87.5% full", "12.0% held" (its listener out, ADR 0038). */
     public String busyLabel() {
-        return String.format(java.util.Locale.ROOT, "%.1f%%%s", BusyEstimator.perMille(busy) / 10.0,
-                BusyEstimator.full(busy) ? " full" : "");
+        return String.format(java.util.Locale.ROOT, "%.1f%%%s%s", BusyEstimator.perMille(busy) / 10.0,
+                BusyEstimator.full(busy) ? " full" : "", BusyEstimator.held(busy) ? " held" : "");
     }
 
     /** True once the worker's loop has started (or it has since left): its channel is read. */

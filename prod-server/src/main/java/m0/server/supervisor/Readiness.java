@@ -34,16 +34,17 @@ final class Readiness {
         this.out = out;
     }
 
-    /** A worker has started once its state word reads PARKED or a pass (what start() writes). */
+    /**
+     * A worker has started once the core sees it so on the page ({@code startSeen}: PARKED or a
+     * pass, what its start writes); the core then lowers its STARTING mark.
+     */
     void observeStarts(long now, boolean stopping) {
         boolean allStarted = true;
         for (int i = 0; i < slots.lines(); i++) {
             Slot s = slots.at(i);
             if (s.awaitingStart()) {
-                long state = page.getVolatile(PageLayout.stateWord(i));
-                if (state == PageLayout.PARKED || PageLayout.inPass(state)) {
+                if (share.startSeen(i)) {
                     s.sawStart(now);
-                    share.started(i);
                     System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
                             i, s.pid, startup.started(i, now));
                 } else {

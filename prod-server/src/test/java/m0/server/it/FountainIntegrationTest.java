@@ -132,6 +132,171 @@ class FountainIntegrationTest {
                 "looks " + LATE_LOOK_MS + " ms late passed the takeover check: " + micros(excess));
     }
 
+    /** Worker 0's connection cap in the held-head tests: the connections it serves half busy. */
+    private static final int CAP = 4;
+    /** New connections timed while worker 0 is at its cap. */
+    private static final int HELD_ROUNDS = 15;
+
+    /**
+     * ADR 0038: worker 0 at {@code --max-connections} and half busy serving what it holds takes
+     * no new connection, and says so on its line (HELD): worker 1 takes each new connection
+     * within 2 ms (median). Without the mark worker 1 would leave them to worker 0 until two looks
+     * a millisecond apart found its words unchanged, which its passes keep from happening: about
+     * 4 ms a connection at half busy (issue 25). Judged as the takeover above: net of the floor
+     * (a request on a connection worker 1 already serves, timed just before) and of what worker
+     * 1's loop and this client waited for a CPU.
+     */
+    @Test
+    void workerOneTakesNewConnectionsFromAHeadAtItsCapWithinTwoMilliseconds() throws Exception {
+        HeldHead h = heldHead(Map.of());
+        assertTrue(median(h.excess) <= BOUND_NANOS, "median wait beyond the 2 ms bound: " + micros(h.excess) + " us");
+        assertEquals(0, h.looks, "worker 1 left the listener to a head that takes nothing new");
+    }
+
+    /**
+     * The negative control: the head's HELD mark hidden ({@code M0_TEST_HIDE_HELD}). Worker 1
+     * then leaves new connections to worker 0 whenever its words moved, and looks again: the
+     * looks are the mechanism's witness (at half busy the wait they cost is often under 2 ms and
+     * sometimes far over: 25-40 ms at 80 %, issue 25), so the control fails the check on them.
+     */
+    @Test
+    void aHeadThatHidesItsHoldFailsTheSameCheck() throws Exception {
+        HeldHead h = heldHead(Map.of("M0_TEST_HIDE_HELD", "1"));
+        assertTrue(h.looks > 0, "no look while worker 0's hold was hidden: " + micros(h.excess) + " us");
+    }
+
+    /** Per round the wait net of floor and CPU waits; and worker 1's looks at a listener it left meanwhile. */
+    private record HeldHead(List<Long> excess, long looks) {
+    }
+
+    /**
+     * Worker 0 fills its cap of {@link #CAP} keep-alive connections and serves them half busy;
+     * then {@link #HELD_ROUNDS} new connections, one at a time, each answered by worker 1: per
+     * round, its time (connect to response) less the floor and the CPU waits.
+     */
+    private static HeldHead heldHead(Map<String, String> env) throws Exception {
+        List<Long> excess = new ArrayList<>();
+        long looks;
+        List<String> rounds = new ArrayList<>();
+        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "fountain",
+                "--max-connections", Integer.toString(CAP))) {
+            PageWatch page = PageWatch.of(s);
+            page.awaitReady(READY_MS);
+            long w0 = s.workerPid(0);
+            long w1 = s.workerPid(1);
+            long loop1 = loopThread(w1);
+            List<Http> held = new ArrayList<>();
+            HalfBusy load = null;
+            Http probe = null;
+            try {
+                awaitLeftToHead(s, w1);
+                for (int attempt = 0; held.size() < CAP; attempt++) {
+                    assertTrue(attempt < 40, "worker 0 never took " + CAP + " connections: " + held.size());
+                    Http h = new Http(s.port);
+                    h.send(Http.get("/pid"));
+                    Http.Response r = h.read();
+                    assertNotNull(r);
+                    if (r.body().trim().split(" ")[0].equals(Long.toString(w0))) {
+                        held.add(h);
+                    } else {
+                        h.close(); // worker 1 was still racing for it: leave it the head again
+                        awaitLeftToHead(s, w1);
+                    }
+                }
+                load = new HalfBusy(held);
+                load.start();
+                page.await("worker 0 busy", p -> m0.core.BusyEstimator.perMille(p.worker(0).busy()) > 200, 10_000);
+                probe = new Http(s.port); // worker 1's: the one who takes while worker 0 is at its cap
+                probe.send(Http.get("/pid"));
+                assertAnsweredBy(probe.read(), w1, probe);
+                WorkerCounters counters1 = WorkerCounters.attach(w1).orElseThrow();
+                long looksBefore = counters1.word(WorkerCounters.LOOKS);
+                for (int round = 0; round < HELD_ROUNDS; round++) {
+                    long f0 = System.nanoTime();
+                    probe.send(Http.get("/pid"));
+                    assertAnsweredBy(probe.read(), w1, probe);
+                    long floor = System.nanoTime() - f0;
+                    long delayedBefore = runDelay(w1, loop1) + ownRunDelay();
+                    long t0 = System.nanoTime();
+                    try (Http h = new Http(s.port)) {
+                        h.send(Http.get("/pid"));
+                        Http.Response r = h.read();
+                        long took = System.nanoTime() - t0;
+                        long delayed = runDelay(w1, loop1) + ownRunDelay() - delayedBefore;
+                        assertAnsweredBy(r, w1, h);
+                        excess.add(took - floor - delayed);
+                        rounds.add(String.format("%d-%d-%d", took / 1000, floor / 1000, delayed / 1000));
+                    }
+                }
+                looks = counters1.word(WorkerCounters.LOOKS) - looksBefore;
+                System.out.printf("fountain, worker 0 at its cap of %d%s, busy %s: new connections answered by worker 1,"
+                        + " net of floor and CPU waits: %s us (took-floor-waited: %s), worker 1's looks meanwhile %d%n",
+                        CAP, env.isEmpty() ? "" : " " + env, page.read().worker(0).busyLabel(), micros(excess), rounds,
+                        looks);
+            } finally {
+                if (load != null) {
+                    load.stop();
+                }
+                for (Http h : held) {
+                    h.close();
+                }
+                if (probe != null) {
+                    probe.close();
+                }
+            }
+        }
+        return new HeldHead(excess, looks);
+    }
+
+    /**
+     * Each held connection asks for 1 ms of work, then pauses 9 ms: four keep worker 0's loop
+     * about half busy (its estimate read 40-55 % here). A pacing, not a synchronisation; bounded
+     * by {@link #stop} and a minute.
+     */
+    private static final class HalfBusy {
+        private final List<Http> connections;
+        private final List<Thread> threads = new ArrayList<>();
+        private volatile boolean stop;
+
+        HalfBusy(List<Http> connections) {
+            this.connections = connections;
+        }
+
+        void start() {
+            long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+            for (Http h : connections) {
+                Thread t = new Thread(() -> {
+                    try {
+                        while (!stop && System.nanoTime() - end < 0) {
+                            h.send(Http.get("/work?us=1000"));
+                            if (h.read() == null) {
+                                return;
+                            }
+                            Thread.sleep(9);
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // the test is over, or the server closed it: nothing more to ask
+                    }
+                }, "half-busy");
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+        }
+
+        void stop() throws InterruptedException {
+            stop = true;
+            for (Thread t : threads) {
+                t.join(5_000);
+            }
+        }
+    }
+
+    private static long median(List<Long> nanos) {
+        List<Long> sorted = nanos.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
     /**
      * ROUNDS times: worker 0 stopped while parked, one new connection timed (connect to
      * response) and AFTER more; each answered by worker 1; worker 0 continued. Returns, per

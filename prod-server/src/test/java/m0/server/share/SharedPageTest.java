@@ -28,7 +28,8 @@ class SharedPageTest {
     @Test
     void linesOfRejectsWhatIsNotAPage() {
         assertEquals(3, SharedPage.linesOf(8L * PageLayout.slots(3)));
-        assertThrows(IllegalArgumentException.class, () -> SharedPage.linesOf(4096 + 8));
+        assertThrows(IllegalArgumentException.class, () -> SharedPage.linesOf(8L * (PageLayout.slots(3) + 1)));
+        assertThrows(IllegalArgumentException.class, () -> SharedPage.linesOf(8L * PageLayout.slots(3) + 4));
         assertThrows(IllegalArgumentException.class, () -> SharedPage.linesOf(64));
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import m0.core.loop.ListenerInterest;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Sockets;
@@ -19,12 +20,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The one owner of the listener's registration (docs/adr/0022), on a real epoll: it is in the
- * set exactly while no reason keeps it out, each reason ends by its own rule, and the kernel's
- * view ({@code /proc/self/fdinfo} of the epoll) agrees, EPOLLEXCLUSIVE bit included.
+ * The core loop's owner of the listener's registration ({@code m0.core.loop.ListenerInterest},
+ * docs/adr/0022) over this worker's {@link EpollListener}, on a real epoll: it is in the set
+ * exactly while no reason keeps it out, each reason ends by its own rule, and the kernel's view
+ * ({@code /proc/self/fdinfo} of the epoll) agrees, EPOLLEXCLUSIVE bit included.
  */
 @Timeout(30)
-class ListenerInterestTest {
+class EpollListenerTest {
 
     private static final long DATA = 0xABCDL;
     private static final Pattern WATCHED = Pattern.compile("(?m)^tfd:\\s+(\\d+)\\s+events:\\s+([0-9a-f]+)");
@@ -46,19 +48,19 @@ class ListenerInterestTest {
 
     @Test
     void shareAndRaceRegisterExclusiveFountainPlain() throws IOException {
-        ListenerInterest exclusive = new ListenerInterest(epoll, listener, DATA, true);
+        ListenerInterest exclusive = new ListenerInterest(new EpollListener(epoll, listener, DATA, true));
         exclusive.register();
         assertEquals(Epoll.EXCLUSIVE, kernelEvents() & Epoll.EXCLUSIVE, "share/race: EPOLLEXCLUSIVE");
         assertEquals(Epoll.IN, kernelEvents() & Epoll.IN);
         exclusive.close();
-        ListenerInterest plain = new ListenerInterest(epoll, listener, DATA, false);
+        ListenerInterest plain = new ListenerInterest(new EpollListener(epoll, listener, DATA, false));
         plain.register();
         assertEquals(0, kernelEvents() & Epoll.EXCLUSIVE, "fountain: not exclusive");
     }
 
     @Test
     void inExactlyWhileNoReasonHoldsAndEachEndsByItsOwnRule() throws IOException {
-        ListenerInterest l = new ListenerInterest(epoll, listener, DATA, true);
+        ListenerInterest l = new ListenerInterest(new EpollListener(epoll, listener, DATA, true));
         l.register();
         assertIn(l, true);
 

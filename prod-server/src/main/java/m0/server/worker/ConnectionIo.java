@@ -1,0 +1,413 @@
+package m0.server.worker;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import m0.server.http.App;
+import m0.server.http.HttpConfig;
+import m0.server.http.HttpSession;
+import m0.server.http.Scratch;
+import m0.server.jnr.Epoll;
+import m0.server.jnr.EventFd;
+import m0.server.jnr.Fds;
+import m0.server.jnr.Memory;
+import m0.server.jnr.NativeException;
+import m0.server.jnr.Sockets;
+import m0.server.log.RateLimitedLog;
+import m0.server.share.Accepted;
+
+/**
+ * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
+ * (non-blocking, registered; epoll reports its request), read to its session, written from its
+ * session's output, closed after an error answer with a lingering read (nginx's lingering
+ * close), timed out at its session's deadlines, and handed off (out of epoll, then sent). The
+ * loop ({@code m0.core.loop.WorkerLoop}) decides when; this class does it.
+ *
+ * <p>Not thread-safe: the loop thread's, but for {@link #completed}, which the blocking pool's
+ * threads call.
+ */
+final class ConnectionIo {
+
+    static final int IO_BYTES = 64 * 1024;
+    /** Reads per readable event; level-triggered epoll brings us back for the rest. */
+    private static final int READS_PER_EVENT = 4;
+    private static final int WRITES_PER_FLUSH = 64;
+    /** A deadline that did not move is looked at again this much later, not at once. */
+    private static final long MIN_SWEEP_NANOS = 10_000_000L;
+    /**
+     * Lingering close after an error answer (nginx: lingering_time 30 s, lingering_timeout 5 s):
+     * at most this long in all, this long without a byte, and this many bytes discarded. A
+     * client writing a 10 MB body it has no answer for yet gets to read our 413.
+     */
+    static final long LINGER_NANOS = 10_000_000_000L;
+    static final long LINGER_IDLE_NANOS = 2_000_000_000L;
+    static final long LINGER_MAX_BYTES = 32L * 1024 * 1024;
+
+    private final Epoll epoll;
+    private final ConnectionTable table;
+    private final HttpConfig http;
+    private final App app;
+    private final BlockingPool pool;
+    private final RateLimitedLog failures;
+    /** The loop's "this pass has work": a connection's bytes may run the app inline. */
+    private final Runnable work;
+    /** ADR 0033's A/B arm: read a new connection at once rather than when epoll reports it. */
+    private final boolean eagerRead;
+    /**
+     * Before a received connection's close: leave the epoll set (docs/adr/0034). Its sender may
+     * still hold its copy, and with it our registration, which would then report the client's
+     * FIN under a descriptor number we no longer know. A test's stand-in leaves it registered.
+     */
+    private final Consumer<Connection> unregisterReceived;
+    private final Memory in = new Memory(IO_BYTES);
+    private final Memory out = new Memory(IO_BYTES);
+    private final ByteBuffer inView;
+    /** What this loop's sessions parse and encode in while they hold bytes (docs/adr/0036). */
+    private final Scratch inScratch = new Scratch(IO_BYTES);
+    private final Scratch outScratch = new Scratch(IO_BYTES);
+    /** The pool's answers, and the one wake-up a batch of them costs. */
+    private final EventFd wake;
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Connection> completions = new ConcurrentLinkedQueue<>();
+    /** Metrics counters and the access log (docs/adr/0017); null when neither is on, or warming up. */
+    private RequestRecorder recorder;
+    /** The earliest of the connections' deadlines (MAX_VALUE: none). */
+    private long nextSweep = Long.MAX_VALUE;
+
+    ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
+                 RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered) {
+        this.epoll = epoll;
+        this.table = table;
+        this.http = http;
+        this.app = app;
+        this.pool = pool;
+        this.wake = wake;
+        this.failures = failures;
+        this.work = work;
+        this.eagerRead = eagerRead;
+        this.unregisterReceived = keepReceivedRegistered ? c -> { } : c -> epoll.deleteQuietly(c.fd);
+        this.inView = in.buffer().duplicate();
+    }
+
+    /** From now on requests are recorded (not the warm-up's). */
+    void record(RequestRecorder recorder) {
+        this.recorder = recorder;
+    }
+
+    /**
+     * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking and registered;
+     * epoll reports its request. Nagle goes off before a fresh connection's second write
+     * ({@link Connection#writes}); a received one may have been written to by its sender, so it
+     * goes off now.
+     *
+     * @return the connection, or null when it was reset before it could be registered
+     */
+    Connection admit(int fd, byte[] peer, boolean received, long now) {
+        try {
+            if (received) {
+                Fds.setNonBlocking(fd); // the sender's accept4 made it so; cheap to be sure
+                Sockets.setNoDelay(fd);
+            }
+            epoll.add(fd, Epoll.IN, fd);
+        } catch (NativeException e) {
+            Fds.close(fd);
+            return null;
+        }
+        Connection c = new Connection(fd, peer);
+        if (received) {
+            c.writes = Connection.NO_DELAY;
+            c.received = true;
+        }
+        c.session = new HttpSession(http, app, pool, () -> completed(c), now,
+                recorder == null ? null : recorder.observer(peer), inScratch, outScratch);
+        c.interest = Epoll.IN;
+        table.put(c);
+        soon(c.session.deadline()); // a client that never sends a byte meets its header timeout
+        if (eagerRead) {
+            onReadable(c, now, Epoll.IN);
+        }
+        return c;
+    }
+
+    /** An epoll event on connection descriptor {@code fd}. */
+    void onEvent(int fd, int events, long now) {
+        Connection c = table.get(fd);
+        if (c == null || c.closed) {
+            return;
+        }
+        work.run(); // bytes to parse, output to write, an EOF: the app's code may run inline
+        try {
+            if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
+                onReadable(c, now, events);
+            } else if ((events & Epoll.OUT) != 0) {
+                flush(c, now);
+            }
+        } catch (RuntimeException e) {
+            fail(c, e); // one connection's failure is that connection's, never the worker's
+        }
+    }
+
+    /** From a pool thread: a response is ready. One eventfd write per batch of completions. */
+    private void completed(Connection c) {
+        completions.add(c);
+        if (wakePending.compareAndSet(false, true)) {
+            wake.signal();
+        }
+    }
+
+    /** The wake-up descriptor was readable: the pool's answers are written. */
+    void onWake(long now) {
+        wake.drain();
+        wakePending.set(false);
+        Connection c;
+        while ((c = completions.poll()) != null) {
+            if (!c.closed) {
+                work.run();
+                try {
+                    c.session.pollCompletions(now);
+                    flush(c, now);
+                } catch (RuntimeException e) {
+                    fail(c, e);
+                }
+            }
+        }
+    }
+
+    private void onReadable(Connection c, long now, int events) {
+        if (c.lingering || !c.session.wantsInput()) {
+            notReading(c, now, events); // kept out of line: this method is the hot path
+            return;
+        }
+        try {
+            for (int k = 0; k < READS_PER_EVENT && c.session.wantsInput(); k++) {
+                int n = Fds.read(c.fd, in.address(), IO_BYTES);
+                if (n < 0) {
+                    break;
+                }
+                if (n == 0) {
+                    try {
+                        c.session.onEof(now);
+                    } catch (RuntimeException e) {
+                        fail(c, e);
+                        return;
+                    }
+                    break;
+                }
+                if (recorder != null) {
+                    recorder.bytesIn(n);
+                }
+                inView.limit(n).position(0);
+                try {
+                    c.session.onBytes(inView, now);
+                } catch (RuntimeException e) {
+                    fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
+                    return;
+                }
+                if (n < IO_BYTES) {
+                    break;
+                }
+            }
+        } catch (NativeException e) {
+            close(c); // reset by the peer
+            return;
+        }
+        flush(c, now);
+    }
+
+    /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
+    private void notReading(Connection c, long now, int events) {
+        if (c.lingering) {
+            discard(c, now);
+        } else if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
+            close(c); // only an error or hang-up is reported with EPOLLIN off
+        } else {
+            flush(c, now);
+        }
+    }
+
+    /**
+     * Writes what the session has, in order. EPOLLOUT stays registered while output is left:
+     * after a short write (the socket is full) and after this pass's share of writes (the socket
+     * is still writable, so the next pass comes back at once, after the other ready connections
+     * had their turn).
+     */
+    private void flush(Connection c, long now) {
+        try {
+            for (int k = 0; k < WRITES_PER_FLUSH; k++) {
+                ByteBuffer o = c.session.output();
+                if (o == null || !o.hasRemaining()) {
+                    break;
+                }
+                int len = Math.min(o.remaining(), IO_BYTES);
+                out.buffer().put(0, o, o.position(), len);
+                if (c.writes < Connection.NO_DELAY && ++c.writes == Connection.NO_DELAY) {
+                    Sockets.setNoDelay(c.fd); // the second write: the first may still be unacknowledged
+                }
+                int n = Fds.write(c.fd, out.address(), len);
+                if (n < 0) {
+                    watch(c);
+                    return;
+                }
+                if (recorder != null) {
+                    recorder.bytesOut(n);
+                }
+                c.session.written(n, now);
+                if (n < len) {
+                    watch(c);
+                    return;
+                }
+            }
+        } catch (NativeException e) {
+            close(c);
+            return;
+        }
+        if (c.session.output() != null) {
+            watch(c); // this pass's share is spent; more next pass
+            return;
+        }
+        if (c.session.closeAfterFlush()) {
+            if (c.session.lingerOnClose()) {
+                linger(c, now);
+            } else {
+                close(c);
+            }
+            return;
+        }
+        watch(c);
+        soon(c.session.deadline());
+    }
+
+    /**
+     * EPOLLOUT while output waits; EPOLLIN only while the session will take input: a client that
+     * sends without reading is not read either, so it fills its own buffers, not our heap.
+     */
+    private void watch(Connection c) {
+        int want = (c.session.wantsInput() ? Epoll.IN : 0) | (c.session.output() != null ? Epoll.OUT : 0);
+        if (c.interest != want) {
+            c.interest = want;
+            epoll.modify(c.fd, want, c.fd);
+        }
+    }
+
+    /**
+     * After an error answer is flushed: FIN, then read and drop what the client still sends, so
+     * its unread request bytes do not turn our close into a reset that destroys the answer.
+     */
+    private void linger(Connection c, long now) {
+        try {
+            Sockets.shutdownWrite(c.fd);
+        } catch (NativeException e) {
+            close(c); // already reset
+            return;
+        }
+        c.lingering = true;
+        c.lingerEnd = now + LINGER_NANOS;
+        c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+        if (c.interest != Epoll.IN) {
+            c.interest = Epoll.IN;
+            epoll.modify(c.fd, Epoll.IN, c.fd);
+        }
+        soon(c.lingerIdleEnd);
+        discard(c, now);
+    }
+
+    private void discard(Connection c, long now) {
+        try {
+            for (int k = 0; k < READS_PER_EVENT; k++) {
+                int n = Fds.read(c.fd, in.address(), IO_BYTES);
+                if (n < 0) {
+                    return;
+                }
+                c.lingerBytes += n;
+                if (n == 0 || c.lingerBytes > LINGER_MAX_BYTES) {
+                    close(c);
+                    return;
+                }
+                c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
+            }
+        } catch (NativeException e) {
+            close(c);
+        }
+    }
+
+    void close(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        c.closed = true;
+        table.remove(c);
+        c.session.closed();
+        if (c.received) {
+            unregisterReceived.accept(c);
+        }
+        Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
+    }
+
+    private void fail(Connection c, RuntimeException e) {
+        StackTraceElement[] at = e.getStackTrace();
+        failures.log("closing a connection: " + e + (at.length > 0 ? " at " + at[0] : ""));
+        close(c);
+    }
+
+    /**
+     * The hand-off of one of our idle connections (a leaver's hand-over, rebalance, the warm-up):
+     * out of our epoll set, then {@code send}; on true the channel holds it and closed our copy,
+     * and we forget it. On false it is still ours and registered again.
+     */
+    boolean handOff(Connection c, Predicate<? super Accepted> send) {
+        // The queued message keeps the socket open after our close, and with it our epoll
+        // registration: remove it first, or a reused descriptor number could inherit it.
+        epoll.delete(c.fd);
+        if (send.test(new Accepted(c.fd, c.peer))) {
+            c.closed = true; // the channel closed our copy
+            table.remove(c);
+            return true;
+        }
+        epoll.add(c.fd, c.interest, c.fd);
+        return false;
+    }
+
+    /** The earliest of the connections' deadlines. */
+    long deadline() {
+        return nextSweep;
+    }
+
+    private void soon(long deadline) {
+        if (deadline - nextSweep < 0) {
+            nextSweep = deadline;
+        }
+    }
+
+    /** Timeouts: lingering closes ended, idle keep-alive connections closed, slow heads answered 408. */
+    void sweep(long now) {
+        nextSweep = Long.MAX_VALUE;
+        table.forEach(c -> expire(c, now));
+    }
+
+    private void expire(Connection c, long now) {
+        if (c.lingering && now - lingerDeadline(c) >= 0) {
+            close(c);
+            return;
+        }
+        if (!c.lingering && now - c.session.deadline() >= 0) {
+            try {
+                c.session.onTimeout(now);
+            } catch (RuntimeException e) {
+                fail(c, e);
+                return;
+            }
+            flush(c, now);
+            if (c.closed) {
+                return;
+            }
+        }
+        long d = c.lingering ? lingerDeadline(c) : c.session.deadline();
+        soon(d - now <= 0 ? now + MIN_SWEEP_NANOS : d); // a deadline that did not move must not spin the loop
+    }
+
+    private static long lingerDeadline(Connection c) {
+        return c.lingerEnd - c.lingerIdleEnd < 0 ? c.lingerEnd : c.lingerIdleEnd;
+    }
+}

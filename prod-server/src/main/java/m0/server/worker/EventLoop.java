@@ -1,0 +1,72 @@
+package m0.server.worker;
+
+import m0.core.loop.WorkerLoop;
+import m0.server.jnr.Epoll;
+import m0.server.share.Accepted;
+
+/**
+ * The worker's cycle, like nginx's worker process cycle around one events-and-timers call: wait
+ * in epoll at most as long as the core's loop allows, hand each connection's event to its I/O
+ * and the pool's answers to theirs, and let the loop ({@link WorkerLoop}) run the rest of the
+ * pass (the channel, the listener, the stop, the timers, rebalance, the heal, the pass end).
+ * Ends when the loop says the worker has left and holds nothing.
+ */
+final class EventLoop {
+
+    private static final int MAX_EVENTS = 256;
+
+    private final Epoll epoll;
+    private final WorkerLoop<Accepted> loop;
+    private final ConnectionIo io;
+    private final PassStats stats;
+    /** Null without metrics or an access log. */
+    private final RequestRecorder recorder;
+    private final int parentFd;
+
+    EventLoop(Epoll epoll, WorkerLoop<Accepted> loop, ConnectionIo io, PassStats stats, RequestRecorder recorder,
+              int parentFd) {
+        this.epoll = epoll;
+        this.loop = loop;
+        this.io = io;
+        this.stats = stats;
+        this.recorder = recorder;
+        this.parentFd = parentFd;
+    }
+
+    static Epoll epoll() {
+        return new Epoll(MAX_EVENTS);
+    }
+
+    /** One pass per wake-up, until the worker has left. */
+    void run() {
+        do {
+            int n = epoll.awaitNanos(loop.timeout());
+            loop.begin();
+            long now = loop.now();
+            boolean channel = false;
+            boolean listener = false;
+            for (int i = 0; i < n; i++) {
+                long data = epoll.data(i);
+                if (EventTags.connection(data)) {
+                    io.onEvent((int) data, epoll.events(i), now);
+                } else if (data == EventTags.LISTENER) {
+                    listener = true;
+                } else if (data == EventTags.CHANNEL) {
+                    channel = true;
+                } else if (data == EventTags.WAKE) {
+                    io.onWake(now); // the pool's answers (a signal's wake-up reads nothing more)
+                } else if (data == EventTags.PARENT) {
+                    loop.requestStop(); // the supervisor is gone: leave as on SIGTERM
+                    epoll.delete(parentFd);
+                }
+            }
+            if (!loop.end(channel, listener)) {
+                return;
+            }
+            stats.endOfPass(now);
+            if (recorder != null) {
+                recorder.endOfPass();
+            }
+        } while (true);
+    }
+}

@@ -1,0 +1,97 @@
+package m0.server.worker;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import m0.core.Clock;
+import m0.core.loop.Connections;
+import m0.server.share.Accepted;
+
+/**
+ * The core loop's {@link Connections} port over this worker's connection table and I/O: what
+ * the loop admits, moves, hands over and closes, and which connection is idle enough for it.
+ */
+final class HeldConnections implements Connections<Accepted> {
+
+    private final ConnectionTable table;
+    private final ConnectionIo io;
+    private final BlockingPool pool;
+    private final Clock clock;
+
+    HeldConnections(ConnectionTable table, ConnectionIo io, BlockingPool pool, Clock clock) {
+        this.table = table;
+        this.io = io;
+        this.pool = pool;
+        this.clock = clock;
+    }
+
+    @Override
+    public long open() {
+        return table.open();
+    }
+
+    @Override
+    public void admit(Accepted connection, boolean received) {
+        io.admit(connection.fd(), connection.peer(), received, clock.nanoTime());
+    }
+
+    /**
+     * Rebalance's move: a connection that can move now, taken in turn: between requests, nothing
+     * buffered in userspace, no response owed or being written, not mid-body, no app call on the
+     * pool, not closing. All its state is in the kernel then; a request the client sends
+     * meanwhile waits in the socket for the sibling.
+     */
+    @Override
+    public boolean moveIdle(Predicate<? super Accepted> send) {
+        Connection c = table.next(HeldConnections::movable);
+        return c != null && io.handOff(c, send);
+    }
+
+    private static boolean movable(Connection c) {
+        return !c.closed && !c.lingering && c.peer != null && c.session.idle()
+                && !c.session.closeAfterFlush() && c.session.wantsInput();
+    }
+
+    /**
+     * A leaver's idle connections (between requests, nothing owed): each one that can move goes
+     * to {@code handOver}; one it refuses, or that owes a close, is closed, unless {@code keep}
+     * says to serve it on for now (a sibling is starting).
+     */
+    @Override
+    public void leaveIdle(Predicate<? super Accepted> handOver, BooleanSupplier keep) {
+        table.forEach(c -> {
+            if (!c.session.idle() || c.session.output() != null) {
+                return; // a request in flight: finished first, offered at a later step
+            }
+            boolean moves = !c.session.closeAfterFlush() && c.peer != null;
+            if (moves && (io.handOff(c, handOver) || keep.getAsBoolean())) {
+                return;
+            }
+            io.close(c);
+        });
+    }
+
+    @Override
+    public void closeAll() {
+        table.forEach(io::close);
+    }
+
+    @Override
+    public long deadline() {
+        return io.deadline();
+    }
+
+    @Override
+    public void expire(long now) {
+        io.sweep(now);
+    }
+
+    @Override
+    public long poolBusyNanos(long now) {
+        return pool == null ? 0 : pool.busyNanos(now); // a few loads: no lock
+    }
+
+    @Override
+    public int poolThreads() {
+        return pool == null ? 0 : pool.size();
+    }
+}
