@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Revert each correction of the seed in core's main code, one at a time, run core's tests,
 and print which tests fail. Every correction must be caught by at least one test. The file
-is restored after each run (also on error). Run from the repository root:
+is restored after each run (also on error). The rules added since the seed (the loop's, the
+fountain's, the heal's, rebalance's, the starting marks') are here too, each as the one-rule
+change that the test named in its comment catches. Run from the repository root:
 
     python3 core/mutants/revert-corrections.py
 """
@@ -80,13 +82,92 @@ MUTANTS = {
     "heal, no version (an ABA on the counts passes the compare-and-set)": ("Counts.java", [
         ("    public static final long VERSION_ONE = 1L << 41;", "    public static final long VERSION_ONE = 0L;"),
     ]),
+    "heal, the supervisor's hand-off not counted (its SENDING word skipped)": ("Heal.java", [
+        ("            for (int j = 0; j <= workers; j++) {", "            for (int j = 0; j < workers; j++) {"),
+    ]),
+    "heal, the request cleared with a hand-off still under way": ("Heal.java", [
+        ("        boolean complete = senders == 0;", "        boolean complete = true;"),
+    ]),
+
+    # ---- the rules added since the seed
+    "ADR 0007: a kept accept is published only at the pass end": ("AcceptShare.java", [
+        ("            publishedActive = open + 1 - received;\n            page.setVolatile(activeWord, publishedActive);\n", ""),
+    ]),
+    "pass end: PARKED not written after a stamped pass": ("AcceptShare.java", [
+        ("            if (stamped) {\n                page.setVolatile(stateWord, PageLayout.PARKED);", "            if (false) {\n                page.setVolatile(stateWord, PageLayout.PARKED);"),
+    ]),
+    "starting marks: a leaver counts its own (a server-wide count)": ("Siblings.java", [
+        ("                bits &= ~PageLayout.startingBit(exclude);", "                bits |= 0;"),
+    ]),
+    "starting marks: a give-up closes what a starting worker would serve": ("GiveUp.java", [
+        ("        } else if (clock.nanoTime() - startWaitEnd < 0 && handOff.siblings().anyLiveOrStarting(index)) {",
+         "        } else if (false) {"),
+    ]),
+    "fountain: a leaver hands its established connections over": ("AcceptShare.java", [
+        ("        if (!sharing || !left || !policy.movesConnections()) {", "        if (!sharing || !left) {"),
+    ]),
+    "fountain: a head that holds its listener out reads as taking (ADR 0038)": ("FountainPolicy.java", [
+        ("        return !BusyEstimator.full(busy) && !BusyEstimator.held(busy);", "        return !BusyEstimator.full(busy);"),
+    ]),
+    "fountain: endBatch stops for a later worker that is not taking": ("FountainPolicy.java", [
+        ("            if (!taking(siblings, j, siblings.state(j), now)) {\n                continue; // stopped",
+         "            if (!Siblings.live(siblings.state(j)) || BusyEstimator.full(siblings.busy(j))) {\n                continue; // stopped"),
+    ]),
+    "fountain: one stuck mark at a time": ("FountainPolicy.java", [
+        ("        stuck[j] = true;\n", "        java.util.Arrays.fill(stuck, false);\n        stuck[j] = true;\n"),
+    ]),
+    "fountain: a stuck mark never forgotten when the head's words move": ("FountainPolicy.java", [
+        ("            stuck[j] = false;\n        }", "            return false;\n        }"),
+    ]),
+    "fountain: stuck judged at the first look (no second look a look apart)": ("FountainPolicy.java", [
+        ("            if (now - lookAt >= LOOK_NANOS) {", "            if (true) {"),
+    ]),
+    "fountain: no earlier look when the head's pass turns slow": ("FountainPolicy.java", [
+        ("        return state > 0 && state + LEAVE_NANOS + 1 - deadline < 0 ? state + LEAVE_NANOS + 1 : deadline;", "        return deadline;"),
+    ]),
+    "fountain: a full worker keeps the listener from a later free one (ADR 0031)": ("FountainPolicy.java", [
+        ("        if (estimator.full()) {\n            // Full, and nobody before us is taking", "        if (false) {\n            // Full, and nobody before us is taking"),
+    ]),
+    "fountain: no surge estimate (a burst never makes a worker full)": ("BusyEstimator.java", [
+        ("        return Math.max(0, windowAccepts - previousWindowAccepts) * SURGE_PER_MILLE;", "        return 0;"),
+    ]),
+    "rebalance: a sibling that left holds a move back as heavier": ("Rebalance.java", [
+        ("            if (state == LEFT || state == NOT_STARTED) {\n                continue;\n            }\n            long load = siblings.load(i);",
+         "            if (state == NOT_STARTED) {\n                continue;\n            }\n            long load = siblings.load(i);\n            if (state == LEFT && load <= own) {\n                continue;\n            }"),
+    ]),
+    "rebalance: a replacement not yet started holds a move back with its predecessor's count": ("Rebalance.java", [
+        ("            if (state == LEFT || state == NOT_STARTED) {\n                continue;\n            }\n            long load = siblings.load(i);",
+         "            if (state == LEFT) {\n                continue;\n            }\n            long load = siblings.load(i);\n            if (state == NOT_STARTED && load <= own) {\n                continue;\n            }"),
+    ]),
+    "forward: a sibling in a slow pass is never chosen, even the only live one": ("Siblings.java", [
+        ("            if (best < 0 || (bestSlow && !slow) || (slow == bestSlow && load < bestLoad)) {",
+         "            if (!slow && (best < 0 || load < bestLoad)) {"),
+    ]),
+    "loop: the batch goes on past END_BATCH": ("loop/WorkerLoop.java", [
+        ("            if (next != AcceptPolicy.GO_ON) {", "            if (next >= 0) {"),
+    ]),
+    "loop: the HELD mark never published": ("loop/WorkerLoop.java", [
+        ("            share.holdListener(held);", "            // not published"),
+    ]),
+    "loop: no heal look without an event": ("loop/WorkerLoop.java", [
+        ("            if (share.healDue()) {", "            if (false) {"),
+    ]),
+    "loop: EMFILE retried at once (no back-off)": ("loop/WorkerLoop.java", [
+        ("                    interest.backOff(now + ACCEPT_BACKOFF_NANOS);", "                    interest.backOff(now);"),
+    ]),
+    "loop: no rebalance tick while holding idle connections": ("loop/WorkerLoop.java", [
+        ("            nextRebalance = now + REBALANCE_TICK_NANOS;", "            nextRebalance = Long.MAX_VALUE;"),
+    ]),
+    "loop: a fountain leaver keeps idle connections it can never hand over": ("loop/WorkerLoop.java", [
+        ("        return share.policy().movesConnections() && share.awaitingStart();", "        return share.awaitingStart();"),
+    ]),
 }
 
 def run_tests():
     out = subprocess.run(["mvn", "-B", "-q", "-o", "-pl", "core", "test"], capture_output=True, text=True).stdout
     if "COMPILATION ERROR" in out:
         sys.exit("a mutant does not compile; fix the mutant:\n" + out[-3000:])
-    return sorted(set(re.findall(r"^\[ERROR\] m0\.core\.(\w+\.\w+) -- Time elapsed", out, re.M)))
+    return sorted(set(re.findall(r"^\[ERROR\] m0\.core\.([\w.]+) -- Time elapsed", out, re.M)))
 
 survivors = []
 for name, (fname, edits) in MUTANTS.items():
@@ -105,5 +186,5 @@ for name, (fname, edits) in MUTANTS.items():
     print(f"{name}\n    caught by: {', '.join(failed) if failed else 'NOTHING'}", flush=True)
     if not failed:
         survivors.append(name)
-print(f"{len(MUTANTS) - len(survivors)} of {len(MUTANTS)} reverted corrections caught")
+print(f"{len(MUTANTS) - len(survivors)} of {len(MUTANTS)} mutants caught")
 sys.exit(1 if survivors else 0)

@@ -46,7 +46,7 @@ package m0.core;
  *       set by the supervisor on a reap, cleared by the heal.
  *   <li>STARTING, index i's bit: set by the supervisor before it spawns into i (or, replacing,
  *       before the reap's LEFT), cleared once it has seen i start, or reaped it for good. Read by
- *       a leaver or a give-up that finds no live worker, never for its own index (ADR 0037).
+ *       a leaver or a give-up that finds no live worker, never for its own index (ADR 0038).
  *   <li>COUNTS, its taken half: worker i; zeroed by its replacement's start or the supervisor's
  *       give-up.
  *   <li>SENDING: worker i, around each of its hand-offs; cleared by the supervisor on i's reap.
@@ -138,6 +138,23 @@ public final class PageLayout {
             throw new IllegalArgumentException("workers must be 1.." + MAX_WORKERS + ": " + workers);
         }
         return HEADER_WORDS + LINE_WORDS * workers + ((workers + 63) >>> 6);
+    }
+
+    /**
+     * The inverse of {@link #slots}: the workers a page of {@code words} words is laid out for,
+     * or -1 when no count of workers gives that size (not an m0 page).
+     */
+    public static int workersOf(long words) {
+        for (long n = Math.min(MAX_WORKERS, (words - HEADER_WORDS) / LINE_WORDS); n >= 1; n--) {
+            long size = HEADER_WORDS + LINE_WORDS * n + ((n + 63) >>> 6);
+            if (size == words) {
+                return (int) n;
+            }
+            if (size < words) {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     /** The word of the STARTING region of a page for {@code workers} that holds index i's bit. */

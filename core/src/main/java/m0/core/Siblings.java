@@ -104,7 +104,7 @@ public final class Siblings {
      * nobody waits for. Live counts too: the forward may have read a starting worker's state just
      * before its start wrote PARKED, or a live one's channel was full; both are worth another
      * try, within the wait's bound. {@code exclude}'s own mark is never read: a worker that
-     * leaves before the supervisor has seen it start is no sibling of its own (ADR 0037).
+     * leaves before the supervisor has seen it start is no sibling of its own (ADR 0038).
      */
     public boolean anyLiveOrStarting(int exclude) {
         // States, marks, states. The supervisor sets an index's mark before it writes a dead

@@ -37,7 +37,7 @@ public final class SupervisorShare<C> {
      * spawn: from the moment the process exists until the supervisor sees it start, it counts.
      * The mark is a bit of its own per index ({@link PageLayout#startingWord}), not a server-wide
      * count: a worker that leaves before the supervisor has seen it start must not read itself as
-     * a sibling that is coming (it would hold its hand-offs for the whole start wait, ADR 0037).
+     * a sibling that is coming (it would hold its hand-offs for the whole start wait, ADR 0038).
      */
     public void spawning(int index) {
         checkIndex(index);

@@ -91,6 +91,23 @@ class HealTest {
         assertEquals(0, f.taken(1));
     }
 
+    /** The supervisor re-homing from a given-up index is a sender too: its SENDING word is counted. */
+    @Test
+    void aHealNeverTakesOffTheSupervisorsRaise() {
+        Fixture f = new Fixture(3).started();
+        diesAfterItsRaise(f, 2, 1);
+        f.midHandOff(-1, 1); // the supervisor, between its raise and its send
+        f.supervisor.markReaped(2);
+        AcceptShare<String> w1 = f.w(1);
+        assertTrue(w1.healDue());
+        assertNull(w1.receive());
+        assertEquals(1, f.pending(1), "the dead one's raise is off, the supervisor's stays");
+        f.landed(-1, 1, "c");
+        assertEquals("c", w1.receive());
+        assertNull(w1.receive());
+        assertFalse(w1.healDue());
+    }
+
     @Test
     void aHandOffThatBeginsBeforeTheHealReadsTheCountsIsCountedAsInFlight() {
         Fixture f = new Fixture(3).started();

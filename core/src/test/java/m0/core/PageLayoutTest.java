@@ -16,6 +16,11 @@ class PageLayoutTest {
         assertEquals(PageLayout.lineOf(65) + 1, PageLayout.startingWord(65, 64), "index 64: the region's second word");
         assertEquals(1L << 63, PageLayout.startingBit(63));
         assertEquals(1L, PageLayout.startingBit(64));
+        for (int n : new int[] {1, 2, 5, 63, 64, 65, 128, 129, 4096}) {
+            assertEquals(n, PageLayout.workersOf(PageLayout.slots(n)), n + " workers");
+        }
+        assertEquals(-1, PageLayout.workersOf(16), "8 + 8, without the STARTING word");
+        assertEquals(-1, PageLayout.workersOf(7));
         assertThrows(IllegalArgumentException.class, () -> PageLayout.slots(0));
     }
 

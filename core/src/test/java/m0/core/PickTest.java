@@ -3,6 +3,7 @@ package m0.core;
 import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.NOT_STARTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import java.util.ArrayList;
@@ -74,6 +75,22 @@ class PickTest {
         assertEquals(16, open[0], "worker 0 serves");
         assertEquals(16, open[1], "worker 1 serves");
         assertEquals(0, f.pending(0) + f.pending(1));
+    }
+
+    /**
+     * ADR 0007: a connection a pick keeps is in this worker's published load at once, not at its
+     * pass end, so a sibling picking mid-pass does not read it lighter than it is. (The burst
+     * above ends 16/16 without it too, through hand-offs that pending makes up for.)
+     */
+    @Test
+    void aKeptConnectionIsInThePublishedLoadAtOnce() {
+        Fixture f = new Fixture(2).started();
+        f.w(0).passStart();
+        f.w(1).passStart();
+        assertFalse(f.w(0).passOn("c0", 0), "a tie: kept");
+        assertEquals(1, f.active(0), "published with the keep, the pass still under way");
+        assertFalse(f.w(1).passOn("c1", 1), "w1, serving one, reads w0 as serving one too: a tie, kept");
+        assertEquals(0, f.channel.queued(0));
     }
 
     @Test

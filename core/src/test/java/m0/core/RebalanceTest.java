@@ -71,6 +71,20 @@ class RebalanceTest {
         assertEquals(3, f.w(0).rebalancePick(20), "the same sibling once its pass ended");
     }
 
+    /**
+     * "Heaviest only" weighs live siblings: one that left (or a replacement not yet started)
+     * shows the count its dead predecessor last published, which is no load.
+     */
+    @Test
+    void aSiblingThatLeftOrHasNotStartedHoldsNoMoveBackWhateverItsWordsSay() {
+        Fixture f = new Fixture(3).started();
+        published(f, 1, 9);
+        f.put(PageLayout.stateWord(1), PageLayout.LEFT); // reaped: its active still reads 9
+        assertEquals(2, f.w(0).rebalancePick(4), "w1's 9 died with it: w0 (4) is the heaviest live one");
+        f.put(PageLayout.stateWord(1), PageLayout.NOT_STARTED); // its replacement, bound, not started
+        assertEquals(2, f.w(0).rebalancePick(4), "the replacement's words are its predecessor's");
+    }
+
     @Test
     void aRefusedMoveKeepsTheConnectionAndCountsNothing() {
         Fixture f = new Fixture(2, 0).started(); // a channel that holds nothing: every send refused

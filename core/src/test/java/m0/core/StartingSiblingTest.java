@@ -133,7 +133,7 @@ class StartingSiblingTest {
     /**
      * A worker that leaves before the supervisor has seen it start is still marked as starting,
      * and the mark is its own index's: with no other sibling live or coming, it does not wait for
-     * itself (a server-wide count held its hand-offs for the whole 5 s start wait, ADR 0037).
+     * itself (a server-wide count held its hand-offs for the whole 5 s start wait, ADR 0038).
      */
     @Test
     void aWorkerThatLeavesBeforeItIsSeenStartedDoesNotWaitForItself() {

@@ -385,8 +385,10 @@ final class World {
         return (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
     }
 
-    private static int offset(int word) {
-        return word < PageLayout.HEADER_WORDS ? -1 : (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
+    /** A word's offset in its worker's line; -1 for the header and the STARTING region after the lines. */
+    private int offset(int word) {
+        return word < PageLayout.HEADER_WORDS || word >= PageLayout.lineOf(workers) ? -1
+                : (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
     }
 
     /** Book-keeps an actor's change of {@code word} from {@code before} to {@code after}. */

@@ -1,8 +1,7 @@
 package m0.sim;
 
 import java.util.Arrays;
-import java.util.function.Consumer;
-import m0.core.AcceptPolicy;
+import m0.core.ForwardingWorkerShare;
 import m0.core.WorkerShare;
 
 /**
@@ -15,13 +14,14 @@ import m0.core.WorkerShare;
  * {@link #sendWith} and {@link #kept} runs, as it does in m0serve, so that a mutant changes one
  * of its parts and the pick oracle sees every pick.
  */
-final class ObservedShare implements WorkerShare<Conn> {
+final class ObservedShare extends ForwardingWorkerShare<Conn> {
 
     private final Sim sim;
     private final Worker w;
     private final WorkerShare<Conn> inner;
 
     ObservedShare(Sim sim, Worker w, WorkerShare<Conn> inner) {
+        super(inner);
         this.sim = sim;
         this.w = w;
         this.inner = inner;
@@ -86,101 +86,9 @@ final class ObservedShare implements WorkerShare<Conn> {
         }
     }
 
-    // ---- the rest is the protocol's own
-
-    @Override
-    public int self() {
-        return inner.self();
-    }
-
-    @Override
-    public boolean sharing() {
-        return inner.sharing();
-    }
-
-    @Override
-    public AcceptPolicy policy() {
-        return inner.policy();
-    }
-
-    @Override
-    public void bind() {
-        inner.bind();
-    }
-
-    @Override
-    public void passStart() {
-        inner.passStart();
-    }
-
-    @Override
-    public void work() {
-        inner.work();
-    }
-
-    @Override
-    public void passEnd(long open) {
-        inner.passEnd(open);
-    }
-
-    @Override
-    public boolean sendWith(int target, Conn connection) {
-        return inner.sendWith(target, connection);
-    }
-
     @Override
     public void kept(long open) {
         inner.kept(open);
         sim.me().deciding = null; // decided: it is served here from now on (ACTIVE)
-    }
-
-    @Override
-    public int endBatch() {
-        return inner.endBatch();
-    }
-
-    @Override
-    public long listenDeadline() {
-        return inner.listenDeadline();
-    }
-
-    @Override
-    public void holdListener(boolean held) {
-        inner.holdListener(held);
-    }
-
-    @Override
-    public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
-        inner.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
-    }
-
-    @Override
-    public Conn receive() {
-        return inner.receive();
-    }
-
-    @Override
-    public boolean healDue() {
-        return inner.healDue();
-    }
-
-    @Override
-    public boolean leaveStep(Consumer<? super Conn> admit) {
-        return inner.leaveStep(admit);
-    }
-
-    @Override
-    public boolean awaitingStart() {
-        return inner.awaitingStart();
-    }
-
-    @Override
-    public boolean handOver(Conn connection) {
-        return inner.handOver(connection);
-    }
-
-    @Override
-    public boolean rebalances() {
-        return inner.rebalances();
     }
 }

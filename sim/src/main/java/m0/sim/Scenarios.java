@@ -588,7 +588,7 @@ public final class Scenarios {
     }
 
     /**
-     * A worker that leaves before the supervisor has seen it start (ADR 0037): w1 was spawned
+     * A worker that leaves before the supervisor has seen it start (ADR 0038): w1 was spawned
      * (marked starting), bound and started, with a hand-off queued to it; w0, its only sibling,
      * dies and is given up; w1 gets SIGTERM before the supervisor's look at its start. Nobody is
      * live or coming but w1 itself: it must serve the hand-off at once, not hold it through the

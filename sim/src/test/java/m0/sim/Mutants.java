@@ -4,6 +4,7 @@ import java.util.function.Consumer;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.Counts;
+import m0.core.ForwardingWorkerShare;
 import m0.core.PageLayout;
 import m0.core.Rebalance;
 import m0.core.Siblings;
@@ -20,7 +21,7 @@ final class Mutants {
     }
 
     /** Delegates every worker operation to the real core; a mutant overrides one. */
-    abstract static class WorkerMutant implements WorkerShare<Conn> {
+    abstract static class WorkerMutant extends ForwardingWorkerShare<Conn> {
         final WorkerShare<Conn> real;
         final Ports p;
         final int self;
@@ -30,134 +31,10 @@ final class Mutants {
         }
 
         WorkerMutant(Ports p, int self, WorkerShare<Conn> real) {
+            super(real);
             this.real = real;
             this.p = p;
             this.self = self;
-        }
-
-        @Override
-        public int self() {
-            return real.self();
-        }
-
-        @Override
-        public boolean sharing() {
-            return real.sharing();
-        }
-
-        @Override
-        public AcceptPolicy policy() {
-            return real.policy();
-        }
-
-        @Override
-        public void bind() {
-            real.bind();
-        }
-
-        @Override
-        public void start() {
-            real.start();
-        }
-
-        @Override
-        public void passStart() {
-            real.passStart();
-        }
-
-        @Override
-        public void work() {
-            real.work();
-        }
-
-        @Override
-        public void passEnd(long open) {
-            real.passEnd(open);
-        }
-
-        @Override
-        public int pick(long open) {
-            return real.pick(open);
-        }
-
-        @Override
-        public boolean sendWith(int target, Conn c) {
-            return real.sendWith(target, c);
-        }
-
-        @Override
-        public void kept(long open) {
-            real.kept(open);
-        }
-
-        @Override
-        public int endBatch() {
-            return real.endBatch();
-        }
-
-        @Override
-        public boolean takeListener(boolean readable) {
-            return real.takeListener(readable);
-        }
-
-        @Override
-        public long listenDeadline() {
-            return real.listenDeadline();
-        }
-
-        @Override
-        public void holdListener(boolean held) {
-            real.holdListener(held);
-        }
-
-        @Override
-        public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
-            real.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
-        }
-
-        @Override
-        public Conn receive() {
-            return real.receive();
-        }
-
-        @Override
-        public boolean healDue() {
-            return real.healDue();
-        }
-
-        @Override
-        public void leave() {
-            real.leave();
-        }
-
-        @Override
-        public boolean leaveStep(Consumer<? super Conn> admit) {
-            return real.leaveStep(admit);
-        }
-
-        @Override
-        public boolean awaitingStart() {
-            return real.awaitingStart();
-        }
-
-        @Override
-        public boolean handOver(Conn c) {
-            return real.handOver(c);
-        }
-
-        @Override
-        public boolean rebalances() {
-            return real.rebalances();
-        }
-
-        @Override
-        public int rebalancePick(long open) {
-            return real.rebalancePick(open);
-        }
-
-        @Override
-        public boolean rebalance(int target, Conn c) {
-            return real.rebalance(target, c);
         }
     }
 

@@ -23,10 +23,11 @@ import m0.core.WorkerShare;
  *       for each connection event: loop.work(); serve it (the driver's connection I/O)
  *   } while (loop.end(channelReadable, listenerReadable));
  * </pre>
- * {@link #end} runs the rest of the pass in a fixed order: the channel drain (receipts are
- * admitted before this pass accepts, so its picks count them as open), the listener's batch,
- * the stop, the connections' timers, the leave step, the listener's return (cap, back-off,
- * fountain's look), the rebalance look, the heal look, the pass end, the busy sample.
+ * {@link #end} runs the rest of the pass in a fixed order: the channel drain (a nudge it
+ * swallows makes this pass's look due), the listener's batch, the stop, the connections'
+ * timers, the leave step, the listener's return (cap, back-off, fountain's look), the rebalance
+ * look, the heal look, the pass end, the busy sample. (A pick counts the receipts either way:
+ * in open once admitted, in pending - taken until then.)
  *
  * <p>Not thread-safe: the worker's loop thread owns it, but for {@link #requestStop()}.
  *
@@ -133,6 +134,11 @@ public final class WorkerLoop<C> {
     /** SIGTERM, or the supervisor's death: leave at the next pass. Any thread; wake the wait after. */
     public void requestStop() {
         stopRequested = true;
+    }
+
+    /** A stop was asked for (any thread). */
+    public boolean stopRequested() {
+        return stopRequested;
     }
 
     /**

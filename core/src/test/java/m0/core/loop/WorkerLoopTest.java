@@ -100,8 +100,33 @@ class WorkerLoopTest {
         assertEquals(4, w.get(0).loop.meter().accepted());
     }
 
+    /** Whatever ends a batch in the core (fountain's END_BATCH, a nudge), the loop stops there. */
     @Test
-    void receiptsAreAdmittedBeforeThePassAcceptsSoItsPicksCountThem() {
+    void anEndBatchFromTheCoreEndsTheBatchWithNobodyToNudge() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        int[] accepts = new int[1];
+        WorkerLoop<String> ending = new WorkerLoop<>(new m0.core.ForwardingWorkerShare<String>(w0.share) {
+            @Override
+            public int endBatch() {
+                return ++accepts[0] == 2 ? AcceptPolicy.END_BATCH : AcceptPolicy.GO_ON;
+            }
+        }, w0.listener, w0.connections, w0.channels, clock, limits(64, 100), failures::add);
+        ending.listen();
+        ending.start();
+        backlog(5);
+        w0.connections.unmodelled = 0;
+        w.get(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
+        page.setVolatile(PageLayout.activeWord(1), 100);
+        ending.begin();
+        ending.end(false, true);
+        assertEquals(2, w0.connections.held.size(), "the second accept's END_BATCH ends the batch");
+        assertEquals(List.of(), w0.channels.nudges, "and tells nobody");
+        assertEquals(3, backlog.size());
+    }
+
+    @Test
+    void receiptsAndAcceptsOfOnePassAreAllAdmittedAndThePickCountsTheReceipts() {
         List<Worker> w = workers(2, "share", limits(64, 100));
         w.get(0).share.sendWith(1, "r1");
         w.get(0).share.sendWith(1, "r2");
