@@ -204,9 +204,15 @@ cpu_rounds() {
 # and PID with nginx among them, after a 3 s warm-up of each (the JIT); then each arm's CPU per
 # request and its ratio to nginx's. Needs REQ and TCK declared (declare -A) and TICK.
 close_rounds_vs_nginx() {
+  local -a WRK_ARGS=(-H 'Connection: close')
+  rounds_vs_nginx "$@"
+}
+
+# rounds_vs_nginx ROUNDS SECS PAUSE ARM... : close_rounds_vs_nginx under the caller's WRK_ARGS
+# (none: a keep-alive hello)
+rounds_vs_nginx() {
   local rounds=$1 secs=$2 a n sides=()
   local RUN_PAUSE=$3
-  local -a WRK_ARGS=(-H 'Connection: close')
   shift 3
   # C2 compiles for ~15 s of this load (ADR 0035): warm past it, or the first rounds pay for it.
   for a in "$@"; do wrk -t2 -c32 "${WRK_ARGS[@]}" -d"${WARM:-15}s" "http://127.0.0.1:${PORT[$a]}/" >/dev/null; sleep 2; done
