@@ -99,6 +99,16 @@ public final class M0serve implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String rebalance = "on";
 
+    @Option(names = "--main", paramLabel = "CLASS",
+            description = "Run this class's own main in each worker (with the arguments after --), m0's "
+                    + "com.sun.net.httpserver provider in force: the HttpServer it creates is served on the "
+                    + "worker's share of --bind (docs/apps.md). Instead of --app; needs --app-classpath.")
+    String mainClass;
+
+    @CommandLine.Parameters(paramLabel = "ARGS", arity = "0..*",
+            description = "After --: the arguments for --main's main.")
+    java.util.List<String> mainArgs = new java.util.ArrayList<>();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -139,6 +149,10 @@ public final class M0serve implements Callable<Integer> {
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
+            if (arg.equals("--")) {
+                m.mainArgs.addAll(java.util.Arrays.asList(args).subList(i + 1, args.length));
+                break; // what follows is --main's, whatever it looks like
+            }
             if (!arg.startsWith("--")) {
                 return null; // a subcommand, a short option, a stray value
             }
@@ -176,6 +190,7 @@ public final class M0serve implements Callable<Integer> {
             case "--access-log" -> accessLog = v;
             case "--app-classpath" -> appClasspath = v;
             case "--rebalance" -> rebalance = v;
+            case "--main" -> mainClass = v;
             default -> {
                 return false;
             }
@@ -255,7 +270,10 @@ public final class M0serve implements Callable<Integer> {
                 throw usage("--access-log: cannot append to '" + accessLog + "': " + e);
             }
         }
-        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath);
+        if (mainClass == null && !mainArgs.isEmpty()) {
+            throw usage("arguments after -- are for --main's class: " + String.join(" ", mainArgs));
+        }
+        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath, mainClass, mainArgs);
     }
 
     private record HostPort(InetAddress host, int port) {
@@ -326,6 +344,10 @@ public final class M0serve implements Callable<Integer> {
 
     /** The class must exist and be an App; it is constructed only in the workers. */
     private void checkApp() {
+        if (mainClass != null) {
+            checkMain();
+            return;
+        }
         if (BUILTIN.equals(app)) {
             return;
         }
@@ -341,6 +363,34 @@ public final class M0serve implements Callable<Integer> {
         }
         if (!App.class.isAssignableFrom(c)) {
             throw usage("--app: " + app + " does not implement " + App.class.getName());
+        }
+    }
+
+    /** --main: instead of --app, a class with a public static main(String[]), handlers never on the loop. */
+    private void checkMain() {
+        if (!BUILTIN.equals(app)) {
+            throw usage("--main and --app are alternatives: give one");
+        }
+        if (blockingThreads < 1) {
+            throw usage("--main needs --blocking-threads 1 or more: its handlers may block, and never run on the loop");
+        }
+        Class<?> c;
+        try {
+            ClassLoader loader = appClasspath == null ? M0serve.class.getClassLoader()
+                    : m0.server.http.AppClassPath.loader(appClasspath);
+            c = Class.forName(mainClass, false, loader);
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw usage("--main: class not found: " + mainClass + (appClasspath == null ? "" : " in --app-classpath"));
+        }
+        try {
+            java.lang.reflect.Method m = c.getMethod("main", String[].class);
+            if (!java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                throw new NoSuchMethodException();
+            }
+        } catch (NoSuchMethodException | LinkageError e) {
+            throw usage("--main: " + mainClass + " has no public static void main(String[])");
         }
     }
 

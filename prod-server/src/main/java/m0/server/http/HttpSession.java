@@ -96,6 +96,14 @@ public final class HttpSession {
         this.lastActive = nowNanos;
     }
 
+    /** The peer's raw sockaddr, for the exchanges' remote address (null: unknown). */
+    private byte[] peer;
+
+    /** The connection's peer, as the accept gave it. */
+    public void peer(byte[] sockaddr) {
+        this.peer = sockaddr;
+    }
+
     /** Bytes read from the socket, position..limit; consumes all of them. */
     public void onBytes(ByteBuffer in, long nowNanos) {
         lastNow = nowNanos;
@@ -163,6 +171,7 @@ public final class HttpSession {
         }
         out.holdNothing();
         if (timing) headStart = nowNanos;
+        if (!slots.isEmpty()) drainSlots(); // a streamed body waits behind what was written
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
     }
@@ -182,7 +191,11 @@ public final class HttpSession {
      */
     public long deadline() {
         if (quiet) return lastActive;
-        if (!slots.isEmpty()) return Long.MAX_VALUE;
+        if (!slots.isEmpty()) {
+            // A streamed body the client does not take is a stalled flush; one the app is slow
+            // to produce is a request still running.
+            return streaming() && out.size() > 0 ? plus(lastActive, config.idleTimeoutNanos()) : Long.MAX_VALUE;
+        }
         if (headPhase()) return plus(headStart, config.headerTimeoutNanos());
         if (!closing && parser.inBody()) return plus(lastActive, config.bodyTimeoutNanos());
         return plus(lastActive, config.idleTimeoutNanos());
@@ -209,6 +222,7 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        abortAll();
     }
 
     /**
@@ -244,6 +258,20 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        abortAll();
+    }
+
+    /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
+    private void abortAll() {
+        for (Slot s : slots) {
+            if (s.exchange != null) s.exchange.abort();
+        }
+    }
+
+    /** The oldest response owed is streamed and its head is out. */
+    private boolean streaming() {
+        Slot s = slots.peekFirst();
+        return s != null && s.headOut;
     }
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
@@ -303,6 +331,15 @@ public final class HttpSession {
             if (parser.buffered() > 0) lingerWanted = true;
             parser.kill();
         }
+        if (app instanceof ExchangeApp ea) {
+            Executor ex = ea.executor() != null ? ea.executor() : pool;
+            if (ex == null) {
+                respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
+                return;
+            }
+            offLoop(new Slot(request, conn, head, app, wakeLoop, Slot.SERVE, peer), ex);
+            return;
+        }
         if (pool != null) {
             boolean blocking;
             try {
@@ -312,15 +349,7 @@ public final class HttpSession {
                 return;
             }
             if (blocking) {
-                Slot s = new Slot(request, conn, head, app, wakeLoop);
-                s.start = requestStart;
-                slots.addLast(s);
-                try {
-                    pool.execute(s);
-                } catch (RejectedExecutionException e) {
-                    s.response = UNAVAILABLE; // the bounded pool is full
-                    drainSlots();
-                }
+                offLoop(new Slot(request, conn, head, app, wakeLoop, Slot.HANDLE, peer), pool);
                 return;
             }
         }
@@ -331,7 +360,30 @@ public final class HttpSession {
         } catch (Exception e) {
             r = SERVER_ERROR;
         }
+        if (r.streams()) {
+            // Its writer may block on the client: a pool thread writes it, never the loop.
+            if (pool == null) {
+                r = SERVER_ERROR;
+            } else {
+                Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.STREAM, peer);
+                s.streamed = r;
+                offLoop(s, pool);
+                return;
+            }
+        }
         respond(r, conn, head, request);
+    }
+
+    /** A response made off the loop, owed in order. */
+    private void offLoop(Slot s, Executor executor) {
+        s.start = requestStart;
+        slots.addLast(s);
+        try {
+            executor.execute(s);
+        } catch (RejectedExecutionException e) {
+            s.response = UNAVAILABLE; // the bounded pool is full
+            drainSlots();
+        }
     }
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
@@ -368,12 +420,63 @@ public final class HttpSession {
         Slot s;
         while ((s = slots.peekFirst()) != null) {
             Response r = s.response;
-            if (r == null) break;
-            slots.pollFirst();
-            encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
+            if (r != null) {
+                slots.pollFirst();
+                encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
+                moved = true;
+                continue;
+            }
+            if (s.exchange == null || !drainStream(s)) break;
             moved = true;
         }
         return moved;
+    }
+
+    /**
+     * The oldest response owed is streamed: its head once it is sent, then what its writer has
+     * written, while the output is under the high water (the rest waits in the exchange, whose
+     * writer then blocks). True when it is complete and out of the queue.
+     */
+    private boolean drainStream(Slot s) {
+        Exchange x = s.exchange;
+        if (!s.headOut) {
+            byte[] h = x.headBytes();
+            if (h == null) {
+                if (!s.done || x.hasBytes()) return false;
+                // Finished with no head: an exception before it. The JDK's server closes the
+                // connection answering nothing; so does this one, after what is owed before.
+                slots.pollFirst();
+                closeNow();
+                return false;
+            }
+            s.headOut = true;
+            // The Connection field is the request's; a body that breaks its framing closes the
+            // connection anyway, after what was sent (below).
+            byte[] conn = s.conn;
+            byte[] date = HttpDate.line(System.currentTimeMillis());
+            out.reserve(h.length + date.length + (conn == null ? 0 : conn.length) + 2);
+            out.put(h);
+            out.put(date);
+            if (conn != null) out.put(conn);
+            out.put(CRLF);
+        }
+        int room = OUT_HIGH_WATER - out.size();
+        boolean complete = room > 0 && x.moveTo(out, room);
+        if (!complete) return false;
+        slots.pollFirst();
+        if (observer != null) {
+            observer.responded(s.request, x.status(), 0, s.start);
+        }
+        if (x.broken()) closeNow();
+        return true;
+    }
+
+    /** Nothing more is read or answered on this connection: close once the output is out. */
+    private void closeNow() {
+        closing = true;
+        parser.kill();
+        abortAll();
+        slots.clear();
     }
 
     private void encode(Response r, byte[] conn, boolean head, Request request, long start) {
@@ -419,26 +522,83 @@ public final class HttpSession {
 
     /** A response owed in order: run on the pool, or already known but behind one that runs. */
     private static final class Slot implements Runnable {
+        /** What the slot's thread does: the app's handle, its serve, or a streamed response's writer. */
+        static final int HANDLE = 0;
+        static final int SERVE = 1;
+        static final int STREAM = 2;
+
         final Request request;
         final byte[] conn;
         final boolean head;
         final App app;
         final Runnable wake;
+        final int kind;
+        /** Made on the loop with the slot, so its thread sees it through the executor's hand-over. */
+        final Exchange exchange;
         volatile Response response;
+        /** The writer's thread has returned: what the exchange holds is all there will be. */
+        volatile boolean done;
+        /** The loop's: the exchange's head is in the output. */
+        boolean headOut;
+        /** STREAM: the response whose writer runs here. */
+        Response streamed;
         /** For the observer: the request of a response known at once but queued behind others. */
         Request logged;
         long start;
 
         Slot(Request request, byte[] conn, boolean head, App app, Runnable wake) {
+            this(request, conn, head, app, wake, HANDLE, null);
+        }
+
+        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake, int kind, byte[] peer) {
             this.request = request;
             this.conn = conn;
             this.head = head;
             this.app = app;
             this.wake = wake;
+            this.kind = kind;
+            // A blocking handle may answer with a streamed response too, so every slot that runs
+            // off the loop has one; a slot of a known response (request null) has none.
+            this.exchange = request == null || wake == null ? null : new Exchange(request, wake, peer);
         }
 
         @Override
         public void run() {
+            if (kind == HANDLE) {
+                handle();
+                return;
+            }
+            try {
+                if (kind == SERVE) {
+                    ((ExchangeApp) app).serve(exchange);
+                } else {
+                    exchange.respond(streamed);
+                }
+                if (exchange.headSent()) {
+                    exchange.finish(); // what the app left open is finished for it
+                }
+            } catch (Throwable t) {
+                if (t instanceof Error && !(t instanceof AssertionError)) {
+                    ended();
+                    throw (Error) t;
+                }
+            }
+            ended();
+        }
+
+        private void ended() {
+            done = true;
+            if (!exchange.headSent()) {
+                try {
+                    exchange.finish(); // no head: the connection ends with no answer
+                } catch (java.io.IOException e) {
+                    // nothing was promised
+                }
+            }
+            wake.run();
+        }
+
+        private void handle() {
             Response r;
             try {
                 r = app.handle(request);
@@ -447,6 +607,16 @@ public final class HttpSession {
                 response = SERVER_ERROR;
                 wake.run();
                 if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
+                return;
+            }
+            if (r.streams()) {
+                try {
+                    exchange.respond(r); // this pool thread writes it: the loop drains it
+                } catch (Throwable t) {
+                    if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
+                } finally {
+                    ended();
+                }
                 return;
             }
             response = r;

@@ -17,6 +17,9 @@ public final class Response {
     private final String contentType;
     private final byte[] body;
     private final String[] headers; // name, value, name, value ...
+    /** Null but for a streamed response; its length, or {@link Exchange#CHUNKED}. */
+    private final BodyWriter writer;
+    private final long streamLength;
     // Racy but benign: Encoded is immutable with final fields, so any thread sees it whole.
     private Encoded encoded;
 
@@ -37,6 +40,71 @@ public final class Response {
         this.contentType = contentType;
         this.body = body == null ? EMPTY : body;
         this.headers = headers.clone();
+        this.writer = null;
+        this.streamLength = 0;
+    }
+
+    /** What writes a streamed response's body, on a pool thread, as it is produced. */
+    @FunctionalInterface
+    public interface BodyWriter {
+        /**
+         * Writes the body. A write blocks while the client is behind (back-pressure); it throws
+         * when the client has gone. The stream is closed after this returns.
+         */
+        void writeTo(java.io.OutputStream out) throws java.io.IOException;
+    }
+
+    /**
+     * A response whose body is written as it is produced, by {@code writer} on the worker's
+     * blocking pool: {@code length} bytes exactly, or {@link Exchange#CHUNKED}. Memory per
+     * connection stays bounded whatever the length ({@link Exchange}).
+     */
+    public static Response stream(int status, String contentType, long length, BodyWriter writer, String... headers) {
+        if (writer == null) throw new NullPointerException("writer");
+        if (length < Exchange.CHUNKED) throw new IllegalArgumentException("length " + length);
+        return new Response(new Response(status, contentType, EMPTY, headers), length, writer);
+    }
+
+    private Response(Response checked, long length, BodyWriter writer) {
+        this.status = checked.status;
+        this.contentType = checked.contentType;
+        this.body = EMPTY;
+        this.headers = checked.headers;
+        this.writer = writer;
+        this.streamLength = length;
+    }
+
+    /** Whether the body is written by a {@link BodyWriter}. */
+    public boolean streams() {
+        return writer != null;
+    }
+
+    BodyWriter writer() {
+        return writer;
+    }
+
+    long streamLength() {
+        return streamLength;
+    }
+
+    /** The extra headers with Content-Type first, alternating (an exchange's head). */
+    String[] headersWithType() {
+        if (contentType == null) return headers.clone();
+        String[] h = new String[headers.length + 2];
+        h[0] = "Content-Type";
+        h[1] = contentType;
+        System.arraycopy(headers, 0, h, 2, headers.length);
+        return h;
+    }
+
+    /** Checks a header an exchange writes: a token for a name, no CR/LF or controls in a value. */
+    static void checkHeader(String name, String value) {
+        if (name == null || name.isEmpty()) throw new IllegalArgumentException("empty header name");
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c > 127 || !HttpParser.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
+        }
+        checkValue(value);
     }
 
     /** A text/plain UTF-8 response. */

@@ -10,20 +10,45 @@ import java.util.List;
  *
  * @param accessLog    a file, "-" for standard output, or null
  * @param appClasspath the app's own jars and directories ({@code :}-separated), or null
+ * @param mainClass    {@code --main}: the app's class whose {@code main} the worker runs, or null
+ * @param mainArgs     the arguments after {@code --}, for that {@code main}
  */
-public record WorkerOperations(boolean metrics, String accessLog, String appClasspath) {
+public record WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
+                               List<String> mainArgs) {
+
+    public WorkerOperations {
+        mainArgs = List.copyOf(mainArgs);
+    }
+
+    public WorkerOperations(boolean metrics, String accessLog, String appClasspath) {
+        this(metrics, accessLog, appClasspath, null, List.of());
+    }
 
     public List<String> toArgs() {
-        return List.of("metrics=" + metrics, "access-log=" + (accessLog == null ? "" : accessLog),
-                "app-classpath=" + (appClasspath == null ? "" : appClasspath));
+        List<String> a = new java.util.ArrayList<>(List.of("metrics=" + metrics,
+                "access-log=" + (accessLog == null ? "" : accessLog),
+                "app-classpath=" + (appClasspath == null ? "" : appClasspath)));
+        if (mainClass != null) {
+            a.add("main=" + mainClass);
+            for (String m : mainArgs) {
+                a.add("main-arg=" + m); // one each, in order: any text, '=' and spaces included
+            }
+        }
+        return a;
     }
 
     public static WorkerOperations parse(String[] args) {
         boolean metrics = false;
         String log = null;
         String appClasspath = null;
+        String main = null;
+        List<String> mainArgs = new java.util.ArrayList<>();
         for (String a : args) {
-            if (a.startsWith("metrics=")) {
+            if (a.startsWith("main-arg=")) {
+                mainArgs.add(a.substring("main-arg=".length()));
+            } else if (a.startsWith("main=") && a.length() > "main=".length()) {
+                main = a.substring("main=".length());
+            } else if (a.startsWith("metrics=")) {
                 metrics = Boolean.parseBoolean(a.substring("metrics=".length()));
             } else if (a.startsWith("access-log=") && a.length() > "access-log=".length()) {
                 log = a.substring("access-log=".length());
@@ -31,7 +56,7 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
                 appClasspath = a.substring("app-classpath=".length());
             }
         }
-        return new WorkerOperations(metrics, log, appClasspath);
+        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs);
     }
 
     /** Anything to record per request at all: without it the loop pays nothing. */

@@ -9,11 +9,22 @@ import java.net.InetAddress;
  * @param metricsHost null: no metrics endpoint
  * @param metricsPort 0 picks a free port (printed on stdout)
  * @param accessLog   a file, "-" for standard output, or null: no access log
+ * @param mainClass   {@code --main}: the app class whose own {@code main} each worker runs, or null
+ * @param mainArgs    its arguments (after {@code --})
  */
-public record OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath) {
+public record OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath,
+                             String mainClass, java.util.List<String> mainArgs) {
 
     /** Nothing beyond what the server always does. */
     public static final OperatorConfig NONE = new OperatorConfig(null, 0, null, null);
+
+    public OperatorConfig {
+        mainArgs = java.util.List.copyOf(mainArgs);
+    }
+
+    public OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath) {
+        this(metricsHost, metricsPort, accessLog, appClasspath, null, java.util.List.of());
+    }
 
     public boolean metrics() {
         return metricsHost != null;

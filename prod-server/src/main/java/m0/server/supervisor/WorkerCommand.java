@@ -47,7 +47,8 @@ final class WorkerCommand {
         makeOnce();
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
-        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath()).toArgs());
+        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
+                ops.mainArgs()).toArgs());
         return argv;
     }
 

@@ -122,6 +122,7 @@ final class ConnectionIo {
         }
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch);
+        c.session.peer(peer);
         c.interest = Epoll.IN;
         table.put(c);
         soon(c.session.deadline()); // a client that never sends a byte meets its header timeout

@@ -135,13 +135,21 @@ public final class Worker {
         WorkerOperations ops = WorkerOperations.parse(args);
         WorkerKnobs knobs;
         App app;
+        AppMain appMain = null;
         try {
             knobs = WorkerKnobs.from(System.getenv());
             if (ops.appClasspath() != null) {
                 // Apps.load and the pool threads (created by this thread) use the context loader.
                 Thread.currentThread().setContextClassLoader(m0.server.http.AppClassPath.loader(ops.appClasspath()));
             }
-            app = Apps.load(spec.app());
+            if (ops.mainClass() != null) {
+                // --main: the app's own main makes its HttpServer on our provider; serving waits for its start()
+                appMain = AppMain.run(ops.mainClass(), ops.mainArgs(), spec.listenFd(), spec.index());
+                app = appMain.app();
+                knobs = knobs.withoutWarmUp(); // the warm-up's requests would reach the app's own handlers
+            } else {
+                app = Apps.load(spec.app());
+            }
         } catch (RuntimeException | LinkageError e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
             System.exit(ExitCodes.CONFIG);
@@ -149,6 +157,9 @@ public final class Worker {
         }
         StartTrace.mark("app loaded");
         Worker w = new Worker(spec, knobs, app);
+        if (appMain != null) {
+            appMain.leaveWith(w::leave);
+        }
         StartTrace.mark("page mapped, loop made");
         RequestRecorder recorder;
         try {
@@ -169,15 +180,18 @@ public final class Worker {
         System.exit(status);
     }
 
+    /** A graceful leave, as at SIGTERM (the app's HttpServer.stop under --main). */
+    private void leave() {
+        loop.requestStop();
+        wake.signal();
+    }
+
     private int run(RequestRecorder recorder) {
         // First act: NOT_STARTED until the loop reads the channel. Under race too: the supervisor
         // reads starts off the page (a reload waits for one; the budget counts it).
         share.bind();
         // Before the app's init, which may be slow: a SIGTERM from here on is a graceful stop.
-        Signals.onSignal("TERM", () -> {
-            loop.requestStop();
-            wake.signal();
-        });
+        Signals.onSignal("TERM", this::leave);
         Signals.onSignal("INT", () -> { }); // the supervisor owns Ctrl-C: it sends each worker a TERM
         Signals.onSignal("HUP", () -> { }); // a reload is the supervisor's; a group hang-up must not kill us
         Signals.onSignal("USR1", () -> { // forwarded by the supervisor: reopen the access log
@@ -194,7 +208,8 @@ public final class Worker {
         }
         StartTrace.mark("warmed up");
         io.record(recorder);
-        listener.keepPeers(share.sharing() || recorder != null); // a hand-off's payload, the access log
+        // A hand-off's payload, the access log, an exchange's remote address.
+        listener.keepPeers(share.sharing() || recorder != null || app instanceof m0.server.http.ExchangeApp);
         if (Native.getppid() != spec.supervisorPid()) {
             return 1; // the supervisor died before we could watch it
         }

@@ -55,6 +55,12 @@ record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, l
                 "1".equals(env.get("M0_TEST_HIDE_HELD")));
     }
 
+    /** The same knobs but the warm-up (--main: its requests would reach the app's own handlers). */
+    WorkerKnobs withoutWarmUp() {
+        return new WorkerKnobs(eagerRead, listenExclusive, false, armGapMillis, armGapIndex, dieAtStartIndex,
+                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld);
+    }
+
     private static long number(Map<String, String> env, String name, long otherwise) {
         String v = env.get(name);
         if (v == null || v.isBlank()) {

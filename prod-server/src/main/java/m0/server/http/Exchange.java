@@ -1,0 +1,386 @@
+package m0.server.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One request answered off the loop, its response streamed: the app's thread (a pool thread, or
+ * the app's executor) sends a head and writes the body; the loop takes the bytes as fast as the
+ * connection carries them ({@link HttpSession} drains it when it is the oldest response owed).
+ *
+ * <p><b>Back-pressure.</b> At most {@link #PIPE_BYTES} wait here; a writer past that blocks until
+ * the loop takes some, and the loop takes only while its output is under the session's high
+ * water. So a client that reads slowly stalls the writer, not the heap: a streamed response holds
+ * at most {@code PIPE_BYTES} plus the session's output per connection, whatever its length.
+ *
+ * <p><b>Framing.</b> {@link #sendHead} with a length of 0 or more: that many bytes
+ * (Content-Length); {@link #CHUNKED}: chunked, framed here as the writer writes. A HEAD request,
+ * 1xx, 204 and 304 carry no body whatever the length: their writes are an error past the head.
+ * A fixed-length body written short or long is the writer's error (an {@link IOException}, as
+ * the JDK's server throws) and the connection closes after what was sent: the client must not
+ * read the next response out of a body it was promised.
+ *
+ * <p>Threads: {@link #sendHead}, {@link #body()} and {@link #finish()} are the writer's (one
+ * thread at a time); {@link #moveTo}, {@link #abort} and the getters the loop's. Shared state is
+ * under {@link #lock}.
+ */
+public final class Exchange {
+
+    /** {@link #sendHead}'s length for a chunked body. */
+    public static final long CHUNKED = -1;
+    /** What may wait between the writer and the loop before the writer blocks. */
+    public static final int PIPE_BYTES = 64 * 1024;
+    /** The largest piece the writer's write is cut into, so no chunk outgrows the pipe. */
+    static final int PIECE = 16 * 1024;
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    private final Request request;
+    private final boolean head;
+    private final Runnable wake;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition room = lock.newCondition();
+    /** Under lock: pieces not yet taken by the loop, and their bytes. */
+    private final ArrayDeque<byte[]> pieces = new ArrayDeque<>();
+    private int queued;
+    /** Under lock: the first piece's bytes already taken. */
+    private int takenOfFirst;
+    /** Under lock: set once by the writer; the status line and fields, no Date, no Connection. */
+    private byte[] headBytes;
+    private int status;
+    private boolean finished;
+    /** Under lock: the body broke its framing: the connection ends after what was sent. */
+    private boolean broken;
+    /** Under lock: the connection is gone: every write fails from now on. */
+    private boolean aborted;
+
+    /** The writer's: framing state. */
+    private long remaining;
+    private boolean chunked;
+    private boolean bodyless;
+    private final BodyStream body = new BodyStream();
+
+    /** The peer's raw sockaddr, or null when the worker does not keep it. */
+    private final byte[] peer;
+
+    Exchange(Request request, Runnable wake, byte[] peer) {
+        this.request = request;
+        this.peer = peer;
+        this.head = "HEAD".equals(request.method());
+        this.wake = wake;
+    }
+
+    /** The request this exchange answers. */
+    public Request request() {
+        return request;
+    }
+
+    /** The client's address, or null when unknown. */
+    public java.net.InetSocketAddress remote() {
+        return Peers.address(peer);
+    }
+
+    /** The request's body as a stream (the parser has read it whole, within --max-body-bytes). */
+    public InputStream requestBody() {
+        return new java.io.ByteArrayInputStream(request.body());
+    }
+
+    /** Whether {@link #sendHead} has been called. */
+    public boolean headSent() {
+        lock.lock();
+        try {
+            return headBytes != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The status and headers (names and values alternating; the server's own framing fields,
+     * Content-Length, Transfer-Encoding, Connection and Date, are its to write and skipped here),
+     * and how the body is framed: {@code length >= 0} bytes, or {@link #CHUNKED}.
+     *
+     * @throws IOException when the connection is gone
+     * @throws IllegalStateException when the head was sent already
+     */
+    public void sendHead(int status, long length, String... headers) throws IOException {
+        if (status < 100 || status > 999) {
+            throw new IllegalArgumentException("status " + status);
+        }
+        if (length < CHUNKED) {
+            throw new IllegalArgumentException("length " + length);
+        }
+        bodyless = head || status < 200 || status == 204 || status == 304;
+        chunked = !bodyless && length == CHUNKED;
+        remaining = bodyless ? 0 : Math.max(0, length);
+        StringBuilder sb = new StringBuilder(128);
+        sb.append("HTTP/1.1 ").append(status).append(' ').append(Response.reason(status)).append("\r\n");
+        for (int i = 0; i + 1 < headers.length; i += 2) {
+            String name = headers[i];
+            switch (name.toLowerCase(java.util.Locale.ROOT)) {
+                case "content-length", "transfer-encoding", "connection", "date" -> {
+                    continue;
+                }
+                default -> { }
+            }
+            Response.checkHeader(name, headers[i + 1]);
+            sb.append(name).append(": ").append(headers[i + 1]).append("\r\n");
+        }
+        if (chunked) {
+            sb.append("Transfer-Encoding: chunked\r\n");
+        } else if (status >= 200 && status != 204 && status != 304) {
+            // HEAD says the length a GET would get; 1xx and 204 never have one, 304 may omit it.
+            sb.append("Content-Length: ").append(length == CHUNKED ? 0 : length).append("\r\n");
+        }
+        byte[] bytes = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        lock.lock();
+        try {
+            if (headBytes != null) {
+                throw new IllegalStateException("response headers already sent");
+            }
+            if (aborted) {
+                throw new IOException("connection closed");
+            }
+            this.status = status;
+            headBytes = bytes;
+        } finally {
+            lock.unlock();
+        }
+        wake.run();
+    }
+
+    /** The body's stream: writes block while {@link #PIPE_BYTES} wait; close ends the response. */
+    public OutputStream body() {
+        return body;
+    }
+
+    /**
+     * Ends the response (idempotent): a chunked body gets its last chunk; a fixed-length body
+     * written short breaks the connection (and throws, as the JDK's does).
+     */
+    public void finish() throws IOException {
+        body.close();
+    }
+
+    /** A whole response, as a blocking {@link App} answers. */
+    public void respond(Response r) throws IOException {
+        if (r.streams()) {
+            String[] h = r.headersWithType();
+            sendHead(r.status(), r.streamLength(), h);
+            try (OutputStream o = body()) {
+                r.writer().writeTo(o);
+            }
+            return;
+        }
+        String[] h = r.headersWithType();
+        sendHead(r.status(), r.body().length, h);
+        if (!bodyless) {
+            body.write(r.body(), 0, r.body().length);
+        }
+        finish();
+    }
+
+    // ---- the loop's side ----
+
+    /** The status, once the head was sent (the access log). */
+    int status() {
+        lock.lock();
+        try {
+            return status;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The head's status line and fields, or null before {@link #sendHead}. */
+    byte[] headBytes() {
+        lock.lock();
+        try {
+            return headBytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Moves up to {@code room} waiting bytes into {@code out}, waking a writer blocked on a full
+     * pipe. True when the response is complete and all of it moved.
+     */
+    boolean moveTo(HeldBytes out, int room) {
+        lock.lock();
+        try {
+            int moved = 0;
+            byte[] p;
+            while (moved < room && (p = pieces.peekFirst()) != null) {
+                int n = Math.min(p.length - takenOfFirst, room - moved);
+                out.reserve(n);
+                System.arraycopy(p, takenOfFirst, out.bytes, out.wr, n);
+                out.wr += n;
+                moved += n;
+                takenOfFirst += n;
+                if (takenOfFirst == p.length) {
+                    pieces.pollFirst();
+                    takenOfFirst = 0;
+                }
+            }
+            if (moved > 0) {
+                queued -= moved;
+                this.room.signalAll();
+            }
+            return finished && pieces.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the body broke its framing (the connection must end after it). */
+    boolean broken() {
+        lock.lock();
+        try {
+            return broken;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether bytes wait to be moved. */
+    boolean hasBytes() {
+        lock.lock();
+        try {
+            return !pieces.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The connection closed: a writer blocked or yet to write fails. */
+    void abort() {
+        lock.lock();
+        try {
+            aborted = true;
+            pieces.clear();
+            queued = 0;
+            room.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---- the writer's side ----
+
+    /** Queues bytes for the loop, blocking while the pipe is full; wakes the loop when it was empty. */
+    private void enqueue(byte[] b, int off, int len) throws IOException {
+        while (len > 0) {
+            int n = Math.min(len, PIECE);
+            byte[] piece = java.util.Arrays.copyOfRange(b, off, off + n);
+            boolean wasEmpty;
+            lock.lock();
+            try {
+                while (!aborted && queued >= PIPE_BYTES) {
+                    try {
+                        // Bounded wait: the loop's take signals; the timeout only re-checks.
+                        room.await(100, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("interrupted writing a response body");
+                    }
+                }
+                if (aborted) {
+                    throw new IOException("connection closed");
+                }
+                wasEmpty = pieces.isEmpty();
+                pieces.addLast(piece);
+                queued += n;
+            } finally {
+                lock.unlock();
+            }
+            if (wasEmpty) {
+                wake.run();
+            }
+            off += n;
+            len -= n;
+        }
+    }
+
+    private void end(boolean breaks) {
+        lock.lock();
+        try {
+            finished = true;
+            broken |= breaks;
+        } finally {
+            lock.unlock();
+        }
+        wake.run();
+    }
+
+    /** The body as the writer sees it: framing checked and applied here. */
+    private final class BodyStream extends OutputStream {
+        private boolean closed;
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            if (closed) {
+                throw new IOException("stream is closed");
+            }
+            if (headBytes() == null) {
+                throw new IOException("response headers not sent yet");
+            }
+            if (len == 0) {
+                return;
+            }
+            if (chunked) {
+                byte[] size = (Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                byte[] framed = new byte[size.length + len + 2];
+                System.arraycopy(size, 0, framed, 0, size.length);
+                System.arraycopy(b, off, framed, size.length, len);
+                System.arraycopy(CRLF, 0, framed, size.length + len, 2);
+                enqueue(framed, 0, framed.length);
+                return;
+            }
+            if (len > remaining) {
+                throw new IOException("too many bytes to write to stream");
+            }
+            remaining -= len;
+            enqueue(b, off, len);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (headBytes() == null) {
+                // Closed with no head: the JDK answers nothing and closes; so do we, after a 500.
+                end(true);
+                return;
+            }
+            if (chunked) {
+                try {
+                    enqueue(LAST_CHUNK, 0, LAST_CHUNK.length);
+                } finally {
+                    end(false);
+                }
+                return;
+            }
+            if (remaining > 0) {
+                end(true);
+                throw new IOException("insufficient bytes written to stream");
+            }
+            end(false);
+        }
+    }
+}
