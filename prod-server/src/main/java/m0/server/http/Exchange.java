@@ -87,9 +87,17 @@ public final class Exchange {
         return Peers.address(peer);
     }
 
-    /** The request's body as a stream (the parser has read it whole, within --max-body-bytes). */
+    /** The body as it arrives, when it streams; null when the parser read it whole. */
+    private RequestBody streamed;
+
+    /** The request's body as a stream: as it arrives, or the whole body the parser read. */
     public InputStream requestBody() {
-        return new java.io.ByteArrayInputStream(request.body());
+        return streamed != null ? streamed : new java.io.ByteArrayInputStream(request.body());
+    }
+
+    /** Set on the loop before the exchange's thread is handed it. */
+    void streamBody(RequestBody body) {
+        streamed = body;
     }
 
     /** Whether {@link #sendHead} has been called. */

@@ -20,6 +20,13 @@ final class HttpParser {
     static final int REQUEST = 1;
     /** The head asked {@code Expect: 100-continue} and its body has not started: send 100 now. */
     static final int CONTINUE = 2;
+    /**
+     * Streaming bodies ({@link #streamBodies}): a head whose body follows; {@link #request()} has
+     * no body, and the body goes to the sink given to {@link #streamTo} as it arrives.
+     */
+    static final int HEAD_READY = 3;
+    /** Streaming bodies: the streamed body is complete (its sink was told). */
+    static final int BODY_END = 4;
 
     private static final int HEAD = 0;
     private static final int BODY_LENGTH = 1;
@@ -98,6 +105,11 @@ final class HttpParser {
     private int trailerLineBytes;
     private boolean trailerLineCr;
 
+    /** Bodies stream to a sink instead of being read whole (no --max-body-bytes: the sink bounds them). */
+    private boolean streamBodies;
+    /** The body being streamed, or null. */
+    private RequestBody sink;
+
     // The last result of next() == REQUEST.
     private Request request;
     private boolean requestKeepAlive;
@@ -111,6 +123,33 @@ final class HttpParser {
         this.maxHead = config.maxHeaderBytes();
         this.maxBody = config.maxBodyBytes();
         this.in = new HeldBytes(scratch);
+    }
+
+    /** From now on a body streams to the sink {@link #streamTo} gives, after {@link #HEAD_READY}. */
+    void streamBodies() {
+        streamBodies = true;
+    }
+
+    /** Where the body of the head just returned goes. */
+    void streamTo(RequestBody body) {
+        sink = body;
+    }
+
+    /** A streamed body is being read and its sink is full: nothing more is read until it has room. */
+    boolean sinkFull() {
+        return sink != null && sink.full();
+    }
+
+    /** Whether the head just returned asked for a 100 Continue (and forgets it: the caller sends it). */
+    boolean takeContinue() {
+        boolean c = continuePending;
+        continuePending = false;
+        return c;
+    }
+
+    /** A streamed body is being read. */
+    boolean streaming() {
+        return sink != null;
     }
 
     static boolean isTchar(byte b) {
@@ -130,7 +169,7 @@ final class HttpParser {
             return;
         }
         // A body arriving with nothing buffered goes straight to its array: one copy, not two.
-        if (state == BODY_LENGTH && in.rd == in.wr) {
+        if (state == BODY_LENGTH && sink == null && in.rd == in.wr) {
             int take = (int) Math.min(n, contentLength - bodyLen);
             src.get(body, bodyLen, take);
             bodyLen += take;
@@ -171,6 +210,10 @@ final class HttpParser {
 
     /** Stop parsing for good and drop whatever is buffered. */
     void kill() {
+        if (sink != null) {
+            sink.abort("the request body ended early: the connection closed or the body was malformed");
+            sink = null;
+        }
         state = DEAD;
         body = null;
         head = null;
@@ -496,7 +539,7 @@ final class HttpParser {
         if (http11 && hosts != 1) return fail(400);
         if (te && cl >= 0) return fail(400); // RFC 9112 6.3: a smuggling vector; refuse
         if (teUnknown) return fail(NOT_IMPLEMENTED);
-        if (cl > maxBody) return fail(413);
+        if (cl > maxBody && !streamBodies) return fail(413);
         // RFC 9112 6.1: chunked in an HTTP/1.0 request is faulty framing; close after it.
         if (te && !http11) close = true;
 
@@ -511,18 +554,23 @@ final class HttpParser {
         bodyLen = 0;
         if (te) {
             state = CHUNK_SIZE;
-            body = EMPTY;
+            body = streamBodies ? null : EMPTY;
             resetChunkLine();
         } else if (cl > 0) {
             state = BODY_LENGTH;
             contentLength = cl;
-            body = new byte[(int) cl];
+            body = streamBodies ? null : new byte[(int) cl];
         } else {
             body = null;
             return complete();
         }
         // Only worth a 100 when none of the body was sent along with the head.
         if (expect && http11 && in.rd == in.wr) continuePending = true;
+        if (streamBodies) {
+            request = new Request(method, target, version, head, headersFrom, headersTo, null);
+            requestKeepAlive = keepAlive;
+            return HEAD_READY;
+        }
         return next();
     }
 
@@ -560,6 +608,13 @@ final class HttpParser {
     }
 
     private int bodyLength() {
+        if (sink != null) {
+            int take = (int) Math.min(Math.min(contentLength, in.wr - in.rd), sink.room());
+            sink.put(in.bytes, in.rd, take);
+            in.rd += take;
+            contentLength -= take;
+            return contentLength == 0 ? complete() : NEED_MORE;
+        }
         int take = (int) Math.min(contentLength - bodyLen, in.wr - in.rd);
         System.arraycopy(in.bytes, in.rd, body, bodyLen, take);
         in.rd += take;
@@ -583,7 +638,7 @@ final class HttpParser {
                     if (hex >= 0) {
                         chunkSize = (chunkSize << 4) | hex;
                         if (++sizeDigits > 15) return fail(400); // no overflow below 2^60
-                        if (bodyLen + chunkSize > maxBody) return fail(413);
+                        if (sink == null && bodyLen + chunkSize > maxBody) return fail(413);
                         in.rd++;
                     } else if (sizeDigits == 0) {
                         return fail(400);
@@ -614,6 +669,15 @@ final class HttpParser {
                     sizeLineDone();
                 }
                 case CHUNK_DATA -> {
+                    if (sink != null) {
+                        int take = (int) Math.min(Math.min(chunkSize, in.wr - in.rd), sink.room());
+                        if (take == 0) return NEED_MORE; // the reader is behind: wait for room
+                        sink.put(b, in.rd, take);
+                        in.rd += take;
+                        chunkSize -= take;
+                        if (chunkSize == 0) state = CHUNK_DATA_CR;
+                        continue;
+                    }
                     int take = (int) Math.min(chunkSize, in.wr - in.rd);
                     System.arraycopy(b, in.rd, body, bodyLen, take);
                     in.rd += take;
@@ -657,6 +721,10 @@ final class HttpParser {
             trailerLineCr = false;
             return;
         }
+        if (sink != null) {
+            state = CHUNK_DATA;
+            return;
+        }
         int need = (int) (bodyLen + chunkSize); // <= maxBody, checked digit by digit
         if (need > body.length) body = Arrays.copyOf(body, (int) Math.min(maxBody, Math.max(need, body.length * 2L)));
         state = CHUNK_DATA;
@@ -675,6 +743,14 @@ final class HttpParser {
     }
 
     private int complete() {
+        if (sink != null) {
+            sink.end();
+            sink = null;
+            emptyLines = 0;
+            state = HEAD;
+            head = null;
+            return BODY_END;
+        }
         byte[] bd = body;
         if (bd != null && bd.length != bodyLen) bd = Arrays.copyOf(bd, bodyLen);
         request = new Request(method, target, version, head, headersFrom, headersTo, bd);

@@ -91,10 +91,18 @@ public final class HttpSession {
         this.pool = pool;
         this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
         this.parser = new HttpParser(config, in);
+        if (app instanceof ExchangeApp) {
+            parser.streamBodies(); // its handlers read bodies as they arrive: no whole-body cap
+        }
         this.out = new HeldBytes(out);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
+
+    /** The body of the request being dispatched, when it streams (else null). */
+    private RequestBody streamedBody;
+    /** The streamed request being read said Connection: close: close once its body is read. */
+    private boolean closeAfterBody;
 
     /** The peer's raw sockaddr, for the exchanges' remote address (null: unknown). */
     private byte[] peer;
@@ -191,6 +199,8 @@ public final class HttpSession {
      */
     public long deadline() {
         if (quiet) return lastActive;
+        // A body read as it streams, with room for more: the client is the one who is late.
+        if (!closing && parser.streaming() && !parser.sinkFull()) return plus(lastActive, config.bodyTimeoutNanos());
         if (!slots.isEmpty()) {
             // A streamed body the client does not take is a stalled flush; one the app is slow
             // to produce is a request still running.
@@ -291,7 +301,7 @@ public final class HttpSession {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || out.size() > OUT_HIGH_WATER;
+        return slots.size() >= MAX_QUEUED || out.size() > OUT_HIGH_WATER || parser.sinkFull();
     }
 
     private void parse(long now) {
@@ -302,6 +312,23 @@ public final class HttpSession {
                 timing = false;
                 requestStart = now;
                 dispatch(parser.request(), parser.requestKeepAlive());
+            } else if (r == HttpParser.HEAD_READY) {
+                timing = false;
+                requestStart = now;
+                // Its 100 goes now, while nothing is owed before it: its slot is queued next.
+                if (parser.takeContinue() && slots.isEmpty()) out.put(CONTINUE);
+                RequestBody body = new RequestBody(wakeLoop);
+                parser.streamTo(body);
+                streamedBody = body;
+                dispatch(parser.request(), parser.requestKeepAlive());
+                streamedBody = null;
+            } else if (r == HttpParser.BODY_END) {
+                lastActive = now;
+                if (closeAfterBody) {
+                    closing = true; // that request was the last: drop anything pipelined after it
+                    if (parser.buffered() > 0) lingerWanted = true;
+                    parser.kill();
+                }
             } else if (r == HttpParser.CONTINUE) {
                 // Interim responses keep request order too: only when nothing is owed before it.
                 if (slots.isEmpty()) out.put(CONTINUE);
@@ -326,7 +353,9 @@ public final class HttpSession {
     private void dispatch(Request request, boolean keepAlive) {
         byte[] conn = keepAlive ? (Request.HTTP_1_1.equals(request.version()) ? null : CONN_KEEP_ALIVE) : CONN_CLOSE;
         boolean head = request.method().equals("HEAD");
-        if (!keepAlive) {
+        if (!keepAlive && streamedBody != null) {
+            closeAfterBody = true; // its body is still to be read: close after it
+        } else if (!keepAlive) {
             closing = true; // this response is the last: drop anything pipelined after it
             if (parser.buffered() > 0) lingerWanted = true;
             parser.kill();
@@ -337,7 +366,9 @@ public final class HttpSession {
                 respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
                 return;
             }
-            offLoop(new Slot(request, conn, head, app, wakeLoop, Slot.SERVE, peer), ex);
+            Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.SERVE, peer);
+            if (streamedBody != null) s.exchange.streamBody(streamedBody);
+            offLoop(s, ex);
             return;
         }
         if (pool != null) {
