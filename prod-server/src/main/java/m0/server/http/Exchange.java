@@ -20,8 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * at most {@code PIPE_BYTES} plus the session's output per connection, whatever its length.
  *
  * <p><b>Framing.</b> {@link #sendHead} with a length of 0 or more: that many bytes
- * (Content-Length); {@link #CHUNKED}: chunked, framed here as the writer writes. A HEAD request,
- * 1xx, 204 and 304 carry no body whatever the length: their writes are an error past the head.
+ * (Content-Length); {@link #CHUNKED}: chunked, framed here as the writer writes (to an HTTP/1.0
+ * client: unframed, and the close ends it). A HEAD request, 1xx, 204 and 304 carry no body
+ * whatever the length: what is written to them is dropped.
  * A fixed-length body written short or long is the writer's error (an {@link IOException}, as
  * the JDK's server throws) and the connection closes after what was sent: the client must not
  * read the next response out of a body it was promised.
@@ -65,6 +66,8 @@ public final class Exchange {
     private long remaining;
     private boolean chunked;
     private boolean bodyless;
+    /** HTTP/1.0 and a body of unknown length: no chunks (it cannot read them); the close ends it. */
+    private boolean closeDelimited;
     private final BodyStream body = new BodyStream();
 
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
@@ -126,15 +129,21 @@ public final class Exchange {
             throw new IllegalArgumentException("length " + length);
         }
         bodyless = head || status < 200 || status == 204 || status == 304;
-        chunked = !bodyless && length == CHUNKED;
+        closeDelimited = !bodyless && length == CHUNKED && Request.HTTP_1_0.equals(request.version());
+        chunked = !bodyless && length == CHUNKED && !closeDelimited;
         remaining = bodyless ? 0 : Math.max(0, length);
         StringBuilder sb = new StringBuilder(128);
         sb.append("HTTP/1.1 ").append(status).append(' ').append(Response.reason(status)).append("\r\n");
         for (int i = 0; i + 1 < headers.length; i += 2) {
             String name = headers[i];
             switch (name.toLowerCase(java.util.Locale.ROOT)) {
-                case "content-length", "transfer-encoding", "connection", "date" -> {
+                case "transfer-encoding", "connection", "date" -> {
                     continue;
+                }
+                case "content-length" -> {
+                    if (!head) {
+                        continue; // the framing below says it; a HEAD's is the handler's to give
+                    }
                 }
                 default -> { }
             }
@@ -143,6 +152,8 @@ public final class Exchange {
         }
         if (chunked) {
             sb.append("Transfer-Encoding: chunked\r\n");
+        } else if (closeDelimited || head) {
+            // no framing field: the close ends a 1.0 body; a HEAD's length is what the handler set
         } else if (status >= 200 && status != 204 && status != 304) {
             // HEAD says the length a GET would get; 1xx and 204 never have one, 304 may omit it.
             sb.append("Content-Length: ").append(length == CHUNKED ? 0 : length).append("\r\n");
@@ -175,6 +186,15 @@ public final class Exchange {
      */
     public void finish() throws IOException {
         body.close();
+    }
+
+    /**
+     * The writer failed part-way (an exception after the head): what was sent stays sent, no last
+     * chunk follows, and the connection closes, as the JDK's server does.
+     */
+    public void fail() {
+        body.closed = true;
+        end(true);
     }
 
     /** A whole response, as a blocking {@link App} answers. */
@@ -358,6 +378,13 @@ public final class Exchange {
                 enqueue(framed, 0, framed.length);
                 return;
             }
+            if (closeDelimited) {
+                enqueue(b, off, len);
+                return;
+            }
+            if (bodyless) {
+                return; // a HEAD's (or a 204's) body is dropped, as the JDK's server drops it
+            }
             if (len > remaining) {
                 throw new IOException("too many bytes to write to stream");
             }
@@ -382,6 +409,10 @@ public final class Exchange {
                 } finally {
                     end(false);
                 }
+                return;
+            }
+            if (closeDelimited) {
+                end(true); // the close is the body's end
                 return;
             }
             if (remaining > 0) {

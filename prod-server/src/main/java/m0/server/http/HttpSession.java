@@ -609,6 +609,7 @@ public final class HttpSession {
                     exchange.finish(); // what the app left open is finished for it
                 }
             } catch (Throwable t) {
+                exchange.fail(); // after a head: what was sent, then the close; before: the close
                 if (t instanceof Error && !(t instanceof AssertionError)) {
                     ended();
                     throw (Error) t;
@@ -644,6 +645,7 @@ public final class HttpSession {
                 try {
                     exchange.respond(r); // this pool thread writes it: the loop drains it
                 } catch (Throwable t) {
+                    exchange.fail();
                     if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
                 } finally {
                     ended();
