@@ -1,0 +1,290 @@
+package m0.server.http;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Streamed bodies both ways, on real threads: this test thread is the loop (it feeds the
+ * session, and writes its output only when it chooses), a pool thread is the app. The bounds are
+ * the point: a client that does not read holds the writer, not the heap; a handler that does not
+ * read stops the loop reading, and nothing is buffered past the pipe and one read.
+ */
+@Timeout(30)
+class StreamingTest {
+
+    private static final int PIECE = 16 * 1024;
+
+    private final ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "streaming-test-app");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Semaphore wakes = new Semaphore(0);
+    private long now = 1_000_000_000L;
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    private HttpSession session(App app) {
+        return new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, now);
+    }
+
+    private static void feed(HttpSession s, byte[] b, long now) {
+        ByteBuffer in = ByteBuffer.allocateDirect(b.length);
+        in.put(b).flip();
+        s.onBytes(in, now);
+    }
+
+    /** Waits for the app's next wake-up (bounded), then does what the loop does after one. */
+    private void awaitWake(HttpSession s) throws InterruptedException {
+        assertTrue(wakes.tryAcquire(10, TimeUnit.SECONDS), "no wake-up from the app's thread");
+        s.pollCompletions(now);
+    }
+
+    /** Writes all of the session's output now into {@code sink}. */
+    private static void writeAll(HttpSession s, ByteArrayOutputStream sink) {
+        ByteBuffer o;
+        while ((o = s.output()) != null) {
+            byte[] b = new byte[o.remaining()];
+            o.get(b);
+            sink.write(b, 0, b.length);
+            s.written(b.length);
+        }
+    }
+
+    private static void awaitBlocked(Thread t) {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < until, "the writer never blocked: " + t.getState());
+            Thread.onSpinWait();
+        }
+    }
+
+    private static byte[] pattern(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (i * 31 + (i >> 10));
+        }
+        return b;
+    }
+
+    @Test
+    void aClientThatDoesNotReadBlocksTheWriterAndTheHeapStaysBounded() throws Exception {
+        byte[] body = pattern(8 << 20);
+        AtomicLong written = new AtomicLong();
+        Thread[] writer = new Thread[1];
+        App app = new App() {
+            @Override
+            public boolean blocking(Request r) {
+                return true;
+            }
+
+            @Override
+            public Response handle(Request r) {
+                return Response.stream(200, "application/octet-stream", body.length, out -> {
+                    writer[0] = Thread.currentThread();
+                    for (int off = 0; off < body.length; off += PIECE) {
+                        out.write(body, off, PIECE);
+                        written.addAndGet(PIECE);
+                    }
+                });
+            }
+        };
+        HttpSession s = session(app);
+        feed(s, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        // The loop moves bytes only when woken and only up to the high water, and writes nothing:
+        // the writer must come to a stop with at most the pipe and the output held.
+        while (writer[0] == null || (writer[0].getState() != Thread.State.WAITING
+                && writer[0].getState() != Thread.State.TIMED_WAITING)) {
+            if (wakes.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                s.pollCompletions(now);
+            }
+        }
+        awaitBlocked(writer[0]);
+        long held = written.get();
+        assertTrue(held <= Exchange.PIPE_BYTES + HttpSession.OUT_HIGH_WATER + 2L * PIECE,
+                "the writer got " + held + " bytes ahead of a client that reads nothing");
+        assertTrue(held < body.length);
+        // Now the client reads: everything arrives, in order, framed by its Content-Length.
+        ByteArrayOutputStream client = new ByteArrayOutputStream();
+        while (true) {
+            writeAll(s, client);
+            if (client.size() > body.length) {
+                String wire = client.toString(StandardCharsets.ISO_8859_1);
+                int headEnd = wire.indexOf("\r\n\r\n") + 4;
+                if (client.size() - headEnd == body.length) {
+                    break;
+                }
+            }
+            awaitWake(s);
+        }
+        String wire = client.toString(StandardCharsets.ISO_8859_1);
+        int headEnd = wire.indexOf("\r\n\r\n") + 4;
+        assertTrue(wire.startsWith("HTTP/1.1 200 OK\r\n"), wire.substring(0, 40));
+        assertTrue(wire.substring(0, headEnd).contains("Content-Length: " + body.length + "\r\n"));
+        byte[] got = java.util.Arrays.copyOfRange(client.toByteArray(), headEnd, client.size());
+        assertArrayEquals(body, got);
+        assertFalse(s.closeAfterFlush());
+    }
+
+    @Test
+    void aHandlerThatDoesNotReadStopsTheLoopReadingAndGetsEveryByteWhenItDoes() throws Exception {
+        byte[] body = pattern(1 << 20);
+        CountDownLatch go = new CountDownLatch(1);
+        ExchangeApp app = x -> {
+            go.await(10, TimeUnit.SECONDS);
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            long n = 0;
+            byte[] buf = new byte[4096];
+            try (InputStream in = x.requestBody()) {
+                for (int r; (r = in.read(buf)) >= 0; ) {
+                    sha.update(buf, 0, r);
+                    n += r;
+                }
+            }
+            byte[] answer = (n + " " + HexFormat.of().formatHex(sha.digest())).getBytes(StandardCharsets.ISO_8859_1);
+            x.sendHead(200, answer.length);
+            x.body().write(answer);
+            x.finish();
+        };
+        HttpSession s = session(app);
+        byte[] head = ("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+        feed(s, head, now);
+        // The loop reads while the session wants input; the handler reads nothing yet.
+        int fed = 0;
+        while (fed < body.length && s.wantsInput()) {
+            int n = Math.min(PIECE, body.length - fed);
+            feed(s, java.util.Arrays.copyOfRange(body, fed, fed + n), now);
+            fed += n;
+        }
+        assertTrue(fed < body.length, "the loop read the whole body though the handler read none of it");
+        assertTrue(fed <= RequestBody.CAPACITY + PIECE, "read " + fed + " bytes past a stalled handler");
+        go.countDown();
+        // The handler reads; each time it frees room it wakes the loop, which reads on.
+        ByteArrayOutputStream client = new ByteArrayOutputStream();
+        while (fed < body.length) {
+            if (!s.wantsInput()) {
+                awaitWake(s);
+                continue;
+            }
+            int n = Math.min(PIECE, body.length - fed);
+            feed(s, java.util.Arrays.copyOfRange(body, fed, fed + n), now);
+            fed += n;
+        }
+        String expected = body.length + " " + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+        while (!client.toString(StandardCharsets.ISO_8859_1).endsWith(expected)) {
+            awaitWake(s);
+            writeAll(s, client);
+        }
+        assertTrue(client.toString(StandardCharsets.ISO_8859_1).startsWith("HTTP/1.1 200 OK\r\n"));
+        assertTrue(s.wantsInput(), "the connection goes on after the body");
+    }
+
+    @Test
+    void chunkedToHttp11AndCloseDelimitedToHttp10() throws Exception {
+        ExchangeApp app = x -> {
+            x.sendHead(200, Exchange.CHUNKED);
+            try (OutputStream o = x.body()) {
+                o.write("one".getBytes(StandardCharsets.ISO_8859_1));
+                o.write("two".getBytes(StandardCharsets.ISO_8859_1));
+            }
+        };
+        HttpSession s11 = session(app);
+        feed(s11, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        String w11 = untilComplete(s11, "0\r\n\r\n");
+        assertTrue(w11.contains("Transfer-Encoding: chunked\r\n"));
+        assertTrue(w11.endsWith("\r\n\r\n3\r\none\r\n3\r\ntwo\r\n0\r\n\r\n"), w11);
+        assertFalse(s11.closeAfterFlush());
+
+        HttpSession s10 = session(app);
+        feed(s10, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        String w10 = untilComplete(s10, "onetwo");
+        assertFalse(w10.contains("Transfer-Encoding"), w10);
+        assertFalse(w10.contains("Content-Length"), w10);
+        assertTrue(s10.closeAfterFlush(), "a close-delimited body ends with the connection");
+    }
+
+    @Test
+    void aFixedLengthWrittenShortClosesTheConnectionAfterWhatWasSent() throws Exception {
+        ExchangeApp app = x -> {
+            x.sendHead(200, 10);
+            x.body().write("12345".getBytes(StandardCharsets.ISO_8859_1));
+            x.finish(); // throws: 5 of 10
+        };
+        HttpSession s = session(app);
+        feed(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        String w = untilComplete(s, "12345");
+        assertTrue(w.contains("Content-Length: 10\r\n"));
+        while (!s.closeAfterFlush()) {
+            awaitWake(s);
+        }
+        assertNull(s.output());
+    }
+
+    @Test
+    void aHandlerThatThrowsBeforeItsHeadClosesTheConnectionWithNoAnswer() throws Exception {
+        ExchangeApp app = x -> {
+            throw new IllegalStateException("boom");
+        };
+        HttpSession s = session(app);
+        feed(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        while (!s.closeAfterFlush()) {
+            awaitWake(s);
+        }
+        assertNull(s.output(), "nothing is answered, as the JDK's server answers nothing");
+    }
+
+    @Test
+    void aClosedConnectionFailsTheWriterInsteadOfLeavingItBlocked() throws Exception {
+        CountDownLatch failed = new CountDownLatch(1);
+        ExchangeApp app = x -> {
+            x.sendHead(200, Exchange.CHUNKED);
+            byte[] piece = new byte[PIECE];
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    x.body().write(piece);
+                }
+            } catch (java.io.IOException e) {
+                failed.countDown();
+                throw e;
+            }
+        };
+        HttpSession s = session(app);
+        feed(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        awaitWake(s);
+        s.closed(); // the loop closed the connection (reset by the peer)
+        assertTrue(failed.await(10, TimeUnit.SECONDS), "the writer is still blocked on a closed connection");
+    }
+
+    private String untilComplete(HttpSession s, String end) throws InterruptedException {
+        ByteArrayOutputStream client = new ByteArrayOutputStream();
+        while (!client.toString(StandardCharsets.ISO_8859_1).endsWith(end)) {
+            awaitWake(s);
+            writeAll(s, client);
+        }
+        return client.toString(StandardCharsets.ISO_8859_1);
+    }
+}
