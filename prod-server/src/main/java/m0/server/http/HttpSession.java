@@ -101,6 +101,9 @@ public final class HttpSession {
 
     /** The body of the request being dispatched, when it streams (else null). */
     private RequestBody streamedBody;
+    /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
+    private RequestBody continueBody;
+    private Slot continueSlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
     private boolean closeAfterBody;
 
@@ -315,13 +318,17 @@ public final class HttpSession {
             } else if (r == HttpParser.HEAD_READY) {
                 timing = false;
                 requestStart = now;
-                // Its 100 goes now, while nothing is owed before it: its slot is queued next.
-                if (parser.takeContinue() && slots.isEmpty()) out.put(CONTINUE);
                 RequestBody body = new RequestBody(wakeLoop);
+                boolean expects = parser.takeContinue();
+                if (expects) body.owesContinue(); // sent when the handler first reads
                 parser.streamTo(body);
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
+                if (expects) {
+                    continueBody = body;
+                    continueSlot = slots.peekLast();
+                }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
                 if (closeAfterBody) {
@@ -470,6 +477,12 @@ public final class HttpSession {
      */
     private boolean drainStream(Slot s) {
         Exchange x = s.exchange;
+        if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
+            // The handler reads its body and nothing is owed before it: the client may send it.
+            out.put(CONTINUE);
+            continueBody = null;
+            continueSlot = null;
+        }
         if (!s.headOut) {
             byte[] h = x.headBytes();
             if (h == null) {
@@ -497,6 +510,15 @@ public final class HttpSession {
         slots.pollFirst();
         if (observer != null) {
             observer.responded(s.request, x.status(), 0, s.start);
+        }
+        if (s == continueSlot && parser.streaming()) {
+            // Answered without asking for the body, which has not come: the client may never send
+            // it, and what it sends is that body, not a request. The connection ends here
+            // (RFC 9110 10.1.1).
+            continueBody = null;
+            continueSlot = null;
+            closeNow();
+            return true;
         }
         if (x.broken()) closeNow();
         return true;

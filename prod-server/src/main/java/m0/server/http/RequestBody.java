@@ -32,8 +32,22 @@ final class RequestBody extends InputStream {
     /** Under lock: the reader closed the stream: the rest of the body is read and dropped. */
     private boolean discard;
 
+    /** The head asked Expect: 100-continue: the first read asks the loop to send it (volatile: read by the loop). */
+    private volatile boolean continueOwed;
+    private volatile boolean continueAsked;
+
     RequestBody(Runnable wake) {
         this.wake = wake;
+    }
+
+    /** Set on the loop before the reader gets the body: its first read is what sends the 100. */
+    void owesContinue() {
+        continueOwed = true;
+    }
+
+    /** The reader wants the body and a 100 Continue is owed: the loop sends it. */
+    boolean continueAsked() {
+        return continueAsked;
     }
 
     // ---- the loop's side ----
@@ -127,6 +141,10 @@ final class RequestBody extends InputStream {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
         if (len == 0) {
             return 0;
+        }
+        if (continueOwed && !continueAsked) {
+            continueAsked = true; // the client waits for our 100 before it sends the body
+            wake.run();
         }
         boolean wakeLoop;
         int n;

@@ -279,6 +279,43 @@ class StreamingTest {
         assertTrue(failed.await(10, TimeUnit.SECONDS), "the writer is still blocked on a closed connection");
     }
 
+    @Test
+    void aHundredContinueGoesWhenTheHandlerFirstReadsAndNotWhenItAnswersWithoutReading() throws Exception {
+        CountDownLatch read = new CountDownLatch(1);
+        ExchangeApp app = x -> {
+            if (x.request().path().equals("/reject")) {
+                x.sendHead(401, 0);
+                x.finish();
+                return;
+            }
+            read.await(10, TimeUnit.SECONDS);
+            byte[] b = x.requestBody().readAllBytes();
+            x.sendHead(200, b.length);
+            x.body().write(b);
+            x.finish();
+        };
+        HttpSession s = session(app);
+        feed(s, "PUT /up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1), now);
+        assertNull(s.output(), "no 100 before the handler reads");
+        read.countDown();
+        awaitWake(s); // the first read asks for the 100
+        ByteArrayOutputStream client = new ByteArrayOutputStream();
+        writeAll(s, client);
+        assertEquals("HTTP/1.1 100 Continue\r\n\r\n", client.toString(StandardCharsets.ISO_8859_1));
+        feed(s, "hello".getBytes(StandardCharsets.ISO_8859_1), now);
+        String w = untilComplete(s, "hello");
+        assertTrue(w.startsWith("HTTP/1.1 200 OK"), w);
+        assertFalse(s.closeAfterFlush());
+
+        HttpSession r = session(app);
+        feed(r, "PUT /reject HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1), now);
+        String rw = untilComplete(r, "\r\n\r\n");
+        assertTrue(rw.startsWith("HTTP/1.1 401 "), rw);
+        assertTrue(r.closeAfterFlush(), "the unsent body cannot be told from a request: the connection ends");
+    }
+
     private String untilComplete(HttpSession s, String end) throws InterruptedException {
         ByteArrayOutputStream client = new ByteArrayOutputStream();
         while (!client.toString(StandardCharsets.ISO_8859_1).endsWith(end)) {
