@@ -23,6 +23,9 @@ public final class JdkHttpApp implements ExchangeApp {
     private static final byte[] NO_CONTEXT = "<h1>404 Not Found</h1>No context found for request"
             .getBytes(StandardCharsets.ISO_8859_1);
 
+    private static final byte[] BAD_URI = "<h1>400 Bad Request</h1>Bad request line"
+            .getBytes(StandardCharsets.ISO_8859_1);
+
     private final M0HttpServer server;
 
     public JdkHttpApp(M0HttpServer server) {
@@ -43,7 +46,16 @@ public final class JdkHttpApp implements ExchangeApp {
             x.finish();
             return;
         }
-        M0HttpExchange e = new M0HttpExchange(x, ctx, x.remote(), server.getAddress());
+        M0HttpExchange e;
+        try {
+            e = new M0HttpExchange(x, ctx, x.remote(), server.getAddress());
+        } catch (IllegalArgumentException notAUri) {
+            // A target m0's parser takes but java.net.URI does not: the JDK's server answers 400.
+            x.sendHead(400, BAD_URI.length, "Content-Type", "text/html");
+            x.body().write(BAD_URI);
+            x.finish();
+            return;
+        }
         // The JDK's order: the user's filters, then the authenticator (a system filter), then the handler.
         HttpHandler auth = new AuthThenHandle(ctx.getAuthenticator(), ctx.getHandler(), e);
         new Filter.Chain(List.copyOf(ctx.getFilters()), auth).doFilter(e);
