@@ -57,6 +57,7 @@ final class ConformanceCorpus {
         c.add(one("head-chunked", req("HEAD", "/chunked")));
         c.add(one("head-nobody", req("HEAD", "/nobody")));
         c.add(one("get-big", get("/big")));
+        c.add(one("get-executor", get("/executor")));
 
         // Request bodies and methods, as /echo reads them.
         c.add(one("post-fixed", body("POST", "/echo", "hello world", "Content-Length: 11")));

@@ -75,7 +75,18 @@ public final class ConformanceHandlers {
         server.createContext("/long", new LongBody());
         server.createContext("/no-close", new NoClose());
         server.createContext("/big", new Big());
+        // setExecutor: every handler runs on these threads, under either server; /executor says so.
+        server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, EXECUTOR_THREAD);
+            t.setDaemon(true);
+            return t;
+        }));
+        server.createContext("/executor", ex -> respond(ex, 200, 0,
+                ("on the server's executor: " + Thread.currentThread().getName().equals(EXECUTOR_THREAD) + "\n")
+                        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
     }
+
+    static final String EXECUTOR_THREAD = "conformance-executor";
 
     /** Headers, then the body (null: none written), then close: the well-behaved shape. */
     private static void respond(HttpExchange ex, int status, long length, byte[] body) throws IOException {

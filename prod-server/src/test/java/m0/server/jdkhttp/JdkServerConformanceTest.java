@@ -111,6 +111,7 @@ class JdkServerConformanceTest {
                 // sendResponseHeaders(200, n / 0 / -1): Content-Length n, chunked, Content-Length 0
                 is("get-fixed", 200, "length", "complete", "open", "fixed body 0123456789abcdefghij\\n"),
                 header("get-fixed", "content-length", "32"),
+                is("get-executor", 200, "chunked", "complete", "open", "on the server's executor: true\\n"),
                 is("get-chunked", 200, "chunked", "complete", "open", "one\\ntwo two\\nthree three three\\n"),
                 header("get-chunked", "transfer-encoding", "chunked"),
                 header("get-nobody", "content-length", "0"),
