@@ -51,6 +51,41 @@ class M0serveCommandLineTest {
     }
 
     @Test
+    void mainIsCheckedAtStartInOneLine() {
+        String main = HasMain.class.getName();
+        Map<String[], String> cases = new java.util.LinkedHashMap<>();
+        cases.put(new String[] {"--main", main, "--app", "builtin2"}, "--main and --app are alternatives");
+        cases.put(new String[] {"--main", main, "--blocking-threads", "0"}, "--main needs --blocking-threads 1 or more");
+        cases.put(new String[] {"--main", "no.such.Main"}, "--main: class not found: no.such.Main");
+        cases.put(new String[] {"--main", "java.lang.Object"}, "has no public static void main(String[])");
+        cases.put(new String[] {"--workers", "1", "--", "x"}, "arguments after -- are for --main's class");
+        for (Map.Entry<String[], String> c : cases.entrySet()) {
+            StringWriter e = new StringWriter();
+            CommandLine cl = M0serve.commandLine();
+            cl.setErr(new PrintWriter(e, true));
+            assertEquals(2, cl.execute(c.getKey()), String.join(" ", c.getKey()));
+            assertEquals(1, e.toString().lines().count(), e.toString());
+            assertTrue(e.toString().contains(c.getValue()), e.toString());
+        }
+    }
+
+    @Test
+    void whatFollowsTheDoubleDashIsMainsWhateverItLooksLike() {
+        M0serve m = M0serve.plain(new String[] {"--main", HasMain.class.getName(), "--", "--workers", "9", "a=b"});
+        assertNotNull(m);
+        assertEquals(List.of("--workers", "9", "a=b"), m.mainArgs);
+        assertEquals(1, m.workers);
+        assertEquals(HasMain.class.getName(), m.operatorConfig().mainClass());
+    }
+
+    /** A class with a main, for --main's checks (never run here). */
+    public static final class HasMain {
+        public static void main(String[] args) {
+            throw new AssertionError("not run by the command line's checks");
+        }
+    }
+
+    @Test
     void helpAndVersionExitZero() {
         assertEquals(0, run("--help"));
         assertTrue(out.toString().contains("--accept-policy") && out.toString().contains("--blocking-threads"));
