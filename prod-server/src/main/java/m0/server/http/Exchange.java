@@ -98,6 +98,11 @@ public final class Exchange {
         return streamed != null ? streamed : new java.io.ByteArrayInputStream(request.body());
     }
 
+    /** Whether {@code body} is this exchange's streamed request body. */
+    boolean reads(RequestBody body) {
+        return streamed == body;
+    }
+
     /** Set on the loop before the exchange's thread is handed it. */
     void streamBody(RequestBody body) {
         streamed = body;

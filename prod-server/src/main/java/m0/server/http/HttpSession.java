@@ -325,9 +325,10 @@ public final class HttpSession {
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
-                if (expects) {
-                    continueBody = body;
-                    continueSlot = slots.peekLast();
+                Slot last = slots.peekLast();
+                if (expects && last != null && last.exchange != null && last.exchange.reads(body)) {
+                    continueBody = body; // its handler runs (a full pool answered 503 instead)
+                    continueSlot = last;
                 }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
@@ -420,6 +421,9 @@ public final class HttpSession {
             executor.execute(s);
         } catch (RejectedExecutionException e) {
             s.response = UNAVAILABLE; // the bounded pool is full
+            if (streamedBody != null) {
+                streamedBody.close(); // nobody will read it: the loop reads it and drops it
+            }
             drainSlots();
         }
     }
