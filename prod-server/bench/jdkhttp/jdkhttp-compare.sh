@@ -3,6 +3,8 @@
 # side by side in one run, by
 #   jdk        the JDK's built-in server, default executor   java -cp app.jar Bench 127.0.0.1:PORT
 #   jdk_fixed  the JDK's built-in server, newFixedThreadPool(4) as executor (... Bench ... fixed)
+#   jdk_nodelay the JDK's built-in server with -Dsun.net.httpserver.nodelay=true (Nagle off, as m0
+#              and Jetty run): ARMS="jdk_nodelay jetty m0_w1 m0_w2" REF=jdk_nodelay LOADS=ka picks it
 #   jetty      Jetty's provider (org.eclipse.jetty:jetty-http-spi 12.1.14,
 #              -Dcom.sun.net.httpserver.HttpServerProvider=org.eclipse.jetty.http.spi.JettyHttpServerProvider)
 #   m0_w1      m0serve --workers 1 --blocking-threads 2 --main Bench
@@ -36,7 +38,7 @@ TICK=$(getconf CLK_TCK)
 build_app
 jetty_lib
 
-ARMS="jdk jdk_fixed jetty m0_w1 m0_w2"
+ARMS=${ARMS:-"jdk jdk_fixed jetty m0_w1 m0_w2"}
 declare -A PORT PID
 for a in $ARMS; do PORT[$a]=$(free_port); done
 # start_arm ARM: its server on PORT[ARM]; a fresh port and another try when it fails to start
@@ -46,6 +48,8 @@ start_arm() {
   for try in 1 2 3; do
     case $a in
       jdk) app_start jdk "${PORT[jdk]}" -cp "$APP_JAR" Bench "127.0.0.1:${PORT[jdk]}" ;;
+      jdk_nodelay) app_start jdk_nodelay "${PORT[jdk_nodelay]}" -Dsun.net.httpserver.nodelay=true -cp "$APP_JAR" Bench \
+        "127.0.0.1:${PORT[jdk_nodelay]}" ;;
       jdk_fixed) app_start jdk_fixed "${PORT[jdk_fixed]}" -cp "$APP_JAR" Bench "127.0.0.1:${PORT[jdk_fixed]}" fixed ;;
       jetty) app_start jetty "${PORT[jetty]}" -Dcom.sun.net.httpserver.HttpServerProvider=$JETTY_PROVIDER \
         -cp "$APP_JAR:$JETTY_CP" Bench "127.0.0.1:${PORT[jetty]}" ;;
@@ -106,9 +110,10 @@ run_load() {
   done
   echo "# load after rounds: $(loadavg)"
   local uj ue
-  uj=$(awk -v t="${TCK[jdk]}" -v q="${REQ[jdk]:-0}" -v hz="$TICK" 'BEGIN{print (q > 0 ? t/hz*1e6/q : 0)}')
+  local ref=${REF:-jdk}
+  uj=$(awk -v t="${TCK[$ref]:-0}" -v q="${REQ[$ref]:-0}" -v hz="$TICK" 'BEGIN{print (q > 0 ? t/hz*1e6/q : 0)}')
   ue=$(awk -v t="${TCK[jetty]}" -v q="${REQ[jetty]:-0}" -v hz="$TICK" 'BEGIN{print (q > 0 ? t/hz*1e6/q : 0)}')
-  echo "| arm | µs CPU/req | ÷ jdk | ÷ jetty | req/s | socket errors | non-2xx |"
+  echo "| arm | µs CPU/req | ÷ $ref | ÷ jetty | req/s | socket errors | non-2xx |"
   echo "|---|---|---|---|---|---|---|"
   for a in "${arms[@]}"; do
     awk -v a="$a" -v t="${TCK[$a]}" -v q="${REQ[$a]:-0}" -v hz="$TICK" -v j="$uj" -v e="$ue" \
