@@ -48,7 +48,7 @@ public final class JdkHttpApp implements ExchangeApp {
         }
         M0HttpExchange e;
         try {
-            e = new M0HttpExchange(x, ctx, x.remote(), server.getAddress());
+            e = new M0HttpExchange(x, ctx, server.getAddress());
         } catch (IllegalArgumentException notAUri) {
             // A target m0's parser takes but java.net.URI does not: the JDK's server answers 400.
             x.sendHead(400, BAD_URI.length, "Content-Type", "text/html");

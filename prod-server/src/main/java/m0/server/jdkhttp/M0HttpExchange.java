@@ -25,35 +25,41 @@ final class M0HttpExchange extends HttpExchange {
 
     private final Exchange exchange;
     private final M0HttpContext context;
-    private final Headers requestHeaders = new Headers();
+    /** Made when first asked for: a handler that reads no header pays for no map. */
+    private Headers requestHeaders;
     private final Headers responseHeaders = new Headers();
     private final URI uri;
-    private final InetSocketAddress remote;
+    /** Decoded when first asked for. */
+    private InetSocketAddress remote;
     private final InetSocketAddress local;
     private InputStream in;
     private OutputStream out;
     private int code = -1;
     private HttpPrincipal principal;
 
-    M0HttpExchange(Exchange exchange, M0HttpContext context, InetSocketAddress remote, InetSocketAddress local) {
+    M0HttpExchange(Exchange exchange, M0HttpContext context, InetSocketAddress local) {
         this.exchange = exchange;
         this.context = context;
-        this.remote = remote;
         this.local = local;
-        Request r = exchange.request();
-        for (String name : r.headerNames()) {
-            if (!requestHeaders.containsKey(name)) {
-                requestHeaders.put(name, new ArrayList<>(r.headers(name)));
-            }
-        }
-        this.uri = URI.create(r.target());
+        this.uri = URI.create(exchange.request().target()); // a target URI refuses is the caller's 400
         this.in = exchange.requestBody();
         this.out = exchange.body();
     }
 
     @Override
     public Headers getRequestHeaders() {
-        return requestHeaders;
+        Headers h = requestHeaders;
+        if (h == null) {
+            h = new Headers();
+            Request r = exchange.request();
+            for (String name : r.headerNames()) {
+                if (!h.containsKey(name)) {
+                    h.put(name, new ArrayList<>(r.headers(name)));
+                }
+            }
+            requestHeaders = h;
+        }
+        return h;
     }
 
     @Override
@@ -118,6 +124,9 @@ final class M0HttpExchange extends HttpExchange {
 
     @Override
     public InetSocketAddress getRemoteAddress() {
+        if (remote == null) {
+            remote = exchange.remote();
+        }
         return remote;
     }
 
