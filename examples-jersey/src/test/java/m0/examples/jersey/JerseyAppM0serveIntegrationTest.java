@@ -1,5 +1,7 @@
 package m0.examples.jersey;
 
+import m0.examples.testkit.M0serveChild;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

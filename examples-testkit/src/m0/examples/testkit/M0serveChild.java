@@ -1,4 +1,4 @@
-package m0.examples.jersey;
+package m0.examples.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,16 +34,18 @@ import java.util.regex.Pattern;
  * that the app's classes (and its libraries) reach m0serve only through --app-classpath. The
  * supervisor and its workers are killed by pid on close.
  *
- * <p>A copy of this class lives in each example module that tests on m0serve (the examples share
- * no test code: each depends on no other module but m0-prod-server, in test scope).
+ * <p>One source for every example module that tests on m0serve: examples-testkit/src is added
+ * to each one's test sources (build-helper), so it is compiled into that module's test classes,
+ * which the split puts on neither side.
  */
-final class M0serveChild implements AutoCloseable {
+public final class M0serveChild implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("m0serve: listening on http://127\\.0\\.0\\.1:(\\d+)/");
   private static final Pattern PID = Pattern.compile("pid=(\\d+)");
 
+
   /** The test class path in two: what --app-classpath takes, and what m0serve runs on. */
-  record ClassPaths(List<String> app, List<String> server) {
+  public record ClassPaths(List<String> app, List<String> server) {
 
     /**
      * Splits {@code java.class.path}: this module's {@code target/classes} and every library
@@ -52,7 +54,7 @@ final class M0serveChild implements AutoCloseable {
      * JUnit to neither. A dependency m0-prod-server gains must be named in {@link #isM0}, or
      * m0serve will not start here (and the test says so).
      */
-    static ClassPaths split(String module) {
+    public static ClassPaths split(String module) {
       String own = File.separator + module + File.separator + "target" + File.separator;
       List<String> app = new ArrayList<>();
       List<String> server = new ArrayList<>();
@@ -93,7 +95,7 @@ final class M0serveChild implements AutoCloseable {
     }
 
     /** The server part holds m0-prod-server and its libraries. */
-    void assertServerIsM0() {
+    public void assertServerIsM0() {
       assertTrue(server.stream().anyMatch(e -> name(e).startsWith("m0-prod-server")
           || e.endsWith("prod-server" + File.separator + "target" + File.separator + "classes")),
           "m0-prod-server in the server part: " + server);
@@ -103,8 +105,8 @@ final class M0serveChild implements AutoCloseable {
     }
   }
 
-  final Process process;
-  final int port;
+  public final Process process;
+  public final int port;
   private final Path err;
   /** Every stdout line, appended by the thread that drains the pipe. */
   private final List<String> out;
@@ -121,7 +123,7 @@ final class M0serveChild implements AutoCloseable {
    * with {@code args}, and returns once it printed its ready line (every worker started: the
    * app's main has run in each).
    */
-  static M0serveChild start(Path dir, ClassPaths cp, String main, String... args) throws Exception {
+  public static M0serveChild start(Path dir, ClassPaths cp, String main, String... args) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(System.getProperty("m0.test.java", "java"),
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx64m",
         "-cp", String.join(File.pathSeparator, cp.server()),
@@ -169,18 +171,18 @@ final class M0serveChild implements AutoCloseable {
   }
 
   /** m0serve's stdout so far (its own lines and the workers' apps'). */
-  List<String> stdout() {
+  public List<String> stdout() {
     synchronized (out) {
       return List.copyOf(out);
     }
   }
 
-  String stderr() throws IOException {
+  public String stderr() throws IOException {
     return Files.readString(err);
   }
 
   /** The supervisor's live children: its workers. */
-  List<Long> workerPids() {
+  public List<Long> workerPids() {
     return process.toHandle().children().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).sorted().toList();
   }
 
@@ -208,7 +210,7 @@ final class M0serveChild implements AutoCloseable {
    * even, it is looked at again (every 100 ms, for up to {@code settleMillis}) while the
    * rebalance moves idle connections, and what was last seen must be exactly even.
    */
-  void assertBurstSpreadsEvenly(int connections, String path, long settleMillis) throws Exception {
+  public void assertBurstSpreadsEvenly(int connections, String path, long settleMillis) throws Exception {
     List<Long> workers = workerPids();
     assertEquals(2, workers.size(), "workers: " + workers);
     List<Socket> open = new ArrayList<>(connections);
