@@ -103,6 +103,23 @@ public final class Exchange {
         return streamed == body;
     }
 
+    /** The handler is done: what it did not read of a streamed body is read by the loop and dropped. */
+    void discardBody() {
+        if (streamed != null) {
+            streamed.close();
+        }
+    }
+
+    /** The body is close-delimited (HTTP/1.0, unknown length): the head must say Connection: close. */
+    boolean closeDelimited() {
+        lock.lock();
+        try {
+            return closeDelimited;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Set on the loop before the exchange's thread is handed it. */
     void streamBody(RequestBody body) {
         streamed = body;

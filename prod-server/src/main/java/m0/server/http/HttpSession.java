@@ -488,9 +488,10 @@ public final class HttpSession {
             continueSlot = null;
         }
         if (!s.headOut) {
+            boolean done = s.done; // read before the head: a head sent just after is then seen
             byte[] h = x.headBytes();
             if (h == null) {
-                if (!s.done || x.hasBytes()) return false;
+                if (!done || x.hasBytes()) return false;
                 // Finished with no head: an exception before it. The JDK's server closes the
                 // connection answering nothing; so does this one, after what is owed before.
                 slots.pollFirst();
@@ -500,7 +501,7 @@ public final class HttpSession {
             s.headOut = true;
             // The Connection field is the request's; a body that breaks its framing closes the
             // connection anyway, after what was sent (below).
-            byte[] conn = s.conn;
+            byte[] conn = x.closeDelimited() ? CONN_CLOSE : s.conn;
             byte[] date = HttpDate.line(System.currentTimeMillis());
             out.reserve(h.length + date.length + (conn == null ? 0 : conn.length) + 2);
             out.put(h);
@@ -640,6 +641,8 @@ public final class HttpSession {
                     ended();
                     throw (Error) t;
                 }
+            } finally {
+                exchange.discardBody(); // a body the handler left unread is read and dropped, as the JDK does
             }
             ended();
         }

@@ -83,6 +83,9 @@ final class RequestBody extends InputStream {
             System.arraycopy(b, off, ring, wr, first);
             System.arraycopy(b, off + first, ring, 0, len - first);
             size += len;
+            if (size == CAPACITY) {
+                loopWaits = true; // the parser stops here with bytes left: the reader's next read must wake us
+            }
             data.signalAll();
         } finally {
             lock.unlock();

@@ -225,6 +225,7 @@ class StreamingTest {
         String w10 = untilComplete(s10, "onetwo");
         assertFalse(w10.contains("Transfer-Encoding"), w10);
         assertFalse(w10.contains("Content-Length"), w10);
+        assertTrue(w10.contains("Connection: close\r\n"), "a close-delimited body's head says so: " + w10);
         awaitClose(s10); // a close-delimited body ends with the connection
     }
 
@@ -313,6 +314,78 @@ class StreamingTest {
         String rw = untilComplete(r, "\r\n\r\n");
         assertTrue(rw.startsWith("HTTP/1.1 401 "), rw);
         awaitClose(r); // the unsent body cannot be told from a request: the connection ends
+    }
+
+    @Test
+    void aBodyTailLeftInTheParserWhenThePipeFillsIsTakenWhenTheReaderFreesRoom() throws Exception {
+        // One read brings more than the pipe holds: the rest waits in the parser, and the loop
+        // is never asked for input again (the client has sent everything). The reader's read must wake it.
+        byte[] body = pattern(100_000);
+        CountDownLatch go = new CountDownLatch(1);
+        ExchangeApp app = x -> {
+            go.await(10, TimeUnit.SECONDS);
+            byte[] b = x.requestBody().readAllBytes();
+            byte[] answer = Integer.toString(b.length).getBytes(StandardCharsets.ISO_8859_1);
+            x.sendHead(200, answer.length);
+            x.body().write(answer);
+            x.finish();
+        };
+        HttpSession s = session(app);
+        feed(s, ("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), now);
+        feed(s, java.util.Arrays.copyOfRange(body, 0, 40_000), now);
+        feed(s, java.util.Arrays.copyOfRange(body, 40_000, body.length), now); // past the pipe's room
+        go.countDown();
+        String w = untilComplete(s, "\r\n\r\n100000");
+        assertTrue(w.startsWith("HTTP/1.1 200 OK"), w);
+    }
+
+    @Test
+    void aBodyTheHandlerLeavesUnreadIsDroppedAndTheConnectionGoesOn() throws Exception {
+        ExchangeApp app = x -> {
+            if (x.request().path().equals("/reject")) {
+                x.sendHead(401, 0);
+                x.finish();
+                return;
+            }
+            x.sendHead(200, 2);
+            x.body().write("ok".getBytes(StandardCharsets.ISO_8859_1));
+            x.finish();
+        };
+        HttpSession s = session(app);
+        byte[] body = pattern(300_000);
+        byte[] wire = cat(("POST /reject HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1), body, "GET /next HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1));
+        ByteArrayOutputStream client = new ByteArrayOutputStream();
+        int fed = 0;
+        while (fed < wire.length) {
+            if (!s.wantsInput()) {
+                awaitWake(s);
+                writeAll(s, client);
+                continue;
+            }
+            int n = Math.min(PIECE, wire.length - fed);
+            feed(s, java.util.Arrays.copyOfRange(wire, fed, fed + n), now);
+            fed += n;
+            writeAll(s, client);
+        }
+        writeAll(s, client);
+        while (!client.toString(StandardCharsets.ISO_8859_1).endsWith("ok")) {
+            awaitWake(s);
+            writeAll(s, client);
+        }
+        String w = client.toString(StandardCharsets.ISO_8859_1);
+        assertTrue(w.startsWith("HTTP/1.1 401 "), w);
+        assertFalse(s.closeAfterFlush(), "the connection carries the next request");
+    }
+
+    private static byte[] cat(byte[]... parts) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            o.write(p, 0, p.length);
+        }
+        return o.toByteArray();
     }
 
     /** Echo: the method, the path and the body read as it streams, in a fixed-length answer. */
