@@ -266,3 +266,60 @@ conn_split() {
   while (( n < $2 )); do s="$s/0"; n=$((n + 1)); done
   echo "$s"
 }
+
+# Landing: where a burst lands at the first ask and where it settles 1 s later, per arm. The
+# caller defines arm_start NAME ARM PORT WORKERS (starts that arm's server as NAME; its pid in
+# BENCH_PID_NAME) and sets WORK; PROBE_JAR (default JAR) runs the probe.
+
+# probe_settle PORT WORKERS CONNS ROUNDS -> one line per round: "settled landed"
+probe_settle() {
+  "${M0_JAVA[@]}" -jar "${PROBE_JAR:-$JAR}" probe --target "127.0.0.1:$1" --workers "$2" --connections "$3" \
+    --shape burst --rounds "$4" --pause-ms 300 --settle-ms 1000 | awk '{print $3, $NF}'
+}
+
+# exact COUNTS WORKERS CONNS -> 1 when every worker has CONNS/WORKERS
+exact() { awk -v c="$1" -v w="$2" -v n="$3" 'BEGIN{ k = split(c, a, "/"); ok = (k == w);
+  for (i = 1; i <= k; i++) if (a[i] != n / w) ok = 0; print ok }'; }
+
+# cold_first_bursts FRESH ARM... : FRESH fresh 2-worker servers per arm, started in alternation; on
+# each, 32 keep-alive connections at once right after it serves; a table and the exact counts
+cold_first_bursts() {
+  local fresh=$1 i arm port settled landed row; shift
+  local -A landed_ok=() settled_ok=()
+  printf "| server |%s load |\n|---|%s---|\n" "$(printf ' %s |' "$@")" "$(printf -- '---|%.0s' "$@")"
+  for i in $(seq "$fresh"); do
+    row=""
+    for arm in "$@"; do
+      port=$(free_port)
+      arm_start "cold_$arm" "$arm" "$port" 2
+      read -r settled landed < <(probe_settle "$port" 2 32 1)
+      local v="BENCH_PID_cold_$arm"; bench_stop "${!v}"
+      landed_ok[$arm]=$(( ${landed_ok[$arm]:-0} + $(exact "$landed" 2 32) ))
+      settled_ok[$arm]=$(( ${settled_ok[$arm]:-0} + $(exact "$settled" 2 32) ))
+      row="$row $landed -> $settled |"
+    done
+    printf "| %d |%s %s |\n" "$i" "$row" "$(loadavg)"
+  done
+  for arm in "$@"; do
+    printf "cold first burst, %s: landed exact in %d of %d, settled exact in %d of %d\n" "$arm" \
+      "${landed_ok[$arm]}" "$fresh" "${settled_ok[$arm]}" "$fresh"
+  done
+}
+
+# four_worker_bursts ARM... : per arm, a 4-worker server, 10 bursts of 64 from the first round
+four_worker_bursts() {
+  local arm port settled landed landed_ok settled_ok row
+  for arm in "$@"; do
+    port=$(free_port)
+    arm_start "four_$arm" "$arm" "$port" 4
+    probe_settle "$port" 4 64 10 >"$WORK/four_$arm.txt"
+    local v="BENCH_PID_four_$arm"; bench_stop "${!v}"
+    landed_ok=0; settled_ok=0; row=""
+    while read -r settled landed; do
+      landed_ok=$(( landed_ok + $(exact "$landed" 4 64) )); settled_ok=$(( settled_ok + $(exact "$settled" 4 64) ))
+      row="$row$landed->$settled "
+    done <"$WORK/four_$arm.txt"
+    printf "| %-6s | landed exact %2d/10 | settled exact %2d/10 | %s| load %s |\n" "$arm" "$landed_ok" \
+      "$settled_ok" "$row" "$(loadavg)"
+  done
+}

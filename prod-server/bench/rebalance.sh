@@ -27,63 +27,17 @@ WORK=$(mktemp -d /tmp/m0-rebalance.XXXXXX)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 
-# stop NAME: SIGTERM the supervisor (it stops its workers), bounded wait, then SIGKILL the tree
-stop() {
-  local pid; pid=$(eval echo "\$BENCH_PID_$1")
-  local kids; kids=$(pgrep -P "$pid" || true)
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  for p in $kids "$pid"; do kill -KILL "$p" 2>/dev/null || true; done
-}
-
-# probe PORT WORKERS CONNS ROUNDS -> one line per round: "settled landed"
-probe_settle() {
-  "${M0_JAVA[@]}" -jar "$JAR" probe --target "127.0.0.1:$1" --workers "$2" --connections "$3" \
-    --shape burst --rounds "$4" --pause-ms 300 --settle-ms 1000 | awk '{print $3, $NF}'
-}
-
-# exact COUNTS WORKERS CONNS -> 1 when every worker has CONNS/WORKERS
-exact() { awk -v c="$1" -v w="$2" -v n="$3" 'BEGIN{ k = split(c, a, "/"); ok = (k == w);
-  for (i = 1; i <= k; i++) if (a[i] != n / w) ok = 0; print ok }'; }
+# arm_start NAME ARM PORT WORKERS: the jar with --rebalance ARM (lib.sh's landing functions call it)
+arm_start() { m0serve_start "$1" "$3" --workers "$4" --rebalance "$2"; }
 
 echo "# rebalance bench; $(date -u +%FT%TZ); $(nproc) cores; load average before: $(loadavg)"
 
 echo "## 1. cold first burst, 2 workers x32, $FRESH fresh servers per arm (landed -> settled after 1 s)"
-declare -A LANDED_OK=([on]=0 [off]=0) SETTLED_OK=([on]=0 [off]=0)
-printf "| server | --rebalance on | --rebalance off | load |\n|---|---|---|---|\n"
-for i in $(seq "$FRESH"); do
-  declare -A CELL=()
-  for arm in on off; do
-    port=$(free_port)
-    m0serve_start "cold_$arm" "$port" --workers 2 --rebalance "$arm"
-    read -r settled landed < <(probe_settle "$port" 2 32 1)
-    stop "cold_$arm"
-    LANDED_OK[$arm]=$(( LANDED_OK[$arm] + $(exact "$landed" 2 32) ))
-    SETTLED_OK[$arm]=$(( SETTLED_OK[$arm] + $(exact "$settled" 2 32) ))
-    CELL[$arm]="$landed -> $settled"
-  done
-  printf "| %d | %s | %s | %s |\n" "$i" "${CELL[on]}" "${CELL[off]}" "$(loadavg)"
-done
-for arm in on off; do
-  printf "cold first burst, --rebalance %s: landed exact in %d of %d, settled exact in %d of %d\n" "$arm" \
-    "${LANDED_OK[$arm]}" "$FRESH" "${SETTLED_OK[$arm]}" "$FRESH"
-done
+cold_first_bursts "$FRESH" on off
 echo "# load average: $(loadavg)"
 
 echo "## 2. 4 workers on $(nproc) cores, 10 bursts of 64 from the first round (landed -> settled after 1 s)"
-for arm in on off; do
-  port=$(free_port)
-  m0serve_start "four_$arm" "$port" --workers 4 --rebalance "$arm"
-  probe_settle "$port" 4 64 10 >"$WORK/four_$arm.txt"
-  stop "four_$arm"
-  landed_ok=0; settled_ok=0; row=""
-  while read -r settled landed; do
-    landed_ok=$(( landed_ok + $(exact "$landed" 4 64) )); settled_ok=$(( settled_ok + $(exact "$settled" 4 64) ))
-    row="$row$landed->$settled "
-  done <"$WORK/four_$arm.txt"
-  printf "| --rebalance %-3s | landed exact %2d/10 | settled exact %2d/10 | %s| load %s |\n" "$arm" "$landed_ok" \
-    "$settled_ok" "$row" "$(loadavg)"
-done
+four_worker_bursts on off
 
 echo "## 3. keep-alive hello, 2 workers, wrk -t2 -c32 -d${SECS}s, $KA_ROUNDS rounds in alternation: server CPU per request"
 declare -A PORT PID TICKS=([on]=0 [off]=0) REQS=([on]=0 [off]=0)
@@ -109,7 +63,7 @@ done
 awk -v a="${TICKS[on]}" -v n="${REQS[on]}" -v b="${TICKS[off]}" -v m="${REQS[off]}" -v hz="$TICK" 'BEGIN{
   x = a/hz*1e6/n; y = b/hz*1e6/m;
   printf "keep-alive CPU per request: on %.2f us, off %.2f us; on / off = %.3f (goal <= 1.01)\n", x, y, x/y }'
-stop ka_on; stop ka_off
+bench_stop "$BENCH_PID_ka_on"; bench_stop "$BENCH_PID_ka_off"
 
 echo "## 4. connection-close, share / race (bench/close-compare.sh 3 4 5)"
 M0SERVE_JAR="$JAR" "$BENCH_DIR/close-compare.sh" 3 4 5
