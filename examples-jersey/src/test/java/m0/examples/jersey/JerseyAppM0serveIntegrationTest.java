@@ -6,14 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,15 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  * --app-classpath <this module's classes and Jersey's jars> -- 127.0.0.1:0}. m0serve itself runs
  * on m0-prod-server and its libraries alone: Jersey reaches it only through --app-classpath.
  * Jersey's container asks {@code HttpServer.create} for port 0 and gets m0's listener. The burst
- * spread runs first, on connections no other test has left open.
+ * spread runs first, on connections no other test has left open; the resources' own checks are
+ * {@link JerseyResourcesContract}'s, as under the JDK's server.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-final class JerseyAppM0serveIntegrationTest {
+final class JerseyAppM0serveIntegrationTest extends JerseyResourcesContract {
 
   @TempDir static Path dir;
 
   private static M0serveChild m0;
-  private static HttpClient client;
   private static String base;
 
   @BeforeAll
@@ -53,10 +46,6 @@ final class JerseyAppM0serveIntegrationTest {
         || jar(e).startsWith("hk2-")), "no Jersey in m0serve's own class path: " + cp.server());
     m0 = M0serveChild.start(dir, cp, JerseyApp.class.getName(), "127.0.0.1:0");
     base = "http://127.0.0.1:" + m0.port;
-    client = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(10))
-        .build();
   }
 
   @AfterAll
@@ -71,16 +60,9 @@ final class JerseyAppM0serveIntegrationTest {
     return Path.of(entry).getFileName().toString();
   }
 
-  private static HttpResponse<String> get(String path) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create(base + path))
-        .timeout(Duration.ofSeconds(30)).build(), BodyHandlers.ofString());
-  }
-
-  private static HttpResponse<String> post(String path, String body) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create(base + path))
-        .header("Content-Type", "text/plain")
-        .POST(BodyPublishers.ofString(body))
-        .timeout(Duration.ofSeconds(30)).build(), BodyHandlers.ofString());
+  @Override
+  String base() {
+    return base;
   }
 
   @Test
@@ -96,53 +78,5 @@ final class JerseyAppM0serveIntegrationTest {
     List<String> said = m0.stdout().stream().filter(l -> l.startsWith("JerseyApp listening on")).toList();
     assertEquals(2, said.size(), "stdout: " + m0.stdout());
     said.forEach(l -> assertEquals("JerseyApp listening on http://127.0.0.1:" + m0.port + "/", l));
-  }
-
-  @Test
-  @Timeout(30)
-  void greetsByQuery() throws Exception {
-    HttpResponse<String> r = get("/greet?name=ann");
-    assertEquals(200, r.statusCode());
-    assertEquals("hello ann\n", r.body());
-    assertTrue(r.headers().firstValue("content-type").orElseThrow().startsWith("text/plain"));
-    assertEquals("hello world\n", get("/greet").body());
-  }
-
-  @Test
-  @Timeout(30)
-  void greetsByPath() throws Exception {
-    HttpResponse<String> r = get("/greet/bob%20smith");
-    assertEquals(200, r.statusCode());
-    assertEquals("hello bob smith\n", r.body());
-  }
-
-  @Test
-  @Timeout(30)
-  void sumsTheNumbersOfTheBody() throws Exception {
-    HttpResponse<String> r = post("/sum", "1 2 3\n4.5,-1\n  0.25 ");
-    assertEquals(200, r.statusCode());
-    assertEquals("9.75\n", r.body());
-    assertEquals("0\n", post("/sum", "").body());
-    HttpResponse<String> bad = post("/sum", "1 two 3");
-    assertEquals(400, bad.statusCode());
-    assertEquals("not a number: two\n", bad.body());
-  }
-
-  @Test
-  @Timeout(60)
-  void sumOfALongBodyStreams() throws Exception {
-    // 200,000 ones, 400,000 bytes: over no limit of m0serve's, a --main app's body streams.
-    StringBuilder body = new StringBuilder();
-    for (int i = 0; i < 200_000; i++) {
-      body.append(i % 20 == 19 ? "1\n" : "1 ");
-    }
-    assertEquals("200000\n", post("/sum", body.toString()).body());
-  }
-
-  @Test
-  @Timeout(30)
-  void unknownIs404AndWrongMethodIs405() throws Exception {
-    assertEquals(404, get("/nothing").statusCode());
-    assertEquals(405, get("/sum").statusCode());
   }
 }
