@@ -8,7 +8,6 @@ import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
 import m0.server.supervisor.SupervisorKnobs;
-import m0.server.http.App;
 import m0.server.log.StartTrace;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -316,7 +315,10 @@ public final class M0serve implements Callable<Integer> {
         if (blockingThreads < 0 || blockingThreads > 1024) {
             throw usage("--blocking-threads must be 0..1024, got " + blockingThreads);
         }
-        checkApp();
+        String appProblem = AppCheck.problem(app, BUILTIN.equals(app), mainClass, blockingThreads, appClasspath);
+        if (appProblem != null) {
+            throw usage(appProblem);
+        }
         // Which policy a worker count runs is the core's decision: share for any count (SIGTTIN).
         String policy = acceptPolicy != null ? acceptPolicy : AcceptPolicy.defaultName();
         try {
@@ -340,58 +342,6 @@ public final class M0serve implements Callable<Integer> {
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,
                 bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance));
-    }
-
-    /** The class must exist and be an App; it is constructed only in the workers. */
-    private void checkApp() {
-        if (mainClass != null) {
-            checkMain();
-            return;
-        }
-        if (BUILTIN.equals(app)) {
-            return;
-        }
-        Class<?> c;
-        try {
-            ClassLoader loader = appClasspath == null ? M0serve.class.getClassLoader()
-                    : m0.server.http.AppClassPath.loader(appClasspath);
-            c = Class.forName(app, false, loader);
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw usage("--app: class not found: " + app + (appClasspath == null ? "" : " in --app-classpath"));
-        }
-        if (!App.class.isAssignableFrom(c)) {
-            throw usage("--app: " + app + " does not implement " + App.class.getName());
-        }
-    }
-
-    /** --main: instead of --app, a class with a public static main(String[]), handlers never on the loop. */
-    private void checkMain() {
-        if (!BUILTIN.equals(app)) {
-            throw usage("--main and --app are alternatives: give one");
-        }
-        if (blockingThreads < 1) {
-            throw usage("--main needs --blocking-threads 1 or more: its handlers may block, and never run on the loop");
-        }
-        Class<?> c;
-        try {
-            ClassLoader loader = appClasspath == null ? M0serve.class.getClassLoader()
-                    : m0.server.http.AppClassPath.loader(appClasspath);
-            c = Class.forName(mainClass, false, loader);
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw usage("--main: class not found: " + mainClass + (appClasspath == null ? "" : " in --app-classpath"));
-        }
-        try {
-            java.lang.reflect.Method m = c.getMethod("main", String[].class);
-            if (!java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
-                throw new NoSuchMethodException();
-            }
-        } catch (NoSuchMethodException | LinkageError e) {
-            throw usage("--main: " + mainClass + " has no public static void main(String[])");
-        }
     }
 
     /** A usage error (exit 2, one line); read by {@link #plain}, picocli is asked to say it. */
