@@ -53,12 +53,16 @@ MUTANTS = {
          "            if (connection == null && (connection = heal.atEagain()) == null) {\n                return null;\n            }\n            if (channel.lost(connection)) {\n                continue;\n            }\n"),
     ]),
     "one-word retire (pending lowered before taken, in two adds)": ("AcceptShare.java", [
-        ("        heal.note(page.getAndAdd(countsWord, Counts.retire(n)));",
-         "        page.getAndAdd(countsWord, -n * Counts.PENDING_ONE + Counts.VERSION_ONE);\n        page.getAndAdd(countsWord, -n * Counts.TAKEN_ONE + Counts.VERSION_ONE);"),
+        ("            delta += Counts.retire(received);\n",
+         "            page.getAndAdd(countsWord, -received * Counts.PENDING_ONE + Counts.VERSION_ONE);\n            page.getAndAdd(countsWord, -received * Counts.TAKEN_ONE + Counts.VERSION_ONE);\n"),
+    ]),
+    "one-word load (active published, then the receipts retired, in two adds: ADR 0012's tear, ADR 0040)": ("AcceptShare.java", [
+        ("            delta += Counts.retire(received);\n",
+         "            page.getAndAdd(countsWord, delta);\n            delta = Counts.retire(received);\n"),
     ]),
     "one-word start (taken, then pending, in two adds: ADR 0002's window)": ("AcceptShare.java", [
-        ("            page.getAndAdd(countsWord, Counts.retire(taken));",
-         "            page.getAndAdd(countsWord, -taken * Counts.TAKEN_ONE + Counts.VERSION_ONE);\n            page.getAndAdd(countsWord, -taken * Counts.PENDING_ONE + Counts.VERSION_ONE);"),
+        ("            page.getAndAdd(countsWord, settle);",
+         "            page.getAndAdd(countsWord, settle + taken * Counts.PENDING_ONE);\n            page.getAndAdd(countsWord, -taken * Counts.PENDING_ONE + Counts.VERSION_ONE);"),
     ]),
     "heal, sender side (SENDING published after the raise)": ("HandOff.java", [
         ("        page.setVolatile(sendingWord, target + 1);\n", ""),
@@ -91,7 +95,7 @@ MUTANTS = {
 
     # ---- the rules added since the seed
     "ADR 0007: a kept accept is published only at the pass end": ("AcceptShare.java", [
-        ("            publishedActive = open + 1 - received;\n            page.setVolatile(activeWord, publishedActive);\n", ""),
+        ("                page.getAndAdd(countsWord, Counts.activeBy(active - publishedActive));\n                publishedActive = active;\n", ""),
     ]),
     "pass end: PARKED not written after a stamped pass": ("AcceptShare.java", [
         ("            if (stamped) {\n                page.setVolatile(stateWord, PageLayout.PARKED);", "            if (false) {\n                page.setVolatile(stateWord, PageLayout.PARKED);"),

@@ -94,6 +94,35 @@ public interface AcceptPolicy {
         throw new IllegalStateException(name() + " never leaves the listener");
     }
 
+    /**
+     * Whether the policy judges the shape of the arriving connections (share's gate, ADR 0041):
+     * the loop then hands in its driver's short closes and reuses at the start of every pass.
+     */
+    default boolean judgesShape() {
+        return false;
+    }
+
+    /**
+     * The loop's reading of its connections' shape ({@link LoadShape#observe}); true when the
+     * policy's mode changed at it. Others ignore it.
+     */
+    default boolean shape(long now, long shortCloses, long reuses) {
+        return false;
+    }
+
+    /** When the policy wants its next shape reading even if no pass comes; MAX_VALUE: never. */
+    default long shapeDeadline() {
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Whether this worker places and moves connections now. Share: not while its arrivals close
+     * short (it keeps what it accepts, as the race does, and moves nothing).
+     */
+    default boolean balancing() {
+        return true;
+    }
+
     /** {@link #endBatch}: go on accepting. */
     int GO_ON = -1;
     /** {@link #endBatch}: end the accept batch, and tell nobody. */
@@ -118,9 +147,17 @@ public interface AcceptPolicy {
         return RacePolicy.INSTANCE;
     }
 
-    /** Least loaded: {@code active + pending}, ties to self, equal siblings in turn. */
+    /**
+     * Least loaded: {@code active + pending}, ties to self, equal siblings in turn; while the
+     * arriving connections close short ({@link LoadShape}), keep them.
+     */
     static AcceptPolicy share() {
         return new SharePolicy();
+    }
+
+    /** Share judging the load's shape with {@code shape} (other thresholds: mutants). */
+    static AcceptPolicy share(LoadShape shape) {
+        return new SharePolicy(shape);
     }
 
     /**

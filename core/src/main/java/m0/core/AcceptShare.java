@@ -59,7 +59,6 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private final Rebalance rebalance;
 
     private final int stateWord;
-    private final int activeWord;
     private final int countsWord;
     /** This index's heal (ADR 0024): when asked, pending - taken recounted at an EAGAIN. */
     private final Heal<C> heal;
@@ -77,7 +76,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
     /** Inside a pass whose start is published (see {@link #work()}). */
     private boolean stamped;
-    /** What this worker's {@code active} word holds: written by start, kept and passEnd only. */
+    /** What the active field of this worker's counts holds: written by start, kept and passEnd only. */
     private long publishedActive;
 
     private long sent;
@@ -117,7 +116,6 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         this.leaveDrainNanos = leaveDrainNanos;
         this.rebalance = rebalance;
         this.stateWord = PageLayout.stateWord(self);
-        this.activeWord = PageLayout.activeWord(self);
         this.countsWord = PageLayout.countsWord(self);
         this.heal = new Heal<>(page, channel, self, workers);
     }
@@ -171,14 +169,15 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             // EAGAIN, once the queue is drained, tells the two apart.
             heal.ask();
         }
-        long taken = Counts.taken(counts);
-        if (taken != 0) {
-            page.getAndAdd(countsWord, Counts.retire(taken));
-        }
         // ACTIVE: the predecessor's open count died with it. Left in place, a sibling's pick
         // reads a fresh replacement as loaded with connections it does not have until its
-        // first pass end, and keeps a whole burst itself. Before PARKED: pick skips us until then.
-        page.setVolatile(activeWord, 0);
+        // first pass end, and keeps a whole burst itself. Zeroed in the same add that retires
+        // taken, before PARKED: pick skips us until then.
+        long taken = Counts.taken(counts);
+        long settle = (taken != 0 ? Counts.retire(taken) : 0) - Counts.activeBy(Counts.active(counts));
+        if (settle != 0) {
+            page.getAndAdd(countsWord, settle);
+        }
         publishedActive = 0;
         policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
         // NS: PARKED last, once the channel will be read.
@@ -215,8 +214,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     }
 
     /**
-     * A pass ends: publish {@code open} and PARKED (unless left: leave wins), then retire what
-     * this pass received. A word that already holds its value is not written again: a wake-up
+     * A pass ends: publish {@code open} and retire what this pass received (one add), then
+     * PARKED (unless left: leave wins). A word that already holds its value is not written again: a wake-up
      * that found nothing (a sibling won the accept, a timer with nothing due) costs no store on
      * the shared line, and nobody's pick sees a write that changed nothing.
      */
@@ -225,19 +224,25 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         if (!sharing) {
             return;
         }
-        if (!left) {
-            // Active before the retire: a received connection is counted in active before it
-            // leaves pending, so a sibling's pick never sees it in neither.
-            if (open != publishedActive) {
-                page.setVolatile(activeWord, open);
-                publishedActive = open;
-            }
-            if (stamped) {
-                page.setVolatile(stateWord, PageLayout.PARKED); // unstamped, it reads PARKED already
-            }
+        // Active and the retire in ONE add (ADR 0040): a received connection leaves pending in
+        // the same instant it enters active, so a sibling's pick counts it exactly once, however
+        // long we are descheduled here. A leaver publishes no load (LEFT: nobody picks it).
+        long delta = 0;
+        if (!left && open != publishedActive) {
+            delta = Counts.activeBy(open - publishedActive);
+            publishedActive = open;
+        }
+        if (received != 0) {
+            delta += Counts.retire(received);
+            received = 0;
+        }
+        if (delta != 0) {
+            heal.note(page.getAndAdd(countsWord, delta));
+        }
+        if (!left && stamped) {
+            page.setVolatile(stateWord, PageLayout.PARKED); // unstamped, it reads PARKED already
         }
         stamped = false;
-        retire();
     }
 
     /** Who should serve a connection this worker accepted with {@code open} others open. */
@@ -275,8 +280,11 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     @Override
     public void kept(long open) {
         if (sharing) {
-            publishedActive = open + 1 - received;
-            page.setVolatile(activeWord, publishedActive);
+            long active = open + 1 - received;
+            if (active != publishedActive) {
+                page.getAndAdd(countsWord, Counts.activeBy(active - publishedActive));
+                publishedActive = active;
+            }
         }
     }
 
@@ -431,8 +439,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      */
     @Override
     public int rebalancePick(long open) {
-        if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
-            return self;
+        if (!sharing || left || !rebalance.on() || !policy.movesConnections() || !policy.balancing()) {
+            return self; // keeping (ADR 0041): arrivals close short, and a move would only chase them
         }
         return rebalance.pick(siblings, self, open, clock.nanoTime());
     }
@@ -527,6 +535,26 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             policy.holdListener(siblings, self, held);
         }
     }
+
+    /**
+     * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
+     * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
+     * for {@code m0serve stats} and the tests; no sibling's decision reads it.
+     */
+    @Override
+    public void shape(long now, long shortCloses, long reuses) {
+        if (sharing && !left && policy.shape(now, shortCloses, reuses)) {
+            siblings.publishBusy(self, policy.balancing() ? 0 : KEEPING_BIT);
+        }
+    }
+
+    @Override
+    public long shapeDeadline() {
+        return sharing && !left ? policy.shapeDeadline() : Long.MAX_VALUE;
+    }
+
+    /** Share's BUSY word while its worker keeps what it accepts (arrivals close short). */
+    public static final long KEEPING_BIT = 1L << 34;
 
     /** Idle connections this worker handed over to even the load. */
     public long rebalancedCount() {

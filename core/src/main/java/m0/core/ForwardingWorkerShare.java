@@ -98,6 +98,16 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public void shape(long now, long shortCloses, long reuses) {
+        delegate.shape(now, shortCloses, reuses);
+    }
+
+    @Override
+    public long shapeDeadline() {
+        return delegate.shapeDeadline();
+    }
+
+    @Override
     public C receive() {
         return delegate.receive();
     }

@@ -16,11 +16,12 @@ package m0.core;
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: inside a pass that began then  |
- *   +1   | ACTIVE     open connections: at each pass end;   |
- *        |            mid-pass, less this pass's receipts   |
- *   +2   | COUNTS     pending | taken | version | HEAL      |
- *        |            (Counts): passed to i / received by i |
- *        |            and not yet retired, in one word      |
+ *   +1   | reserved (was ACTIVE: now in COUNTS, ADR 0040)   |
+ *   +2   | COUNTS     version|active|pending|taken|HEAL |
+ *        |            (Counts), one word: i's open          |
+ *        |            connections (each pass end; mid-pass, |
+ *        |            less its receipts), passed to i /     |
+ *        |            received by i and not yet retired     |
  *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
  *        |            | FULL | HELD (FountainPolicy)          |
@@ -38,7 +39,7 @@ package m0.core;
  * <p>The words of a line and who writes them:
  * <ul>
  *   <li>STATE: worker i (bind, start, pass start and end, leave); the supervisor on reap.
- *   <li>ACTIVE, BUSY: worker i only.
+ *   <li>BUSY, and the active field of COUNTS: worker i only (its replacement's start zeroes it).
  *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED, LOST (header): statistics for observers
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
@@ -86,11 +87,12 @@ public final class PageLayout {
 
     /** Offset in a line: the worker's state. */
     public static final int STATE_OFFSET = 0;
-    /** Offset in a line: open connections, published at the end of every pass. */
-    public static final int ACTIVE_OFFSET = 1;
     /**
-     * Offset in a line: the worker's counts ({@link Counts}), pending (passed to it and not yet
-     * retired) and taken (received by it and not yet retired) in one word.
+     * Offset in a line: the worker's counts ({@link Counts}), active (its open connections, as
+     * published at each pass end and each kept accept), pending (passed to it and not yet
+     * retired) and taken (received by it and not yet retired) in one word: a sibling reads its
+     * load {@code active + pending} from one load (ADR 0040). Offset 1 is reserved (it held
+     * active in its own word, whose tear ADR 0012 measured).
      */
     public static final int COUNTS_OFFSET = 2;
     /**
@@ -176,11 +178,7 @@ public final class PageLayout {
         return lineOf(i) + STATE_OFFSET;
     }
 
-    public static int activeWord(int i) {
-        return lineOf(i) + ACTIVE_OFFSET;
-    }
-
-    /** Worker i's pending and taken, in one word ({@link Counts}). */
+    /** Worker i's active, pending and taken, in one word ({@link Counts}). */
     public static int countsWord(int i) {
         return lineOf(i) + COUNTS_OFFSET;
     }

@@ -21,6 +21,37 @@ import static m0.core.PageLayout.NOT_STARTED;
 final class SharePolicy implements AcceptPolicy {
 
     private int[] tied = new int[0];
+    /** Whether arrivals are worth balancing now (ADR 0041): while they close short, keep. */
+    private final LoadShape shape;
+
+    SharePolicy() {
+        this(new LoadShape());
+    }
+
+    SharePolicy(LoadShape shape) {
+        this.shape = shape;
+    }
+
+    @Override
+    public boolean judgesShape() {
+        return true;
+    }
+
+    @Override
+    public boolean shape(long now, long shortCloses, long reuses) {
+        return shape.observe(now, shortCloses, reuses);
+    }
+
+    /** Keeping: look again at the window's end, so an idle worker stops keeping without a pass. */
+    @Override
+    public long shapeDeadline() {
+        return shape.keeping() ? shape.nextJudgement() : Long.MAX_VALUE;
+    }
+
+    @Override
+    public boolean balancing() {
+        return !shape.keeping();
+    }
 
     @Override
     public String name() {
@@ -34,6 +65,9 @@ final class SharePolicy implements AcceptPolicy {
 
     @Override
     public int pick(Siblings siblings, int self, long open) {
+        if (shape.keeping()) {
+            return self; // arrivals close short: a hand-off buys nothing (ADR 0041)
+        }
         int workers = siblings.workers();
         if (tied.length < workers) {
             tied = new int[workers];

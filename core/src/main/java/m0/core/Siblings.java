@@ -33,11 +33,12 @@ public final class Siblings {
         return page.getVolatile(PageLayout.stateWord(i));
     }
 
+    /** Worker i's published open connections: the active field of its counts. */
     public long active(int i) {
-        return page.getVolatile(PageLayout.activeWord(i));
+        return Counts.active(counts(i));
     }
 
-    /** Worker i's counts word ({@link Counts}): pending and taken from one load. */
+    /** Worker i's counts word ({@link Counts}): active, pending and taken from one load. */
     public long counts(int i) {
         return page.getVolatile(PageLayout.countsWord(i));
     }
@@ -61,13 +62,11 @@ public final class Siblings {
     }
 
     /**
-     * A sibling's load, {@code active + pending}. Pending is read BEFORE active: a pass end
-     * publishes active, then retires pending, so this order can count a connection twice for
-     * an instant but never misses one.
+     * A sibling's load, {@code active + pending}, from one load of one word: exact at every
+     * instant (a pass end moves a receipt from pending to active in one add, ADR 0040).
      */
     public long load(int i) {
-        long pending = pending(i);
-        return active(i) + pending;
+        return Counts.load(counts(i));
     }
 
     /**

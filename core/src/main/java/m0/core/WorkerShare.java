@@ -100,6 +100,15 @@ public interface WorkerShare<C> {
     void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads);
 
     /**
+     * The loop's reading of its connections' shape at the start of a pass, before its accepts:
+     * the driver's cumulative short closes and reuses (share's gate, ADR 0041).
+     */
+    void shape(long now, long shortCloses, long reuses);
+
+    /** When the policy wants its next shape reading even if no pass comes; MAX_VALUE: never. */
+    long shapeDeadline();
+
+    /**
      * The next connection from this worker's channel to admit through the accept path's tail,
      * or null at EAGAIN. After {@link #leave()} it forwards what arrives to a live sibling.
      */

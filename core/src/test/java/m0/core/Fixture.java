@@ -50,7 +50,13 @@ final class Fixture {
     }
 
     long active(int i) {
-        return page.peek(PageLayout.activeWord(i));
+        return Counts.active(page.peek(PageLayout.countsWord(i)));
+    }
+
+    /** Arranges worker i's published open connections, its counts' active field (not recorded). */
+    void active(int i, long open) {
+        long w = page.peek(PageLayout.countsWord(i));
+        page.put(PageLayout.countsWord(i), w + Counts.activeBy(open - Counts.active(w)));
     }
 
     long pending(int i) {
@@ -78,7 +84,7 @@ final class Fixture {
 
     /** Arranges worker i's counts (not recorded). */
     void counts(int i, long pending, long taken) {
-        page.put(PageLayout.countsWord(i), Counts.of(pending, taken));
+        page.put(PageLayout.countsWord(i), Counts.of(pending, taken, active(i)));
     }
 
     void put(int word, long value) {

@@ -232,8 +232,8 @@ class HealTest {
         assertNull(w1.receive());
         f.log.clear();
         w1.passEnd(1);
-        assertEquals(List.of("add counts[1] p-1 t-1"), f.page.writesTo("counts[1]"),
-                "taken and pending retired together: no death between them");
+        assertEquals(List.of("add counts[1] a+1 p-1 t-1"), f.page.writesTo("counts[1]"),
+                "taken and pending retired together, active published with them: no death or read between");
     }
 
     @Test
@@ -265,6 +265,20 @@ class HealTest {
         long below = Counts.of(0, 0) + Counts.TAKE_BACK + Counts.retire(1); // a mutant's counts below zero
         assertEquals(-2, Counts.pending(below));
         assertEquals(-1, Counts.taken(below));
+        long full = Counts.of(Counts.IN_FLIGHT_MAX, -Counts.IN_FLIGHT_MAX, Counts.ACTIVE_MAX) + Counts.HEAL;
+        assertEquals(Counts.IN_FLIGHT_MAX, Counts.pending(full));
+        assertEquals(-Counts.IN_FLIGHT_MAX, Counts.taken(full));
+        assertEquals(Counts.ACTIVE_MAX, Counts.active(full), "a descriptor limit of 2^20 fits");
+        assertTrue(Counts.healRequested(full));
+        long busy = Counts.of(3, 1, 7) + Counts.activeBy(-2) + Counts.retire(1) + Counts.TAKE_BACK;
+        assertEquals(5, Counts.active(busy));
+        assertEquals(1, Counts.pending(busy));
+        assertEquals(0, Counts.taken(busy));
+        assertEquals(6, Counts.load(busy), "active + pending, from the one word");
+        long activeBelow = Counts.of(2, 0, 0) + Counts.activeBy(-1) + Counts.retire(1); // borrows through every field
+        assertEquals(-1, Counts.active(activeBelow));
+        assertEquals(1, Counts.pending(activeBelow));
+        assertEquals(-1, Counts.taken(activeBelow));
         long wrapped = -Counts.VERSION_ONE + Counts.of(1, 1); // the version field wraps: harmless
         assertEquals(1, Counts.pending(wrapped + Counts.VERSION_ONE));
         assertEquals(1, Counts.taken(wrapped + Counts.VERSION_ONE));

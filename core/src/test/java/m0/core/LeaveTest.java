@@ -87,7 +87,7 @@ class LeaveTest {
     void aForwardRefusedByOneSiblingTriesTheNext() {
         Fixture f = new Fixture(3, 1).started();
         f.channel.send(0, "filler"); // worker 0's channel is full
-        f.put(PageLayout.activeWord(1), 5); // and it is the lighter one
+        f.active(1, 5); // and it is the lighter one
         f.w(0).sendWith(2, "x");
         f.w(2).leave();
         List<String> admitted = new ArrayList<>();

@@ -50,7 +50,7 @@ class LifecycleTest {
     }
 
     @Test
-    void aReceivedConnectionIsTakenAtOnceAndRetiredAtTheEndOfItsPassAfterActive() {
+    void aReceivedConnectionIsTakenAtOnceAndRetiredAtTheEndOfItsPassInTheAddThatPublishesActive() {
         Fixture f = new Fixture(2).started();
         assertTrue(f.w(0).sendWith(1, "c"));
         AcceptShare<String> w1 = f.w(1);
@@ -63,8 +63,9 @@ class LifecycleTest {
         assertEquals(0, f.pending(1));
         assertEquals(0, f.taken(1));
         assertEquals(1, f.active(1));
-        assertEquals(List.of("add counts[1] t+1", "set active[1] 1", "set state[1] -2", "add counts[1] p-1 t-1"),
-                f.page.writesTo("state[1]", "active[1]", "counts[1]"));
+        // One add moves it from pending to active (ADR 0040): no sibling can read it twice or not at all.
+        assertEquals(List.of("add counts[1] t+1", "add counts[1] a+1 p-1 t-1", "set state[1] -2"),
+                f.page.writesTo("state[1]", "counts[1]"));
     }
 
     @Test
@@ -121,7 +122,7 @@ class LifecycleTest {
         w1.passStart();
         w1.passEnd(2);
         assertEquals(PageLayout.LEFT, f.state(1));
-        assertEquals(List.of(), f.page.writesTo("state[1]", "active[1]"));
+        assertEquals(List.of(), f.page.writesTo("state[1]", "counts[1]"));
     }
 
     @Test

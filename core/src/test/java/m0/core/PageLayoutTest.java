@@ -27,7 +27,6 @@ class PageLayoutTest {
     @Test
     void eachWorkerOwnsOneCacheLineAfterTheHeader() {
         assertEquals(8, PageLayout.stateWord(0));
-        assertEquals(9, PageLayout.activeWord(0));
         assertEquals(10, PageLayout.countsWord(0));
         assertEquals(11, PageLayout.sendingWord(0));
         assertEquals(12, PageLayout.busyWord(0));

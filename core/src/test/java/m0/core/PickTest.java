@@ -99,7 +99,7 @@ class PickTest {
         f.w(1).sendWith(0, "r"); // worker 0 receives and admits it: open 1, still in pending
         f.w(0).passStart();
         assertEquals("r", f.w(0).receive());
-        f.put(PageLayout.activeWord(1), 1);
+        f.active(1, 1);
         assertEquals(0, f.w(0).pick(1), "own load 1 (not 2) ties worker 1's 1: self");
     }
 
@@ -107,7 +107,7 @@ class PickTest {
     void tiesGoToSelf() {
         Fixture f = new Fixture(2).started();
         assertEquals(0, f.w(0).pick(0), "both idle: the acceptor keeps it");
-        f.put(PageLayout.activeWord(1), 3);
+        f.active(1, 3);
         assertEquals(0, f.w(0).pick(3), "both at 3: still self");
         assertEquals(1, f.w(0).pick(4), "strictly lighter sibling wins");
     }
@@ -116,7 +116,7 @@ class PickTest {
     void ownPendingCountsTowardsOwnLoad() {
         Fixture f = new Fixture(2).started();
         f.counts(0, 2, 0);
-        f.put(PageLayout.activeWord(1), 1);
+        f.active(1, 1);
         assertEquals(1, f.w(0).pick(0), "self 0 open + 2 pending is heavier than 1");
     }
 
@@ -149,7 +149,7 @@ class PickTest {
     void aNotStartedSiblingIsNeverPicked() {
         Fixture f = new Fixture(3).started();
         f.put(PageLayout.stateWord(1), NOT_STARTED);
-        f.put(PageLayout.activeWord(2), 7);
+        f.active(2, 7);
         for (int k = 0; k < 6; k++) {
             assertNotEquals(1, f.w(0).pick(100));
         }
@@ -159,7 +159,7 @@ class PickTest {
     void aLeftSiblingIsNeverPicked() {
         Fixture f = new Fixture(3).started();
         f.put(PageLayout.stateWord(1), LEFT);
-        f.put(PageLayout.activeWord(2), 7);
+        f.active(2, 7);
         for (int k = 0; k < 6; k++) {
             assertNotEquals(1, f.w(0).pick(100));
         }

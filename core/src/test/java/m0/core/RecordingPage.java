@@ -46,20 +46,22 @@ final class RecordingPage implements Page {
 
     /** A counts word's value: "p3 t1". */
     static String value(int word, long v) {
-        return counts(word) ? "p" + Counts.pending(v) + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "")
-                : Long.toString(v);
+        return counts(word) ? (Counts.active(v) == 0 ? "" : "a" + Counts.active(v) + " ") + "p" + Counts.pending(v)
+                + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "") : Long.toString(v);
     }
 
-    /** A delta added to a word: for counts, its changed fields, "p+1", "p-2 t-2". */
+    /** A delta added to a word: for counts, its changed fields, "p+1", "a+2 p-2 t-2". */
     static String delta(int word, long d) {
         if (!counts(word)) {
             return Long.toString(d);
         }
+        long da = Counts.active(d);
         long dp = Counts.pending(d);
         long dt = Counts.taken(d);
-        String p = dp == 0 ? "" : "p" + (dp > 0 ? "+" : "") + dp;
+        String a = da == 0 ? "" : "a" + (da > 0 ? "+" : "") + da + " ";
+        String p = dp == 0 ? "" : "p" + (dp > 0 ? "+" : "") + dp + " ";
         String t = dt == 0 ? "" : "t" + (dt > 0 ? "+" : "") + dt;
-        return p.isEmpty() && t.isEmpty() ? "0" : (p + " " + t).strip();
+        return a.isEmpty() && p.isEmpty() && t.isEmpty() ? "0" : (a + p + t).strip();
     }
 
     @Override

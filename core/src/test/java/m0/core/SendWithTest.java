@@ -111,7 +111,6 @@ class SendWithTest {
     @Test
     void passOnKeepsTheConnectionWhenTheSendFails() {
         when(channel.send(1, "c")).thenReturn(false);
-        page.setVolatile(PageLayout.activeWord(0), 0);
         assertFalse(w0.passOn("c", 5), "picked 1, refused: admit it here");
         verify(channel).send(1, "c");
         assertEquals(0, pending1());

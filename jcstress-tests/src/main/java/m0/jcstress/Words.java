@@ -8,8 +8,7 @@ import m0.core.PageLayout;
 final class Words {
 
     static final int STATE = PageLayout.stateWord(0);
-    static final int ACTIVE = PageLayout.activeWord(0);
-    /** Worker 0's pending and taken, one word ({@link Counts}). */
+    /** Worker 0's active, pending and taken, one word ({@link Counts}). */
     static final int COUNTS = PageLayout.countsWord(0);
     /** Worker 1's hand-off in progress (target + 1). */
     static final int SENDING_1 = PageLayout.sendingWord(1);

@@ -339,7 +339,6 @@ final class World {
         for (int i = 0; i < workers; i++) {
             s.append(i == 0 ? "" : " | ").append(i).append(": state ")
                     .append(stateName(page.getVolatile(PageLayout.stateWord(i))))
-                    .append(" active ").append(page.getVolatile(PageLayout.activeWord(i)))
                     .append(' ').append(Counts.toString(page.getVolatile(PageLayout.countsWord(i))));
         }
         return s.toString();

@@ -36,11 +36,7 @@ public final class Footprint {
         return WORKER_BASE + PER_WORKER * (i % MAX_WORKER_OBJECTS);
     }
 
-    static int active(int i) {
-        return state(i) + 1;
-    }
-
-    /** counts[i] (pending and taken) and channel i. (The busy and stats words of a line share {@link #busy}.) */
+    /** counts[i] (active, pending and taken) and channel i. (The busy and stats words of a line share {@link #busy}.) */
     static int acct(int i) {
         return state(i) + 2;
     }
@@ -79,8 +75,6 @@ public final class Footprint {
         switch (offset) {
             case PageLayout.STATE_OFFSET:
                 return state(i);
-            case PageLayout.ACTIVE_OFFSET:
-                return active(i);
             case PageLayout.COUNTS_OFFSET:
                 return acct(i);
             case PageLayout.SENDING_OFFSET:
@@ -113,7 +107,7 @@ public final class Footprint {
         }
         int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
         int offset = (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS;
-        String[] names = {"state", "active", "counts", "sending", "busy", "sent", "received", "forwarded"};
+        String[] names = {"state", "reserved", "counts", "sending", "busy", "sent", "received", "forwarded"};
         return names[offset] + "[" + i + "]";
     }
 
@@ -125,7 +119,8 @@ public final class Footprint {
     /** A word's value for traces: a counts word by field ("p1 t0"), a SENDING word as the worker it names. */
     static String valueName(int word, long v) {
         if (counts(word)) {
-            return "p" + Counts.pending(v) + " t" + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "");
+            return (Counts.active(v) == 0 ? "" : "a" + Counts.active(v) + " ") + "p" + Counts.pending(v) + " t"
+                    + Counts.taken(v) + (Counts.healRequested(v) ? " heal" : "");
         }
         boolean sending = word == PageLayout.SUPERVISOR_SENDING_WORD || word >= PageLayout.HEADER_WORDS
                 && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.SENDING_OFFSET;
@@ -140,10 +135,12 @@ public final class Footprint {
         if (!counts(word)) {
             return (d >= 0 ? "+" : "") + d;
         }
+        long da = Counts.active(d);
         long dp = Counts.pending(d);
         long dt = Counts.taken(d);
-        String p = dp == 0 ? "" : "pending" + (dp > 0 ? "+" : "") + dp;
+        String a = da == 0 ? "" : "active" + (da > 0 ? "+" : "") + da + " ";
+        String p = dp == 0 ? "" : "pending" + (dp > 0 ? "+" : "") + dp + " ";
         String t = dt == 0 ? "" : "taken" + (dt > 0 ? "+" : "") + dt;
-        return p.isEmpty() && t.isEmpty() ? "+0" : (p + " " + t).strip();
+        return a.isEmpty() && p.isEmpty() && t.isEmpty() ? "+0" : (a + p + t).strip();
     }
 }

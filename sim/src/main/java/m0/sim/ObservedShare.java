@@ -39,6 +39,19 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
         return target;
     }
 
+    /** Share's gate: each change of mode is counted (SHAPE-FLAP) and traced. */
+    @Override
+    public void shape(long now, long shortCloses, long reuses) {
+        boolean before = inner.policy().balancing();
+        inner.shape(now, shortCloses, reuses);
+        boolean after = inner.policy().balancing();
+        if (after != before) {
+            w.shapeSwitches++;
+            sim.trace(sim.me(), (after ? "balancing" : "keeping") + " (short closes " + shortCloses + ", reuses "
+                    + reuses + ")");
+        }
+    }
+
     @Override
     public int rebalancePick(long open) {
         Actor me = sim.me();
@@ -75,6 +88,14 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
     public void start() {
         inner.start();
         w.started = true;
+        w.startedStep = sim.step;
+    }
+
+    /** A leaver's hand-over: its scan of the siblings begins now (CONN judges its close from here). */
+    @Override
+    public boolean handOver(Conn connection) {
+        w.handOverStep = sim.step;
+        return inner.handOver(connection);
     }
 
     @Override

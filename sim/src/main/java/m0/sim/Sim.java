@@ -43,6 +43,10 @@ public final class Sim {
     boolean movedOracle;
     /** The balance oracle: at quiescence, served connections per worker differ by at most one. */
     boolean balanceOracle;
+    /** SHAPE-FLAP: how often share's gate may change one worker's mode (-1: not judged). */
+    long shapeSwitchBound = -1;
+    /** BALANCE's bound, max - min at quiescence ({@link Oracles#BALANCE_SLACK} unless a world says more). */
+    long balanceSlack = Oracles.BALANCE_SLACK;
     /**
      * The rebalance oracles (ADR 0014): at quiescence every connection is held once by a live
      * worker or was closed by a death or leave, moves stay within the initial excess, the loads
@@ -230,7 +234,7 @@ public final class Sim {
             out.add(c);
         }
         initialLoad[w.index] += n;
-        page.setVolatile(PageLayout.activeWord(w.index), w.open());
+        w.share.passEnd(w.open()); // published as at a pass end: the core's own add, its own record of it
         return out;
     }
 

@@ -56,6 +56,12 @@ public final class Worker {
     // ---- its life, as the oracles see it
     boolean bound;
     boolean started;
+    /** How often share's gate changed this worker's mode (ADR 0041: SHAPE-FLAP). */
+    long shapeSwitches;
+    /** The step by which start() had published PARKED. */
+    long startedStep;
+    /** The step at which this worker, leaving, last began to hand an idle connection over. */
+    long handOverStep = Long.MAX_VALUE;
     boolean left;
     boolean exited;
     boolean dead;
@@ -379,6 +385,30 @@ public final class Worker {
         public int poolThreads() {
             return 0;
         }
+
+        @Override
+        public long shortCloses() {
+            return shortClosesAt.applyAsLong(sim.now);
+        }
+
+        @Override
+        public long reuses() {
+            return reusesAt.applyAsLong(sim.now);
+        }
+    }
+
+    /**
+     * What this worker's driver has counted by virtual time t: short closes and reuses (the
+     * world's script of its load's shape, ADR 0041). None by default: a cold, keep-alive world.
+     */
+    java.util.function.LongUnaryOperator shortClosesAt = t -> 0;
+    java.util.function.LongUnaryOperator reusesAt = t -> 0;
+
+    /** The load's shape as this worker's driver counts it, a function of virtual time. */
+    public Worker shape(java.util.function.LongUnaryOperator shortCloses, java.util.function.LongUnaryOperator reuses) {
+        this.shortClosesAt = shortCloses;
+        this.reusesAt = reuses;
+        return this;
     }
 
     private final class SimChannels implements Channels {

@@ -5,6 +5,8 @@ import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.Counts;
 import m0.core.ForwardingWorkerShare;
+import m0.core.LoadShape;
+import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.Rebalance;
 import m0.core.Siblings;
@@ -156,8 +158,7 @@ final class Mutants {
 
         @Override
         public void passEnd(long open) {
-            p.page.setVolatile(PageLayout.activeWord(self), open);
-            p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
+            real.passEnd(open); // active and PARKED, as the core publishes them (it received nothing itself)
             long n = received;
             received = 0;
             if (n > 0) {
@@ -166,6 +167,75 @@ final class Mutants {
             }
         }
     });
+
+    /**
+     * ADR 0040 undone: a pass end publishes active, then retires its receipts, in two adds on the
+     * counts word (ADR 0012's two-word load, with the window between the two stores put back).
+     * A sibling's pick between them counts every receipt of the pass twice and keeps what it
+     * should pass on: only a balance rule with no slack for the tear sees it. The real core, over
+     * a page that splits exactly that add; nothing else differs.
+     */
+    static final Protocol TWO_STEP_PASS_END = worker("mutant-two-step-pass-end", (p, self) -> new AcceptShare<>(
+            splittingPassEnd(p.page, PageLayout.countsWord(self)), p.channel, p.clock, AcceptPolicy.share(),
+            p.workers, self, AcceptShare.LEAVE_DRAIN_NANOS, p.rebalance
+                    ? new Rebalance(AcceptShare.REBALANCE_DEAD_BAND, AcceptShare.REBALANCE_INTERVAL_NANOS)
+                    : Rebalance.off()));
+
+    private static Page splittingPassEnd(Page page, int countsWord) {
+        return new Page() {
+            @Override
+            public int words() {
+                return page.words();
+            }
+
+            @Override
+            public long getVolatile(int word) {
+                return page.getVolatile(word);
+            }
+
+            @Override
+            public void setVolatile(int word, long value) {
+                page.setVolatile(word, value);
+            }
+
+            @Override
+            public long getAndAdd(int word, long delta) {
+                long active = Counts.activeBy(Counts.active(delta));
+                if (word != countsWord || active == 0 || delta == active) {
+                    return page.getAndAdd(word, delta);
+                }
+                long before = page.getAndAdd(word, active); // active published: the receipts now counted twice
+                page.getAndAdd(word, delta - active); // ... until the retire
+                return before;
+            }
+
+            @Override
+            public boolean compareAndSet(int word, long expected, long value) {
+                return page.compareAndSet(word, expected, value);
+            }
+        };
+    }
+
+    /**
+     * ADR 0041's timer undone: a keeping worker waits for its next event only, so one idle
+     * since a spell of churn judges the whole idle time with the churn in it, and keeps a
+     * keep-alive burst (SHAPE-after-churn: BALANCE).
+     */
+    static final Protocol SHAPE_NO_TIMER = worker("mutant-shape-no-timer",
+            (p, self) -> new ForwardingWorkerShare<Conn>(Protocol.Core.worker(p, self, AcceptPolicy.share())) {
+                @Override
+                public long shapeDeadline() {
+                    return Long.MAX_VALUE;
+                }
+            });
+
+    /**
+     * ADR 0041's hysteresis undone: one threshold both ways (leave keeping at the reuse ratio
+     * that enters it), so a load at the threshold changes mode every window (SHAPE-flap).
+     */
+    static final Protocol SHAPE_NO_HYSTERESIS = worker("mutant-shape-no-hysteresis",
+            (p, self) -> Protocol.Core.worker(p, self, AcceptPolicy.share(new LoadShape(LoadShape.WINDOW_NANOS,
+                    LoadShape.KEEP_MIN_SHORT, LoadShape.KEEP_SHORT_PER_REUSE, LoadShape.KEEP_SHORT_PER_REUSE))));
 
     /** NS undone: pick reads a sibling that has not started as parked (0 was parked). */
     static final Protocol NS = picking("mutant-NS", (siblings, me, open) -> {
@@ -523,11 +593,12 @@ final class Mutants {
                 @Override
                 public void start() {
                     int counts = PageLayout.countsWord(self);
-                    long taken = Counts.taken(p.page.getVolatile(counts));
-                    if (taken != 0) {
-                        p.page.getAndAdd(counts, Counts.retire(taken));
+                    long w = p.page.getVolatile(counts);
+                    long taken = Counts.taken(w);
+                    long settle = (taken != 0 ? Counts.retire(taken) : 0) - Counts.activeBy(Counts.active(w));
+                    if (settle != 0) {
+                        p.page.getAndAdd(counts, settle);
                     }
-                    p.page.setVolatile(PageLayout.activeWord(self), 0);
                     p.page.setVolatile(PageLayout.stateWord(self), PageLayout.PARKED);
                 }
             };

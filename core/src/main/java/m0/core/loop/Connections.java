@@ -51,4 +51,14 @@ public interface Connections<C> {
 
     /** The blocking pool's size; 0 without one. */
     int poolThreads();
+
+    /**
+     * Connections closed so far having answered at most one request, whose request asked for
+     * the close (cumulative): churn, the evidence that arrivals are not worth balancing
+     * ({@link m0.core.LoadShape}). One that went idle keep-alive and was hung up is not counted.
+     */
+    long shortCloses();
+
+    /** Connections that have begun a second request so far (cumulative, once each): keep-alive. */
+    long reuses();
 }

@@ -37,6 +37,12 @@ public final class WorkerLoop<C> {
 
     /** Accepts per listener wake-up: keeps one burst from starving the connections already open. */
     public static final int ACCEPT_BATCH = 64;
+    /**
+     * Receipts per pass, at most: a pass retires what it received at its end, and the counts
+     * word holds at most {@link m0.core.Counts#IN_FLIGHT_MAX} unretired; what is left stays
+     * queued and the channel readable, so the next wait returns at once.
+     */
+    public static final int RECEIVE_BATCH = 4096;
     /** After EMFILE/ENFILE on accept, the listener stays out of the interest set this long. */
     public static final long ACCEPT_BACKOFF_NANOS = 100_000_000L;
     /**
@@ -75,6 +81,8 @@ public final class WorkerLoop<C> {
     private final boolean rebalancing;
     /** A policy that samples busy time (fountain): a sample every pass end, at least every 20 ms. */
     private final boolean sampling;
+    /** A policy that judges the arrivals' shape (share, ADR 0041): a reading at every pass start. */
+    private final boolean shaping;
     private final PassMeter meter = new PassMeter();
 
     /** start() has run: work stamps a pass of the protocol from now on. */
@@ -109,6 +117,7 @@ public final class WorkerLoop<C> {
         this.failures = failures;
         this.rebalancing = share.rebalances();
         this.sampling = share.sharing() && share.policy().samplesBusy();
+        this.shaping = share.sharing() && share.policy().judgesShape();
     }
 
     /** The listener goes into the interest set: before {@link #start()}, with the other registrations. */
@@ -128,6 +137,10 @@ public final class WorkerLoop<C> {
         nextSample = passEnd;
         if (rebalancing) {
             nextRebalance = passEnd;
+        }
+        if (shaping) {
+            // The shape's first window starts here: what the warm-up closed is not the load's.
+            share.shape(passEnd, connections.shortCloses(), connections.reuses());
         }
     }
 
@@ -157,6 +170,9 @@ public final class WorkerLoop<C> {
         if (sampling) {
             next = Math.min(next, nextSample);
         }
+        if (shaping) {
+            next = Math.min(next, share.shapeDeadline());
+        }
         if (next == Long.MAX_VALUE) {
             return share.sharing() ? HEAL_LOOK_NANOS : -1;
         }
@@ -179,6 +195,11 @@ public final class WorkerLoop<C> {
         now = clock.nanoTime();
         worked = false;
         meter.wakeup();
+        if (shaping && started) {
+            // Before this pass's accepts: a burst that wakes a worker idle since a spell of
+            // churn is judged on the idle time, not on the churn (ADR 0041).
+            share.shape(now, connections.shortCloses(), connections.reuses());
+        }
     }
 
     /** This pass's start, for the driver's connection I/O. */
@@ -260,7 +281,7 @@ public final class WorkerLoop<C> {
     private void drainChannel() {
         try {
             C c;
-            while ((c = share.receive()) != null) {
+            for (int k = 0; k < RECEIVE_BATCH && (c = share.receive()) != null; k++) {
                 work();
                 connections.admit(c, true);
             }

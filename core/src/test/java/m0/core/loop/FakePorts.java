@@ -91,6 +91,9 @@ final class FakePorts {
         int expired;
         long poolBusy;
         int poolThreads;
+        /** What the driver counted: connections closed after one request or none, second requests. */
+        long shortCloses;
+        long reuses;
 
         void hold(String name) {
             held.add(new Held(name, false));
@@ -165,6 +168,16 @@ final class FakePorts {
         @Override
         public int poolThreads() {
             return poolThreads;
+        }
+
+        @Override
+        public long shortCloses() {
+            return shortCloses;
+        }
+
+        @Override
+        public long reuses() {
+            return reuses;
         }
     }
 

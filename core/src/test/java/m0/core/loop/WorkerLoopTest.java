@@ -117,12 +117,45 @@ class WorkerLoopTest {
         backlog(5);
         w0.connections.unmodelled = 0;
         w.get(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
-        page.setVolatile(PageLayout.activeWord(1), 100);
+        page.getAndAdd(PageLayout.countsWord(1), Counts.activeBy(100));
         ending.begin();
         ending.end(false, true);
         assertEquals(2, w0.connections.held.size(), "the second accept's END_BATCH ends the batch");
         assertEquals(List.of(), w0.channels.nudges, "and tells nobody");
         assertEquals(3, backlog.size());
+    }
+
+    /**
+     * Share's gate (ADR 0041): a worker whose arrivals close short keeps what it accepts and
+     * moves nothing; the reading comes at the pass's start, so the burst that wakes a worker idle
+     * since a spell of churn is balanced.
+     */
+    @Test
+    void aWorkerWhoseArrivalsCloseShortKeepsTheBurstAndOneIdleSinceBalancesIt() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.shortCloses = 1_000; // a window of churn, every connection closed after one request
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w0.pass(false, false);
+        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(0)), "published for stats");
+        assertEquals(clock.nanoTime() + m0.core.LoadShape.WINDOW_NANOS, w0.loop.deadline(),
+                "keeping: the loop looks again at the window's end, pass or not");
+        w0.connections.shortCloses += 1_000;
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        backlog(4);
+        w0.pass(false, true);
+        assertEquals(4, w0.connections.held.size(), "still churning: all four kept, none handed off");
+        assertEquals(0, channel.queued(1));
+        assertEquals(w0.share.self(), w0.share.rebalancePick(4), "and nothing moved: they would close anyway");
+        // The churn stops; a second later a keep-alive burst wakes it.
+        clock.advance(1_000 * MS);
+        backlog.clear();
+        backlog(4);
+        w0.connections.held.clear();
+        w0.connections.log.clear();
+        w0.pass(false, true);
+        assertEquals(0, page.getVolatile(PageLayout.busyWord(0)), "judged at the pass's start: balancing");
+        assertEquals(2, channel.queued(1), "the burst is balanced: 2 passed on");
     }
 
     @Test

@@ -185,10 +185,10 @@ public final class SupervisorPage {
         }
         List<WorkerLine> out = new ArrayList<>(shown);
         for (int i = 0; i < shown; i++) {
-            long counts = page.getVolatile(PageLayout.countsWord(i)); // pending and taken from one load
+            long counts = page.getVolatile(PageLayout.countsWord(i)); // active, pending and taken from one load
             out.add(new WorkerLine(i,
                     page.getVolatile(PageLayout.stateWord(i)),
-                    page.getVolatile(PageLayout.activeWord(i)),
+                    Counts.active(counts),
                     Counts.pending(counts),
                     Counts.taken(counts),
                     page.getVolatile(PageLayout.sentWord(i)),

@@ -68,7 +68,7 @@ final class PrometheusText {
                     .append(stateName(page.getVolatile(PageLayout.stateWord(i)))).append("\"} 1\n");
         }
         perWorker(b, live, "m0serve_worker_open_connections", "gauge",
-                "open connections, published at the end of the worker's last pass", PageLayout.ACTIVE_OFFSET);
+                "open connections, published at the end of the worker's last pass", Counts::active);
         perWorker(b, live, "m0serve_worker_pending", "gauge",
                 "connections passed to the worker and not yet retired", Counts::pending);
         perWorker(b, live, "m0serve_worker_taken", "gauge",

@@ -1,6 +1,7 @@
 package m0.server.supervisor;
 
 import java.io.PrintStream;
+import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.SupervisorShare;
@@ -90,7 +91,7 @@ final class Readiness {
         long open = 0;
         for (int i = 0; i < slots.lines(); i++) {
             if (slots.at(i).running()) {
-                open += Math.max(0, page.getVolatile(PageLayout.activeWord(i)));
+                open += Math.max(0, Counts.active(page.getVolatile(PageLayout.countsWord(i))));
             }
         }
         return (stopping ? "stopping: " : "") + slots.running() + " worker(s) live, " + open + " connection(s) open, "

@@ -131,13 +131,13 @@ class SharingLifecycleIntegrationTest {
         for (int attempt = 0; ; attempt++) {
             assertTrue(Processes.kill(victim, Processes.SIGSTOP));
             await("worker 1 stopped", () -> procState(victim) == 'T');
-            if (state(page, 1) == PARKED && page.getVolatile(PageLayout.activeWord(1)) == 0) {
+            if (state(page, 1) == PARKED && Counts.active(page.getVolatile(PageLayout.countsWord(1))) == 0) {
                 break;
             }
             assertTrue(attempt < 20, "worker 1 never stopped parked and idle: " + PageLayout.stateName(state(page, 1)));
             assertTrue(Processes.kill(victim, Processes.SIGCONT));
             await("worker 1 parked and idle", () -> state(page, 1) == PARKED
-                    && page.getVolatile(PageLayout.activeWord(1)) == 0);
+                    && Counts.active(page.getVolatile(PageLayout.countsWord(1))) == 0);
         }
 
         List<Http> burst = new ArrayList<>();
