@@ -65,6 +65,10 @@ public final class HttpSession {
     private boolean writeProgress;
     /** The session answered an error, or dropped received bytes: the peer may still be sending. */
     private boolean lingerWanted;
+    /** Requests dispatched on this connection, counted up to 2 (the load's shape, ADR 0041). */
+    private int requests;
+    /** A request asked for the close (Connection: close, HTTP/1.0 without keep-alive). */
+    private boolean closeAsked;
 
     /** pool null: everything inline. wakeLoop: called from a pool thread when a response is ready. */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos) {
@@ -135,6 +139,19 @@ public final class HttpSession {
     }
 
     /** The peer shut its write side (read returned 0). */
+    /** Requests dispatched on this connection so far, counted up to 2: 2 means it was reused. */
+    public int requests() {
+        return requests;
+    }
+
+    /**
+     * A request on this connection asked to close it after its answer: the client said it will
+     * not reuse it. A keep-alive connection its client hangs up after one request did not.
+     */
+    public boolean closeAsked() {
+        return closeAsked;
+    }
+
     public void onEof(long nowNanos) {
         lastNow = nowNanos;
         eof = true;
@@ -359,6 +376,12 @@ public final class HttpSession {
     }
 
     private void dispatch(Request request, boolean keepAlive) {
+        if (requests < 2) {
+            requests++;
+        }
+        if (!keepAlive) {
+            closeAsked = true;
+        }
         byte[] conn = keepAlive ? (Request.HTTP_1_1.equals(request.version()) ? null : CONN_KEEP_ALIVE) : CONN_CLOSE;
         boolean head = request.method().equals("HEAD");
         if (!keepAlive && streamedBody != null) {

@@ -47,6 +47,11 @@ public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, 
         return "fountain".equals(policy);
     }
 
+    /** Share: "keeping" while the worker's arrivals close short and it hands nothing off (ADR 0041). */
+    private String keepingLabel(WorkerLine w) {
+        return "share".equals(policy) && (w.busy() & m0.core.AcceptShare.KEEPING_BIT) != 0 ? "keeping" : "-";
+    }
+
     /** The table {@code m0serve stats} prints. */
     public String format() {
         StringBuilder out = new StringBuilder();
@@ -57,7 +62,7 @@ public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, 
         for (WorkerLine w : workers) {
             out.append(String.format("%-6d %-16s %8d %8d %8d %10d %10d %10d %11s%n", w.index(), w.stateLabel(readAtNanos),
                     w.active(), w.pending(), w.taken(), w.sent(), w.received(), w.forwarded(),
-                    busyPublished() ? w.busyLabel() : "-"));
+                    busyPublished() ? w.busyLabel() : keepingLabel(w)));
         }
         return out.toString();
     }

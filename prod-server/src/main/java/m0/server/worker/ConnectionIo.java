@@ -206,6 +206,10 @@ final class ConnectionIo {
                     fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
                     return;
                 }
+                if (!c.reused && c.session.requests() > 1) {
+                    c.reused = true;
+                    reuses++; // keep-alive: this connection's second request (ADR 0041)
+                }
                 if (n < IO_BYTES) {
                     break;
                 }
@@ -333,12 +337,29 @@ final class ConnectionIo {
         }
     }
 
+    /** Connections closed at their one request's ask, and second requests: the load's shape (ADR 0041). */
+    private long shortCloses;
+    private long reuses;
+
+    long shortCloses() {
+        return shortCloses;
+    }
+
+    long reuses() {
+        return reuses;
+    }
+
     void close(Connection c) {
         if (c.closed) {
             return;
         }
         c.closed = true;
         table.remove(c);
+        if (!c.reused && c.session.closeAsked()) {
+            // Its one request asked for the close: churn (ADR 0041). A keep-alive connection its
+            // client hung up after one request went idle keep-alive first: it is not counted.
+            shortCloses++;
+        }
         c.session.closed();
         if (c.received) {
             unregisterReceived.accept(c);

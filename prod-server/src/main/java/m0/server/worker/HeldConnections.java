@@ -94,4 +94,14 @@ final class HeldConnections implements Connections<Accepted> {
     public int poolThreads() {
         return pool == null ? 0 : pool.size();
     }
+
+    @Override
+    public long shortCloses() {
+        return io.shortCloses();
+    }
+
+    @Override
+    public long reuses() {
+        return io.reuses();
+    }
 }

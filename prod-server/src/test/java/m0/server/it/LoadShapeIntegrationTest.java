@@ -1,0 +1,87 @@
+package m0.server.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import m0.core.AcceptShare;
+import m0.server.probe.Shape;
+import m0.server.probe.Spread;
+import m0.server.probe.SpreadProbe;
+import m0.server.stats.PageSnapshot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Share's gate on the real binary (ADR 0041): under connection-close load the default policy
+ * keeps what it accepts (its workers publish KEEPING and hand nothing off), and once that load
+ * stops a keep-alive burst of 32 lands 16/16 at the first ask.
+ */
+@Timeout(120)
+class LoadShapeIntegrationTest {
+
+    private static final byte[] CLOSE_REQUEST = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            .getBytes(StandardCharsets.ISO_8859_1);
+    /** Bounded: at most this many connections, at most this long. */
+    private static final int CLOSE_LOAD_MAX = 20_000;
+    private static final long CLOSE_LOAD_NANOS = 3_000_000_000L;
+
+    @Test
+    void closeLoadIsKeptWhereItLandsAndAKeepAliveBurstAfterItLandsExact() throws Exception {
+        try (ServerProcess server = ServerProcess.start("--workers", "2")) {
+            PageWatch page = PageWatch.of(server);
+            page.awaitReady(30_000);
+            // A spell of connection-close load, until both workers keep (bounded in count and time).
+            long end = System.nanoTime() + CLOSE_LOAD_NANOS;
+            int n = 0;
+            boolean bothKeeping = false;
+            while (n < CLOSE_LOAD_MAX && System.nanoTime() - end < 0 && !bothKeeping) {
+                for (int k = 0; k < 50; k++, n++) {
+                    closeRequest(server.port);
+                }
+                PageSnapshot s = page.read();
+                bothKeeping = keeping(s, 0) && keeping(s, 1);
+            }
+            assertTrue(bothKeeping, "after " + n + " connection-close requests both workers keep:\n" + page.read().format());
+            // While keeping, a further spell hands nothing off.
+            PageSnapshot keepingFrom = page.read();
+            for (int k = 0; k < 200; k++) {
+                closeRequest(server.port);
+            }
+            PageSnapshot keepingTo = page.read();
+            assertEquals(keepingFrom.totalSent(), keepingTo.totalSent(),
+                    "no hand-off while keeping:\n" + keepingFrom.format() + keepingTo.format());
+            // The load stops: within a second or two both balance again, and a keep-alive burst lands exact.
+            page.await("both workers balancing again", s -> !keeping(s, 0) && !keeping(s, 1), 3_000);
+            SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", server.port), 10_000);
+            page.awaitQuiescent(5_000);
+            Spread spread = probe.round(Shape.BURST, 32, 2);
+            assertEquals(Map.of(0, 16, 1, 16), spread.perWorker(), "keep-alive burst after close load: "
+                    + spread.counts() + "\n" + page.read().format());
+        }
+    }
+
+    private static boolean keeping(PageSnapshot s, int worker) {
+        return (s.worker(worker).busy() & AcceptShare.KEEPING_BIT) != 0;
+    }
+
+    private static void closeRequest(int port) throws Exception {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
+            socket.setSoTimeout(2_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(CLOSE_REQUEST);
+            out.flush();
+            InputStream in = socket.getInputStream();
+            byte[] buf = new byte[4096];
+            while (in.read(buf) >= 0) {
+                // to the server's close
+            }
+        }
+    }
+}
