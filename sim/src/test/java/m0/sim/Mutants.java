@@ -182,36 +182,16 @@ final class Mutants {
                     : Rebalance.off()));
 
     private static Page splittingPassEnd(Page page, int countsWord) {
-        return new Page() {
-            @Override
-            public int words() {
-                return page.words();
-            }
-
-            @Override
-            public long getVolatile(int word) {
-                return page.getVolatile(word);
-            }
-
-            @Override
-            public void setVolatile(int word, long value) {
-                page.setVolatile(word, value);
-            }
-
+        return new PageView(page) {
             @Override
             public long getAndAdd(int word, long delta) {
                 long active = Counts.activeBy(Counts.active(delta));
                 if (word != countsWord || active == 0 || delta == active) {
-                    return page.getAndAdd(word, delta);
+                    return super.getAndAdd(word, delta);
                 }
-                long before = page.getAndAdd(word, active); // active published: the receipts now counted twice
-                page.getAndAdd(word, delta - active); // ... until the retire
+                long before = super.getAndAdd(word, active); // active published: the receipts now counted twice
+                super.getAndAdd(word, delta - active); // ... until the retire
                 return before;
-            }
-
-            @Override
-            public boolean compareAndSet(int word, long expected, long value) {
-                return page.compareAndSet(word, expected, value);
             }
         };
     }
