@@ -84,7 +84,7 @@ MUTANTS = {
         ("            C arrived = channel.receive(index);\n            if (arrived != null) {\n                return arrived;\n            }\n", ""),
     ]),
     "heal, no version (an ABA on the counts passes the compare-and-set)": ("Counts.java", [
-        ("    public static final long VERSION_ONE = 1L << 41;", "    public static final long VERSION_ONE = 0L;"),
+        ("    public static final long VERSION_ONE = 1L << 52;", "    public static final long VERSION_ONE = 0L;"),
     ]),
     "heal, the supervisor's hand-off not counted (its SENDING word skipped)": ("Heal.java", [
         ("            for (int j = 0; j <= workers; j++) {", "            for (int j = 0; j < workers; j++) {"),
