@@ -98,7 +98,7 @@ MUTANTS = {
         ("                page.getAndAdd(countsWord, Counts.activeBy(active - publishedActive));\n                publishedActive = active;\n", ""),
     ]),
     "pass end: PARKED not written after a stamped pass": ("AcceptShare.java", [
-        ("            if (stamped) {\n                page.setVolatile(stateWord, PageLayout.PARKED);", "            if (false) {\n                page.setVolatile(stateWord, PageLayout.PARKED);"),
+        ("        if (!left && stamped) {\n            page.setVolatile(stateWord, PageLayout.PARKED);", "        if (false) {\n            page.setVolatile(stateWord, PageLayout.PARKED);"),
     ]),
     "starting marks: a leaver counts its own (a server-wide count)": ("Siblings.java", [
         ("                bits &= ~PageLayout.startingBit(exclude);", "                bits |= 0;"),

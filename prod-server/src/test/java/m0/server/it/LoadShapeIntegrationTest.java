@@ -8,11 +8,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 import m0.core.AcceptShare;
 import m0.server.probe.Shape;
-import m0.server.probe.Spread;
-import m0.server.probe.SpreadProbe;
 import m0.server.stats.PageSnapshot;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Share's gate on the real binary (ADR 0041): under connection-close load the default policy
  * keeps what it accepts (its workers publish KEEPING and hand nothing off), and once that load
- * stops a keep-alive burst of 32 lands 16/16 at the first ask.
+ * stops keep-alive bursts of 32 land 16/16 (rounds judged as SpreadIntegrationTest judges them).
  */
 @Timeout(120)
 class LoadShapeIntegrationTest {
@@ -58,11 +55,10 @@ class LoadShapeIntegrationTest {
                     "no hand-off while keeping:\n" + keepingFrom.format() + keepingTo.format());
             // The load stops: within a second or two both balance again, and a keep-alive burst lands exact.
             page.await("both workers balancing again", s -> !keeping(s, 0) && !keeping(s, 1), 3_000);
-            SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", server.port), 10_000);
-            page.awaitQuiescent(5_000);
-            Spread spread = probe.round(Shape.BURST, 32, 2);
-            assertEquals(Map.of(0, 16, 1, 16), spread.perWorker(), "keep-alive burst after close load: "
-                    + spread.counts() + "\n" + page.read().format());
+            // Judged as the spread test judges it: exact rounds, a round outside the protocol's
+            // exactness promise (a slow pass, two acceptors) voided and re-run, bounded.
+            SpreadIntegrationTest.assertEvenRounds(server, page, Shape.BURST, 32, 2);
+            assertTrue(!keeping(page.read(), 0) && !keeping(page.read(), 1), "the bursts kept it balancing");
         }
     }
 

@@ -108,7 +108,7 @@ class SpreadIntegrationTest {
      * </ul>
      * An uneven round with one acceptor and no slow pass fails.
      */
-    private static void assertEvenRounds(ServerProcess server, PageWatch page, Shape shape, int connections,
+    static void assertEvenRounds(ServerProcess server, PageWatch page, Shape shape, int connections,
                                          int workers) throws Exception {
         SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", server.port), PROBE_TIMEOUT_MS);
         Map<Integer, Integer> even = new HashMap<>();
