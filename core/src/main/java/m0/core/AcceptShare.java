@@ -47,6 +47,12 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      */
     public static final long REBALANCE_INTERVAL_NANOS = 2_000_000L;
 
+    /**
+     * Share's BUSY word while its worker keeps what it accepts (arrivals close short, ADR 0041):
+     * for {@code m0serve stats} and the tests; no sibling decides on it.
+     */
+    public static final long KEEPING_BIT = 1L << 34;
+
     private final Page page;
     private final Channel<C> channel;
     private final Clock clock;
@@ -552,9 +558,6 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     public long shapeDeadline() {
         return sharing && !left ? policy.shapeDeadline() : Long.MAX_VALUE;
     }
-
-    /** Share's BUSY word while its worker keeps what it accepts (arrivals close short). */
-    public static final long KEEPING_BIT = 1L << 34;
 
     /** Idle connections this worker handed over to even the load. */
     public long rebalancedCount() {
