@@ -57,39 +57,7 @@ print(sum(x.get("accepted", 0) for x in w), sum(x.get("empty_wakeups", 0) for x 
 # ratio A B [FORMAT] -> A / B, "-" when B is 0
 ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.3f}" 'BEGIN{ if (b > 0) printf f, a / b; else print "-" }'; }
 
-# openloop PORT PID RATE LOG -> "requests ticks achieved_rate errors": new connections (one
-# request each) at RATE a second for SECS s; the request times go to LOG (µs, 3rd column).
-# GEN=h2load (default): h2load --h1 in rate mode, RATE/1000 new connections every 1 ms (10 ms
-# periods gave bursts of RATE/100 at once: at 24 000/s a mean request time of 5 ms against
-# 0.42 ms, the queue of each burst, not the server; its timer restarts after each period's work,
-# so the achieved column says what it really offered, within 1 % here). GEN=java:
-# bench/OpenLoop.java, one connection due every 1/RATE s on an absolute schedule, latency from
-# the due time, the server's ticks over the measured window only; one thread, so it cannot
-# offer much above 12 000/s, and its own lag (printed as "late") counts as latency. Both ask
-# with Connection: close, so the server closes first and the TIME_WAIT is its own: a client
-# that closes first spends its connect() searching ports past its own TIME_WAIT sockets, and
-# that kernel time capped h2load near 14 000 connections/s on a 2-core machine whatever the
-# server (nginx too) or the number of h2load processes; asking close, it offers 35 000/s.
-openloop() {
-  local port=$1 pid=$2 rate=$3 log=$4 n b t out
-  if [ "${GEN:-h2load}" = java ]; then
-    out=$(OPENLOOP_LOG="$log" java -XX:+UseSerialGC -Xmx256m -cp "$WORK/cls" OpenLoop "127.0.0.1:$port" "$rate" "$SECS" 1 / "$pid")
-    echo "  OpenLoop: $out" >&2
-    awk '{print $4, $19, $8, $6}' <<<"$out" | sed 's#/s##'
-    return
-  fi
-  n=$(( rate * SECS ))
-  b=$(tree_ticks "$pid")
-  out=$(h2load --h1 -H 'Connection: close' -t1 -c "$n" -n "$n" -r "$(( rate / 1000 ))" --rate-period 1ms --log-file "$log" \
-        "http://127.0.0.1:$port/" 2>&1 || true)
-  t=$(( $(tree_ticks "$pid") - b ))
-  local done_ errs secs
-  done_=$(awk '/^requests:/ {print $8}' <<<"$out")
-  errs=$(awk '/^requests:/ {print $10 + $12}' <<<"$out")
-  secs=$(awk '/^finished in/ {v=$3; sub(/,$/, "", v); u=v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
-    print (u == "ms") ? v/1000 : (u == "us") ? v/1e6 : v}' <<<"$out")
-  echo "${done_:-0} $t $(awk -v n="${done_:-0}" -v s="${secs:-1}" 'BEGIN{printf "%.0f", n/s}') ${errs:-0}"
-}
+# openloop: lib.sh (GEN=h2load or java; needs $WORK/cls/OpenLoop.class for java)
 
 # p50 and p99 (ms) of the request times in the logs given
 percentiles() {
