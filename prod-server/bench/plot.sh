@@ -13,7 +13,8 @@ command -v gnuplot >/dev/null || { echo "gnuplot missing: apt-get install -y gnu
 mkdir -p "$DIR"
 D=$(mktemp -d /tmp/m0-plot.XXXXXX)
 trap 'rm -rf "$D"' EXIT
-WHEN=$(awk -F'\t' '$1 == "meta" {print $2 ", commit " $3 ", " $4 " cores"}' "$TSV")
+# several runs' rows may be concatenated: the first run's stamp titles the plots
+WHEN=$(awk -F'\t' '$1 == "meta" {print $2 ", commit " $3 ", " $4 " cores"; exit}' "$TSV")
 FONT='font "sans,11"'
 
 # 1. open loop: one data block per arm (gnuplot's index), x = offered req/s, y = µs/req
@@ -67,7 +68,7 @@ fi
 
 # 3. landing: one stacked bar per burst, blocks = connections per worker (largest first)
 if grep -q '^landing' "$TSV"; then
-  awk -F'\t' '$1 == "landing" { split($5 == "" ? $4 : $4, c, "/");
+  awk -F'\t' '$1 == "landing" { split($4, c, "/");
       printf "\"%s %s\"", ($2 == "cold" ? "fresh" : "4w"), $3; for (i = 1; i <= 4; i++) printf " %s", (c[i] == "" ? 0 : c[i]); print "" }' \
     "$TSV" >"$D/landing.dat"
   cold=$(awk -F'\t' '$1 == "landing" && $2 == "cold"' "$TSV" | wc -l)
