@@ -609,10 +609,19 @@ final class HttpParser {
 
     private int bodyLength() {
         if (sink != null) {
-            int take = (int) Math.min(Math.min(contentLength, in.wr - in.rd), sink.room());
-            sink.put(in.bytes, in.rd, take);
-            in.rd += take;
-            contentLength -= take;
+            // Until the bytes or the room run out, as the chunked path does: the reader may free
+            // room between room() and put(), leaving the pipe short of full with bytes still here,
+            // and then no read of it would wake us. Only room() == 0 (which marks the loop as
+            // waiting, under the pipe's lock) may end this with bytes left.
+            while (contentLength > 0 && in.wr - in.rd > 0) {
+                int take = (int) Math.min(Math.min(contentLength, in.wr - in.rd), sink.room());
+                if (take == 0) {
+                    return NEED_MORE; // the reader is behind: its next read wakes the loop
+                }
+                sink.put(in.bytes, in.rd, take);
+                in.rd += take;
+                contentLength -= take;
+            }
             return contentLength == 0 ? complete() : NEED_MORE;
         }
         int take = (int) Math.min(contentLength - bodyLen, in.wr - in.rd);
