@@ -66,12 +66,13 @@ done
 if [ -n "${PROFILE:-}" ]; then
   wpid=$(pgrep -P "${PID[m0]}" | head -1)
   wrk -t2 -c32 -d"$((SECS + 2))s" "http://127.0.0.1:${PORT[m0]}/" >/dev/null &
+  wp=$!
   sleep 1
   perf record -F 1999 -g -p "$wpid" -o "$WORK/perf.data" -- sleep "$SECS" 2>/dev/null
-  wait
+  wait "$wp"  # wrk only: a bare wait would wait for the servers too
   bench_stop "${PID[m0]}"  # the worker leaves and writes /tmp/perf-<pid>.map
   echo
   echo "## perf record of worker $wpid: top frames (self), then by caller"
-  perf report -i "$WORK/perf.data" --no-children --sort sym --stdio 2>/dev/null | grep -v '^#' | grep '%' | head -${TOP:-45}
+  perf report -i "$WORK/perf.data" --no-children --sort sym --stdio -g none 2>/dev/null | grep '%' | head -"${TOP:-45}" || true
   [ -n "${PERF_OUT:-}" ] && cp "$WORK/perf.data" "$PERF_OUT"
 fi
