@@ -609,19 +609,7 @@ final class HttpParser {
 
     private int bodyLength() {
         if (sink != null) {
-            // Until the bytes or the room run out, as the chunked path does: the reader may free
-            // room between room() and put(), leaving the pipe short of full with bytes still here,
-            // and then no read of it would wake us. Only room() == 0 (which marks the loop as
-            // waiting, under the pipe's lock) may end this with bytes left.
-            while (contentLength > 0 && in.wr - in.rd > 0) {
-                int take = (int) Math.min(Math.min(contentLength, in.wr - in.rd), sink.room());
-                if (take == 0) {
-                    return NEED_MORE; // the reader is behind: its next read wakes the loop
-                }
-                sink.put(in.bytes, in.rd, take);
-                in.rd += take;
-                contentLength -= take;
-            }
+            contentLength -= toSink(contentLength);
             return contentLength == 0 ? complete() : NEED_MORE;
         }
         int take = (int) Math.min(contentLength - bodyLen, in.wr - in.rd);
@@ -629,6 +617,28 @@ final class HttpParser {
         in.rd += take;
         bodyLen += take;
         return bodyLen == contentLength ? complete() : NEED_MORE;
+    }
+
+    /**
+     * Moves up to {@code want} buffered body bytes into the streamed body's pipe, until the bytes
+     * or its room run out. Only {@code room() == 0}, which marks the loop as waiting under the
+     * pipe's lock, may stop this with bytes left: the reader may free room between a room() and
+     * its put(), and a pipe left short of full would never be read into a wake-up.
+     *
+     * @return the bytes moved
+     */
+    private long toSink(long want) {
+        long moved = 0;
+        while (moved < want && in.rd < in.wr) {
+            int take = (int) Math.min(Math.min(want - moved, in.wr - in.rd), sink.room());
+            if (take == 0) {
+                break; // the reader is behind: its next read wakes the loop
+            }
+            sink.put(in.bytes, in.rd, take);
+            in.rd += take;
+            moved += take;
+        }
+        return moved;
     }
 
     private void resetChunkLine() {
@@ -679,12 +689,9 @@ final class HttpParser {
                 }
                 case CHUNK_DATA -> {
                     if (sink != null) {
-                        int take = (int) Math.min(Math.min(chunkSize, in.wr - in.rd), sink.room());
-                        if (take == 0) return NEED_MORE; // the reader is behind: wait for room
-                        sink.put(b, in.rd, take);
-                        in.rd += take;
-                        chunkSize -= take;
-                        if (chunkSize == 0) state = CHUNK_DATA_CR;
+                        chunkSize -= toSink(chunkSize);
+                        if (chunkSize != 0) return NEED_MORE; // the bytes or the reader's room ran out
+                        state = CHUNK_DATA_CR;
                         continue;
                     }
                     int take = (int) Math.min(chunkSize, in.wr - in.rd);
