@@ -151,14 +151,22 @@ wait_http() {
   echo "nothing answers on port $1" >&2; return 1
 }
 
-# ticks (utime+stime) of a process and its children
-tree_ticks() {
-  local total=0 p
+# user and system ticks of a process and its children: "utime stime"
+tree_split() {
+  local u=0 s=0 p a b
   for p in "$1" $(pgrep -P "$1" || true); do
     [ -r "/proc/$p/stat" ] || continue
-    total=$(( total + $(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12 + $13}') ))
+    read -r a b < <(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12, $13}')
+    u=$((u + a)); s=$((s + b))
   done
-  echo "$total"
+  echo "$u $s"
+}
+
+# ticks (utime+stime) of a process and its children
+tree_ticks() {
+  local u s
+  read -r u s < <(tree_split "$1")
+  echo $((u + s))
 }
 
 # alive and not a zombie (kill -0 succeeds on a zombie)

@@ -17,21 +17,13 @@ WORK=$(mktemp -d /tmp/m0-cpu.XXXXXX)
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 
-# user and system ticks of a process tree: "utime stime"
-tree_split() {
-  local u=0 s=0 p a b
-  for p in "$1" $(pgrep -P "$1" || true); do
-    [ -r "/proc/$p/stat" ] || continue
-    read -r a b < <(sed 's/.*) //' "/proc/$p/stat" | awk '{print $12, $13}')
-    u=$((u + a)); s=$((s + b))
-  done
-  echo "$u $s"
-}
-
 M0_PORT=$(free_port); NG_PORT=$(free_port)
-OPTS="-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData -XX:TrimNativeHeapInterval=1000"
-[ -n "${PROFILE:-}" ] && OPTS="$OPTS -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
-M0_WORKER_JAVA_OPTS="$OPTS" m0serve_start m0 "$M0_PORT" --workers "$W" --blocking-threads 0
+if [ -n "${PROFILE:-}" ]; then
+  # M0_WORKER_JAVA_OPTS replaces the workers' defaults (JavaCommand.DEFAULT_OPTS): the same, and the JIT's symbols
+  export M0_WORKER_JAVA_OPTS="-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData -XX:TrimNativeHeapInterval=1000
+    -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
+fi
+m0serve_start m0 "$M0_PORT" --workers "$W" --blocking-threads 0
 nginx_start nginx "$NG_PORT" "$W"
 declare -A PORT=([m0]=$M0_PORT [nginx]=$NG_PORT) PID=([m0]=$BENCH_PID_m0 [nginx]=$BENCH_PID_nginx)
 echo "# where a keep-alive request's CPU goes; $W workers; wrk -t2 -c32 -d${SECS}s x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"

@@ -3,7 +3,6 @@ package m0.bench;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -22,7 +21,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -89,13 +87,7 @@ public final class NettyHello {
         protected void channelRead0(ChannelHandlerContext ctx, HttpRequest req) {
             FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body.duplicate());
             res.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain").setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
-            boolean keepAlive = HttpUtil.isKeepAlive(req);
-            HttpUtil.setKeepAlive(res, keepAlive);
-            if (keepAlive) {
-                ctx.writeAndFlush(res);
-            } else {
-                ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
-            }
+            ctx.writeAndFlush(res); // HttpServerKeepAliveHandler says close and closes when the request asked
         }
 
         @Override
