@@ -13,6 +13,11 @@ public final class Conn {
     boolean inBacklog;
     /** A response was written; the connection stays open (keep-alive) with its server. */
     boolean served;
+    /**
+     * Received over a channel and not yet admitted by its holder's loop: in the core's hands (a
+     * leaver holding it for a starting sibling), not among the loop's connections.
+     */
+    boolean inCore;
     /** Why the client read EOF (null while it has not). */
     String eof;
     /** The rule an oracle charged this connection's fate to, if any. */

@@ -66,6 +66,7 @@ final class ScheduledChannel implements Channel<Conn> {
         if (c != null) {
             c.channel = -1;
             c.holder = me;
+            c.inCore = true; // the core's until it hands it to the loop's admit (or on)
             me.held.add(c);
             me.balance[index]++;
             Oracles.onReceive(sim, me, index, c);

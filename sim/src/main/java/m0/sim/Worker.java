@@ -328,6 +328,7 @@ public final class Worker {
 
         @Override
         public void admit(Conn c, boolean received) {
+            c.inCore = false; // the loop's connection from here on
             if (loop.stopping()) {
                 sim.trace(sim.me(), "admit " + c + " (leaving: not read before the stop step)");
                 return;
@@ -353,6 +354,9 @@ public final class Worker {
             admittedThisPass.clear();
             baseOpen = 0; // what the world does not model one by one is answered and closed
             for (Conn c : List.copyOf(actor.held)) {
+                if (c.inCore) {
+                    continue; // the core's (a leaver holds it for a starting sibling): not the loop's to hand over
+                }
                 if (!handOver.test(c) && !keep.getAsBoolean()) {
                     sim.closeAtLeave(Worker.this, c);
                 }
