@@ -13,10 +13,14 @@ CORE = pathlib.Path("core/src/main/java/m0/core")
 
 MUTANTS = {
     "R5 (pending raised after a successful send)": ("HandOff.java", [
-        ("        page.getAndAdd(countsWord, Counts.RAISE);\n        // B25", "        // B25"),
-        ("        page.setVolatile(sendingWord, 0);\n        return true;",
-         "        page.getAndAdd(countsWord, Counts.RAISE);\n        page.setVolatile(sendingWord, 0);\n        return true;"),
+        ("        if (!raise(countsWord, ifUnchanged, seen)) {\n            page.setVolatile(sendingWord, 0); // nothing raised: nothing for a heal to count\n            return MOVED;\n        }\n        // B25",
+         "        // B25"),
+        ("        page.setVolatile(sendingWord, 0);\n        return SENT;",
+         "        page.getAndAdd(countsWord, Counts.RAISE);\n        page.setVolatile(sendingWord, 0);\n        return SENT;"),
         ("        page.getAndAdd(countsWord, Counts.TAKE_BACK);\n", ""),
+    ]),
+    "ADR 0043: the accept path raises blind (an add, whatever the pick read)": ("HandOff.java", [
+        ("        if (ifUnchanged) {\n            return page.compareAndSet(", "        if (false) {\n            return page.compareAndSet("),
     ]),
     "B25-send (no state re-read after the raise)": ("HandOff.java", [
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
@@ -66,7 +70,7 @@ MUTANTS = {
     ]),
     "heal, sender side (SENDING published after the raise)": ("HandOff.java", [
         ("        page.setVolatile(sendingWord, target + 1);\n", ""),
-        ("        page.getAndAdd(countsWord, Counts.RAISE);\n", "        page.getAndAdd(countsWord, Counts.RAISE);\n        page.setVolatile(sendingWord, target + 1);\n"),
+        ("        // B25, send side", "        page.setVolatile(sendingWord, target + 1);\n        // B25, send side"),
     ]),
     "heal, reap side (the dead sender's target is not asked)": ("SupervisorShare.java", [
         ("                requestHeal((int) (sending - 1));", "                // not asked"),

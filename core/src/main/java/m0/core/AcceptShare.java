@@ -277,6 +277,22 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     }
 
     /**
+     * The accept path's send (ADR 0043): raised only on the target's counts as this worker's
+     * last pick read them ({@link Siblings#seen}); {@link HandOff#MOVED}: pick again.
+     */
+    @Override
+    public int sendPicked(int target, C connection) {
+        if (!sharing) {
+            return HandOff.REFUSED;
+        }
+        int result = handOff.sendIfUnchanged(target, connection, siblings.seen(target));
+        if (result == HandOff.SENT) {
+            sent++;
+        }
+        return result;
+    }
+
+    /**
      * A connection this worker accepted stays here: publish our load now rather than at pass
      * end, so that a sibling accepting from the same burst in its own pass picks against it
      * (ADR 0007). Less what this pass received: those are still in pending, and a sibling reads

@@ -68,6 +68,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public int sendPicked(int target, C connection) {
+        return delegate.sendPicked(target, connection);
+    }
+
+    @Override
     public void kept(long open) {
         delegate.kept(open);
     }

@@ -7,13 +7,15 @@ import static m0.core.PageLayout.SLOW_PASS_NANOS;
 /**
  * A read view of every worker's line, for the pick policies and for forwarding. It reads the
  * page; the only words it writes are the rotation counter and, for the fountain policy, the
- * caller's own busy word.
+ * caller's own busy word. One per worker: it remembers the counts each load read.
  */
 public final class Siblings {
 
     private final Page page;
     private final Clock clock;
     private final int workers;
+    /** The counts word each {@link #load} read last: this worker's, never shared. */
+    private final long[] seen;
 
     public Siblings(Page page, Clock clock, int workers) {
         if (page.words() < PageLayout.slots(workers)) {
@@ -23,6 +25,7 @@ public final class Siblings {
         this.page = page;
         this.clock = clock;
         this.workers = workers;
+        this.seen = new long[workers];
     }
 
     public int workers() {
@@ -63,10 +66,18 @@ public final class Siblings {
 
     /**
      * A sibling's load, {@code active + pending}, from one load of one word: exact at every
-     * instant (a pass end moves a receipt from pending to active in one add, ADR 0040).
+     * instant (a pass end moves a receipt from pending to active in one add, ADR 0040). The word
+     * read is kept as {@link #seen}: a send the load decided raises against it (ADR 0043).
      */
     public long load(int i) {
-        return Counts.load(counts(i));
+        long counts = counts(i);
+        seen[i] = counts;
+        return Counts.load(counts);
+    }
+
+    /** Worker i's counts word as the last {@link #load} of it read it. */
+    public long seen(int i) {
+        return seen[i];
     }
 
     /**

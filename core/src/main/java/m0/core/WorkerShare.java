@@ -46,13 +46,30 @@ public interface WorkerShare<C> {
     boolean sendWith(int target, C connection);
 
     /**
+     * The accept path's send: as {@link #sendWith}, raised only if {@code target}'s counts still
+     * hold what the last {@link #pick} read of them (ADR 0043).
+     *
+     * @return {@link HandOff#SENT}, {@link HandOff#REFUSED} (the caller keeps it) or
+     *         {@link HandOff#MOVED} (nothing raised: pick again)
+     */
+    int sendPicked(int target, C connection);
+
+    /**
      * An accepted connection stays here: publish this worker's load at once (ADR 0007), so that a
      * sibling accepting from the same burst in its own pass picks against it.
      */
     void kept(long open);
 
     /**
-     * The accept path: pick, and sendWith if the pick is a sibling; a connection kept here is
+     * How many picks one accept makes at most. A pick is made again only when the target's
+     * counts moved between the pick's read and the raise, which takes a sibling's keep, receipt
+     * or raise landing in a window of a few instructions; the last pick raises as the seed does,
+     * whatever moved (the two-acceptor bound of ADR 0040 again, never worse).
+     */
+    int PICKS = 4;
+
+    /**
+     * The accept path: pick, and send if the pick is a sibling; a connection kept here is
      * published in {@code active} at once ({@link #kept}).
      *
      * @return true when a sibling took the connection; false: admit it here
@@ -61,9 +78,21 @@ public interface WorkerShare<C> {
         if (!sharing()) {
             return false;
         }
-        int target = pick(open);
-        if (target != self() && sendWith(target, connection)) {
-            return true;
+        for (int picks = 1; ; picks++) {
+            int target = pick(open);
+            if (target == self()) {
+                break;
+            }
+            // Two acceptors of one burst each pick blind to the other's keep in flight; raised
+            // only on the counts the pick read, the send is decided on what it lands on (ADR 0043).
+            int sent = picks < PICKS ? sendPicked(target, connection)
+                    : sendWith(target, connection) ? HandOff.SENT : HandOff.REFUSED;
+            if (sent == HandOff.SENT) {
+                return true;
+            }
+            if (sent == HandOff.REFUSED) {
+                break;
+            }
         }
         kept(open);
         return false;

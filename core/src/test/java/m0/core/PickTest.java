@@ -93,6 +93,36 @@ class PickTest {
         assertEquals(0, f.channel.queued(0));
     }
 
+    /**
+     * ADR 0043, the sim's BURST trace in miniature: w0 picks w1 (0 against its own 1); before its
+     * raise, w1 accepts too and keeps. A raise added blind would land a third connection on w1
+     * (3/1 by the burst's end); raised on the counts the pick read, it finds them moved, raises
+     * nothing, and the pick made again keeps.
+     */
+    @Test
+    void aSendDecidedOnCountsThatMovedSinceThePickPicksAgain() {
+        Fixture f = new Fixture(2).started();
+        f.w(0).passStart();
+        f.w(1).passStart();
+        assertFalse(f.w(0).passOn("c1", 0), "a tie: kept");
+        assertEquals(1, f.w(0).pick(1), "w1 is lighter: 0 against 1");
+        assertFalse(f.w(1).passOn("c3", 0), "w1, accepting too, keeps (0 against w0's 1)");
+        assertEquals(HandOff.MOVED, f.w(0).sendPicked(1, "c2"), "w1's counts moved since the pick");
+        assertEquals(0, f.pending(1), "nothing raised");
+        assertEquals(0, f.channel.queued(1), "nothing sent");
+        assertEquals(0, f.w(0).pick(1), "picked again: 1 against 1, a tie, kept");
+    }
+
+    @Test
+    void aSendOnCountsAsThePickReadThemIsSent() {
+        Fixture f = new Fixture(2).started();
+        f.w(0).passStart();
+        assertEquals(1, f.w(0).pick(1));
+        assertEquals(HandOff.SENT, f.w(0).sendPicked(1, "c"));
+        assertEquals(1, f.pending(1));
+        assertEquals(1, f.channel.queued(1));
+    }
+
     @Test
     void aConnectionReceivedThisPassIsCountedOnceInOwnLoad() {
         Fixture f = new Fixture(2).started();

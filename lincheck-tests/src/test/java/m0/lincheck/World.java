@@ -470,9 +470,11 @@ final class World {
             synchronized (World.this) {
                 enter(a);
                 boolean set = page.compareAndSet(word, expected, value);
-                if (set && offset(word) == PageLayout.COUNTS_OFFSET) {
-                    // A heal (nothing else sets the counts by comparison): what it takes off is
-                    // the dead's orphans, not the healer's own slack.
+                if (set && value - expected == Counts.RAISE) {
+                    wrote(a, word, expected, value); // the accept path's raise (ADR 0043): the sender's, as an add's
+                } else if (set && offset(word) == PageLayout.COUNTS_OFFSET) {
+                    // A heal (the only other compare-and-set of the counts, and it never raises):
+                    // what it takes off is the dead's orphans, not the healer's own slack.
                     int i = lineIndex(word);
                     healed[i] -= Counts.inFlight(value) - Counts.inFlight(expected);
                     checkSlack(i);

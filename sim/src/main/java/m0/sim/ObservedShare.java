@@ -11,7 +11,7 @@ import m0.core.WorkerShare;
  * (FILL), the leave and the start (the oracles' view of the worker's life).
  *
  * <p>{@link #passOn} is not overridden: the interface's own composition of {@link #pick},
- * {@link #sendWith} and {@link #kept} runs, as it does in m0serve, so that a mutant changes one
+ * {@link #sendPicked} (or {@link #sendWith}) and {@link #kept} runs, as it does in m0serve, so that a mutant changes one
  * of its parts and the pick oracle sees every pick.
  */
 final class ObservedShare extends ForwardingWorkerShare<Conn> {
@@ -37,6 +37,16 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
             Oracles.checkPick(sim, me, target);
         }
         return target;
+    }
+
+    /** A send whose target's counts moved since the pick: traced, so that a trace shows the pick again. */
+    @Override
+    public int sendPicked(int target, Conn c) {
+        int sent = inner.sendPicked(target, c);
+        if (sent == m0.core.HandOff.MOVED) {
+            sim.trace(sim.me(), "sendPicked(w" + target + ", " + c + ") -> moved: pick again");
+        }
+        return sent;
     }
 
     /** Share's gate: each change of mode is counted (SHAPE-FLAP) and traced. */

@@ -323,20 +323,17 @@ final class Oracles {
     }
 
     /**
-     * How far apart the spread may end with one acceptor: one, for an odd burst. It was two while
-     * a sibling's load was two words (ADR 0012: a pick that read a sibling's pending before its
-     * pass end retired a receipt, and its active after the pass end published it, counted that
-     * connection twice, and a burst of 4 ended 3/1); since ADR 0040 the load is one word and the
-     * bound is exact (mutant-two-step-pass-end, the window put back, is caught by it).
+     * How far apart the spread may end: one, for an odd burst. It was two while a sibling's load
+     * was two words (ADR 0012: a pick that read a sibling's pending before its pass end retired a
+     * receipt, and its active after the pass end published it, counted that connection twice, and
+     * a burst of 4 ended 3/1); since ADR 0040 the load is one word and the bound is exact with one
+     * acceptor (mutant-two-step-pass-end, the window put back, is caught by it). Two acceptors in
+     * one burst kept a bound of two until ADR 0043: a send decided on a read of the target's
+     * counts was raised blind a few steps later, while the target, accepting too, kept in between
+     * (BURST: 1/3); the raise is now a compare-and-set on the counts the pick read
+     * (mutant-blind-raise, the add put back, is caught by BURST).
      */
     static final long BALANCE_SLACK = 1;
-
-    /**
-     * With two acceptors in one burst: one more. A send is decided on a read of the target's
-     * counts and raised a few steps later; the target, accepting too, keeps in between, reads
-     * the sender's raise not yet made, and keeps again (BURST: 1/3, ADR 0040's trace).
-     */
-    static final long BALANCE_SLACK_TWO_ACCEPTORS = 2;
 
     /** BALANCE: every connection is kept open, so the served counts are the spread. */
     private static void balance(Sim s) {

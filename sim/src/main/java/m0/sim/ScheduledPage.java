@@ -80,7 +80,9 @@ final class ScheduledPage implements Page {
         }
         long old = raw.getVolatile(word);
         boolean ok = raw.compareAndSet(word, expected, value);
-        if (ok) {
+        if (ok && value - expected == Counts.RAISE) {
+            account(me, word, old, value); // the accept path's raise (ADR 0043): the sender's, as an add's
+        } else if (ok) {
             healed(word, old, value);
         }
         sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word, sim.workers) + ", " + Footprint.valueName(word, expected) + ", "
@@ -89,9 +91,9 @@ final class ScheduledPage implements Page {
     }
 
     /**
-     * A compare-and-set of an index's counts is a heal (nothing else in the protocol sets them
-     * by comparison): what it takes off pending - taken is the heal's, not the healer's own
-     * balance, which stays what its raises, receipts and retires make it.
+     * A compare-and-set of an index's counts that is not a raise is a heal (a heal never raises
+     * pending): what it takes off pending - taken is the heal's, not the healer's own balance,
+     * which stays what its raises, receipts and retires make it.
      */
     private void healed(int word, long before, long after) {
         int i = countsIndex(word);

@@ -41,6 +41,7 @@ class ModelCheckTest {
         {Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
         {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
         {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
+        {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };
 

@@ -38,6 +38,31 @@ final class Mutants {
             this.p = p;
             this.self = self;
         }
+
+        /**
+         * A mutant that rewrites {@link #sendWith} rewrites the accept path's send too: its
+         * historical send, raised unconditionally (a mutant of the seed's protocol predates
+         * ADR 0043's compare-and-set). Any other mutant sends as the core does.
+         */
+        @Override
+        public int sendPicked(int target, Conn c) {
+            if (!rewritesSendWith()) {
+                return real.sendPicked(target, c);
+            }
+            return sendWith(target, c) ? m0.core.HandOff.SENT : m0.core.HandOff.REFUSED;
+        }
+
+        private boolean rewritesSendWith() {
+            for (Class<?> k = getClass(); k != WorkerMutant.class; k = k.getSuperclass()) {
+                try {
+                    k.getDeclaredMethod("sendWith", int.class, Conn.class);
+                    return true;
+                } catch (NoSuchMethodException e) {
+                    // not in this class: look in its parent
+                }
+            }
+            return false;
+        }
     }
 
     interface WorkerFactory {
@@ -75,6 +100,18 @@ final class Mutants {
             p.page.getAndAdd(PageLayout.countsWord(target), Counts.RAISE);
             p.page.setVolatile(PageLayout.sendingWord(self), 0);
             return true;
+        }
+    });
+
+    /**
+     * ADR 0043 undone: the accept path raises blind, one add on whatever the target's counts
+     * hold by then, as {@link WorkerShare#sendWith} does. Two acceptors of one burst land it two
+     * off even (BURST: 1/3).
+     */
+    static final Protocol BLIND_RAISE = worker("mutant-blind-raise", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public int sendPicked(int target, Conn c) {
+            return real.sendWith(target, c) ? m0.core.HandOff.SENT : m0.core.HandOff.REFUSED;
         }
     });
 

@@ -43,6 +43,7 @@ class MutantsTest {
                 Arguments.of(Scenarios.HEAL_START, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"),
                 Arguments.of(Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"),
+                Arguments.of(Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"),
                 Arguments.of(Scenarios.BALANCE_EVEN, Mutants.TWO_STEP_PASS_END, "BALANCE"),
                 Arguments.of(Scenarios.SHAPE_AFTER_CHURN, Mutants.SHAPE_NO_TIMER, "BALANCE"),
                 Arguments.of(Scenarios.SHAPE_FLAP, Mutants.SHAPE_NO_HYSTERESIS, "SHAPE-FLAP"),
