@@ -29,6 +29,14 @@ public interface AcceptPolicy {
     int pick(Siblings siblings, int self, long open);
 
     /**
+     * Picks that passed over a live sibling because it was inside one pass for over 2 ms
+     * (cumulative, for {@code m0serve stats}): what skews a burst that lands uneven.
+     */
+    default long passedOverSlow() {
+        return 0;
+    }
+
+    /**
      * Whether an established connection may move to a sibling (rebalance). Fountain: no, the
      * note's "established connections never move"; a move would also undo the fill order.
      */

@@ -86,6 +86,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private long publishedActive;
 
     private long sent;
+    private long pickedAgain;
     private long receivedTotal;
     private long forwarded;
     private long lost;
@@ -288,6 +289,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         int result = handOff.sendIfUnchanged(target, connection, siblings.seen(target));
         if (result == HandOff.SENT) {
             sent++;
+        } else if (result == HandOff.MOVED) {
+            pickedAgain++;
         }
         return result;
     }
@@ -612,6 +615,16 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /** Hand-offs this worker sent (fresh accepts passed to a sibling). */
     public long sentCount() {
         return sent;
+    }
+
+    /** Sends not raised because the target's counts moved since the pick (ADR 0043): picked again. */
+    public long pickedAgainCount() {
+        return pickedAgain;
+    }
+
+    /** Picks that passed over a sibling inside one pass for over 2 ms (share; 0 otherwise). */
+    public long passedOverSlowCount() {
+        return policy.passedOverSlow();
     }
 
     /** Connections this worker took off its channel. */

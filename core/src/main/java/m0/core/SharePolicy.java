@@ -21,6 +21,8 @@ import static m0.core.PageLayout.NOT_STARTED;
 final class SharePolicy implements AcceptPolicy {
 
     private int[] tied = new int[0];
+    /** Siblings passed over for a slow pass, summed over picks: a statistic, no decision reads it. */
+    private long passedOverSlow;
     /** Whether arrivals are worth balancing now (ADR 0041): while they close short, keep. */
     private final LoadShape shape;
 
@@ -64,6 +66,11 @@ final class SharePolicy implements AcceptPolicy {
     }
 
     @Override
+    public long passedOverSlow() {
+        return passedOverSlow;
+    }
+
+    @Override
     public int pick(Siblings siblings, int self, long open) {
         if (shape.keeping()) {
             return self; // arrivals close short: a hand-off buys nothing (ADR 0041)
@@ -92,6 +99,7 @@ final class SharePolicy implements AcceptPolicy {
                     haveNow = true;
                 }
                 if (Siblings.slowPass(state, now)) {
+                    passedOverSlow++;
                     continue;
                 }
             }

@@ -108,6 +108,7 @@ class PickTest {
         assertEquals(1, f.w(0).pick(1), "w1 is lighter: 0 against 1");
         assertFalse(f.w(1).passOn("c3", 0), "w1, accepting too, keeps (0 against w0's 1)");
         assertEquals(HandOff.MOVED, f.w(0).sendPicked(1, "c2"), "w1's counts moved since the pick");
+        assertEquals(1, f.w(0).pickedAgainCount(), "counted (stats)");
         assertEquals(0, f.pending(1), "nothing raised");
         assertEquals(0, f.channel.queued(1), "nothing sent");
         assertEquals(0, f.w(0).pick(1), "picked again: 1 against 1, a tie, kept");
@@ -202,11 +203,14 @@ class PickTest {
         f.clock.advanceMillis(1);
         assertEquals(1, f.w(0).pick(10), "1 ms into a pass: still picked");
         f.clock.advanceMillis(2);
+        assertEquals(0, f.w(0).passedOverSlowCount(), "nobody passed over yet");
         for (int k = 0; k < 4; k++) {
             assertEquals(0, f.w(0).pick(100), "3 ms into one pass: skipped");
         }
+        assertEquals(4, f.w(0).passedOverSlowCount(), "each pick that skipped it counted (stats)");
         f.w(1).passEnd(0);
         assertEquals(1, f.w(0).pick(100), "parked again: picked");
+        assertEquals(4, f.w(0).passedOverSlowCount());
     }
 
     @Test

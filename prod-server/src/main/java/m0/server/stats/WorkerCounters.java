@@ -29,6 +29,10 @@ import m0.server.share.Memfds;
  *   5  WAKEUPS        returns from epoll_wait (its loop's passes), any policy
  *   6  POOL_BUSY_NANOS  its blocking pool's threads' time inside a task, cumulative (a task
  *                     still running counted up to the pass end); fountain's second reading
+ *   7  PASSED_OVER_SLOW  share: siblings its picks passed over for being inside one pass for
+ *                     over 2 ms (what skews a burst that lands uneven)
+ *   8  PICKED_AGAIN   share: sends not raised because the target's counts moved since the pick,
+ *                     picked again (ADR 0043: two acceptors of one burst)
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
@@ -48,7 +52,9 @@ public final class WorkerCounters {
     public static final int BUSY_NANOS = 4;
     public static final int WAKEUPS = 5;
     public static final int POOL_BUSY_NANOS = 6;
-    static final int WORDS = 7;
+    public static final int PASSED_OVER_SLOW = 7;
+    public static final int PICKED_AGAIN = 8;
+    static final int WORDS = 9;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -152,6 +158,13 @@ public final class WorkerCounters {
         }
         byIndex.forEach((i, c) -> b.append(String.format(java.util.Locale.ROOT, " w%d=%d/%d/%d/%d/%.3f", i,
                 c.word(ACCEPTED), c.word(EMPTY_WAKEUPS), c.word(LOOKS), c.word(WAKEUPS), c.word(BUSY_NANOS) / 1e9)));
+        b.append(System.lineSeparator());
+        b.append("picks (live workers: siblings passed over inside a pass over 2 ms/picked again, counts moved):");
+        if (byIndex.isEmpty()) {
+            b.append(" -");
+        }
+        byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.word(PASSED_OVER_SLOW)).append('/')
+                .append(c.word(PICKED_AGAIN)));
         return b.append(System.lineSeparator()).toString();
     }
 }

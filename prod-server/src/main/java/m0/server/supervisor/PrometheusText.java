@@ -107,6 +107,12 @@ final class PrometheusText {
                 "returns from epoll_wait: the worker loop's passes", WorkerCounters.WAKEUPS, false);
         loopWord(b, live, loops, "m0serve_worker_rebalanced_total",
                 "idle connections the worker handed to a lighter sibling", WorkerCounters.REBALANCED, false);
+        loopWord(b, live, loops, "m0serve_worker_picks_passed_over_slow_total",
+                "siblings the worker's picks passed over for being inside one pass for over 2 ms",
+                WorkerCounters.PASSED_OVER_SLOW, false);
+        loopWord(b, live, loops, "m0serve_worker_picked_again_total",
+                "sends not raised because the target's counts moved since the pick, picked again",
+                WorkerCounters.PICKED_AGAIN, false);
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",

@@ -51,6 +51,8 @@ final class PassStats {
         counters.set(WorkerCounters.POOL_BUSY_NANOS, pool == null ? 0 : pool.busyNanos(now));
         if (share.sharing()) { // one worker, or the bare race: nothing handed off to count
             counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());
+            counters.set(WorkerCounters.PASSED_OVER_SLOW, share.passedOverSlowCount());
+            counters.set(WorkerCounters.PICKED_AGAIN, share.pickedAgainCount());
             publishHandOffs();
         }
         counters.publish();

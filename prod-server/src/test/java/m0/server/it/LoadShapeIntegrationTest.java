@@ -56,7 +56,7 @@ class LoadShapeIntegrationTest {
             // The load stops: within a second or two both balance again, and a keep-alive burst lands exact.
             page.await("both workers balancing again", s -> !keeping(s, 0) && !keeping(s, 1), 3_000);
             // Judged as the spread test judges it: exact rounds, a round outside the protocol's
-            // exactness promise (a slow pass, two acceptors) voided and re-run, bounded.
+            // exactness promise (a sibling passed over in a slow pass) voided and re-run, bounded.
             SpreadIntegrationTest.assertEvenRounds(server, page, Shape.BURST, 32, 2);
             assertTrue(!keeping(page.read(), 0) && !keeping(page.read(), 1), "the bursts kept it balancing");
         }
