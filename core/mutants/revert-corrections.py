@@ -151,6 +151,10 @@ MUTANTS = {
         ("            if (best < 0 || (bestSlow && !slow) || (slow == bestSlow && load < bestLoad)) {",
          "            if (!slow && (best < 0 || load < bestLoad)) {"),
     ]),
+    "ADR 0044: share's gate enters keeping only at a window's end": ("LoadShape.java", [
+        ("            if (keeping || shortN < keepMinShort || reuseN * keepShortPerReuse > shortN) {",
+         "            if (true) {"),
+    ]),
     "loop: the batch goes on past END_BATCH": ("loop/WorkerLoop.java", [
         ("            if (next != AcceptPolicy.GO_ON) {", "            if (next >= 0) {"),
     ]),

@@ -18,17 +18,19 @@ package m0.core;
  * mix of settled keep-alive clients and connection-close clients, the keep-alive ones add nothing
  * once reused, and every arrival closes short.
  *
- * <p>The rule, judged once a window ({@link #WINDOW_NANOS}), so the mode changes at most once a
- * window and within two of a change of load:
+ * <p>The rule, judged once a window ({@link #WINDOW_NANOS}), so the mode changes within two
+ * windows of a change of load:
  * <ul>
  *   <li>balancing &rarr; <b>keeping</b> when the window's short closes reach
  *       {@link #KEEP_MIN_SHORT} a window (as a rate) AND at most one in {@link #KEEP_SHORT_PER_REUSE}
- *       of them is matched by a reuse;
+ *       of them is matched by a reuse; judged as soon as the window holds {@link #KEEP_MIN_SHORT}
+ *       short closes so matched, not only at its end (ADR 0044: a spell of churn keeps after a
+ *       few milliseconds, not a quarter-second of hand-offs);
  *   <li>keeping &rarr; <b>balancing</b> when the short closes fall below half that rate, OR a reuse
  *       comes for every {@link #BALANCE_SHORT_PER_REUSE} of them.
  * </ul>
- * The gap between the two ratios and the two rates is the hysteresis: a load at either threshold
- * stays in the mode it is in (without it, a load at 91 % short flaps every window, and every
+ * Leaving is judged at window ends only. The gap between the two ratios and the two rates is the
+ * hysteresis: a load at either threshold stays in the mode it is in (without it, a load at 91 % short flaps every window, and every
  * flap into balancing moves idle connections about).
  *
  * <p>A cold start has no history and balances; a worker whose load stops stops keeping at its
@@ -87,11 +89,21 @@ public final class LoadShape {
             return false;
         }
         long elapsed = now - windowStart;
-        if (elapsed < windowNanos) {
-            return false;
-        }
         long shortN = shortCloses - shortAtStart;
         long reuseN = reuses - reusesAtStart;
+        if (elapsed < windowNanos) {
+            if (keeping || shortN < keepMinShort || reuseN * keepShortPerReuse > shortN) {
+                return false;
+            }
+            // Early entry: a window's worth of short closes is in, few of them reused. The entry
+            // rate is met whatever the rest of the window brings, so waiting for its end would
+            // only pay hand-offs for nothing (the first quarter-second of every spell of churn,
+            // ADR 0044). The window runs on: its end judges it as a keeping worker's, and leaving
+            // is judged at window ends only, so the hysteresis band holds.
+            keeping = true;
+            switches++;
+            return true;
+        }
         restart(now, shortCloses, reuses);
         boolean keep;
         if (keeping) {

@@ -25,10 +25,12 @@ class LoadShapeTest {
 
         void windows(int windows, long shortPerWindow, long reusePerWindow) {
             for (int k = 0; k < windows; k++) {
-                // Several readings inside the window change nothing: only its end judges.
+                // Readings inside the window may enter keeping early (ADR 0044), never leave it.
                 for (int q = 1; q < 4; q++) {
-                    assertFalse(shape.observe(now + q * W / 4, shortCloses + q * shortPerWindow / 4,
-                            reuses + q * reusePerWindow / 4));
+                    if (shape.observe(now + q * W / 4, shortCloses + q * shortPerWindow / 4,
+                            reuses + q * reusePerWindow / 4)) {
+                        assertTrue(shape.keeping(), "only an entry is judged inside a window");
+                    }
                 }
                 now += W;
                 shortCloses += shortPerWindow;
@@ -54,6 +56,29 @@ class LoadShapeTest {
         f.windows(1, 1_000, 300);
         assertFalse(f.shape.keeping(), "30 % of arrivals reused: balance again");
         assertEquals(2, f.shape.switches());
+    }
+
+    @Test
+    void churnKeepsAsSoonAsAWindowsWorthOfShortClosesIsIn() {
+        LoadShape shape = new LoadShape();
+        shape.observe(0, 0, 0);
+        long ms = 1_000_000;
+        assertFalse(shape.observe(4 * ms, LoadShape.KEEP_MIN_SHORT - 1, 0), "one short of the evidence");
+        assertTrue(shape.observe(5 * ms, LoadShape.KEEP_MIN_SHORT, 0), "32 short closes in 5 ms: keep now");
+        assertTrue(shape.keeping());
+        // Leaving waits for a window's end, however much keep-alive arrives meanwhile.
+        assertFalse(shape.observe(5 * ms + W / 2, LoadShape.KEEP_MIN_SHORT, 1_000));
+        assertTrue(shape.keeping(), "left only at a window's end");
+        assertTrue(shape.observe(5 * ms + W, LoadShape.KEEP_MIN_SHORT, 1_000));
+        assertFalse(shape.keeping());
+    }
+
+    @Test
+    void aBurstOfShortClosesWithReusesDoesNotKeepEarly() {
+        LoadShape shape = new LoadShape();
+        shape.observe(0, 0, 0);
+        assertFalse(shape.observe(1_000_000, 100, 11), "11 reuses per 100: over the entry ratio");
+        assertFalse(shape.keeping());
     }
 
     @Test
