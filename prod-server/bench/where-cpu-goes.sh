@@ -6,6 +6,8 @@
 # among them. With PROFILE=1, then a perf record of one m0serve worker (-g, the JIT's symbols
 # from -XX:+DumpPerfMapAtExit, written when the worker leaves) and its top frames.
 #   prod-server/bench/where-cpu-goes.sh [workers=1] [seconds=8] [rounds=3]
+# CLOSE=1: a connection-close hello instead (wrk -H 'Connection: close', 2 s before each run for
+# the last run's TIME_WAIT sockets); POLICY=share|race|fountain: m0serve's --accept-policy.
 # Needs perf (Debian linux-perf), wrk, nginx and the jar; run as root (or perf_event_paranoid <= 1).
 set -euo pipefail
 W=${1:-1}; SECS=${2:-8}; ROUNDS=${3:-3}
@@ -23,20 +25,23 @@ if [ -n "${PROFILE:-}" ]; then
   export M0_WORKER_JAVA_OPTS="-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData -XX:TrimNativeHeapInterval=1000
     -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
 fi
-m0serve_start m0 "$M0_PORT" --workers "$W" --blocking-threads 0
+WRK_ARGS=(); PAUSE=0; SHAPE=keep-alive
+if [ -n "${CLOSE:-}" ]; then WRK_ARGS=(-H 'Connection: close'); PAUSE=2; SHAPE=connection-close; fi
+m0serve_start m0 "$M0_PORT" --workers "$W" --blocking-threads 0 --accept-policy "${POLICY:-share}"
 nginx_start nginx "$NG_PORT" "$W"
 declare -A PORT=([m0]=$M0_PORT [nginx]=$NG_PORT) PID=([m0]=$BENCH_PID_m0 [nginx]=$BENCH_PID_nginx)
-echo "# where a keep-alive request's CPU goes; $W workers; wrk -t2 -c32 -d${SECS}s x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
-for a in m0 nginx; do wrk -t2 -c32 -d"${WARM:-15}s" "http://127.0.0.1:${PORT[$a]}/" >/dev/null; done
+echo "# where a $SHAPE request's CPU goes; $W workers, m0 ${POLICY:-share}; wrk -t2 -c32 -d${SECS}s x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
+for a in m0 nginx; do wrk -t2 -c32 -d"${WARM:-15}s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[$a]}/" >/dev/null; done
 declare -A REQ=() US=() SY=() SC=() EP=()
 for r in $(seq "$ROUNDS"); do
   for a in m0 nginx; do
+    sleep "$PAUSE"
     pids=$(pgrep -P "${PID[$a]}" | paste -sd,)
     read -r u0 s0 < <(tree_split "${PID[$a]}")
     perf stat -x, -e raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait -p "$pids" -o "$WORK/stat" -- sleep "$((SECS + 1))" &
     sp=$!
     sleep 0.5
-    n=$(wrk -t2 -c32 -d"${SECS}s" "http://127.0.0.1:${PORT[$a]}/" | awk '/requests in/ {print $1}')
+    n=$(wrk -t2 -c32 -d"${SECS}s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[$a]}/" | awk '/requests in/ {print $1}')
     wait "$sp"
     read -r u1 s1 < <(tree_split "${PID[$a]}")
     sc=$(awk -F, '$3 == "raw_syscalls:sys_enter" {print $1}' "$WORK/stat")
@@ -57,7 +62,7 @@ for a in m0 nginx; do
 done
 if [ -n "${PROFILE:-}" ]; then
   wpid=$(pgrep -P "${PID[m0]}" | head -1)
-  wrk -t2 -c32 -d"$((SECS + 2))s" "http://127.0.0.1:${PORT[m0]}/" >/dev/null &
+  wrk -t2 -c32 -d"$((SECS + 2))s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[m0]}/" >/dev/null &
   wp=$!
   sleep 1
   perf record -F 1999 -g -p "$wpid" -o "$WORK/perf.data" -- sleep "$SECS" 2>/dev/null
