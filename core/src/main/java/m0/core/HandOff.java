@@ -8,6 +8,13 @@ package m0.core;
  */
 public final class HandOff<C> {
 
+    /** {@link #sendIfUnchanged}: the target's channel holds the connection. */
+    public static final int SENT = 1;
+    /** {@link #sendIfUnchanged}: not sent (the target left, its channel is full or gone): keep it. */
+    public static final int REFUSED = 0;
+    /** {@link #sendIfUnchanged}: not raised, the target's counts moved since they were read: pick again. */
+    public static final int MOVED = -1;
+
     private final Page page;
     private final Channel<C> channel;
     private final Siblings siblings;
@@ -25,13 +32,6 @@ public final class HandOff<C> {
         this.sendingWord = sendingWord;
         this.refused = new boolean[siblings.workers()];
     }
-
-    /** {@link #sendIfUnchanged}: the target's channel holds the connection. */
-    public static final int SENT = 1;
-    /** {@link #sendIfUnchanged}: not sent (the target left, its channel is full or gone): keep it. */
-    public static final int REFUSED = 0;
-    /** {@link #sendIfUnchanged}: not raised, the target's counts moved since they were read: pick again. */
-    public static final int MOVED = -1;
 
     /**
      * Passes {@code connection} to {@code target}. Nothing is ever dropped: on false the caller

@@ -38,30 +38,23 @@ final class Mutants {
             this.p = p;
             this.self = self;
         }
+    }
 
-        /**
-         * A mutant that rewrites {@link #sendWith} rewrites the accept path's send too: its
-         * historical send, raised unconditionally (a mutant of the seed's protocol predates
-         * ADR 0043's compare-and-set). Any other mutant sends as the core does.
-         */
-        @Override
-        public int sendPicked(int target, Conn c) {
-            if (!rewritesSendWith()) {
-                return real.sendPicked(target, c);
-            }
-            return sendWith(target, c) ? m0.core.HandOff.SENT : m0.core.HandOff.REFUSED;
+    /**
+     * A mutant that rewrites {@link #sendWith}: the accept path's send is that same historical
+     * send, raised unconditionally (the seed's protocol predates ADR 0043's compare-and-set).
+     */
+    abstract static class SendMutant extends WorkerMutant {
+        SendMutant(Ports p, int self) {
+            super(p, self);
         }
 
-        private boolean rewritesSendWith() {
-            for (Class<?> k = getClass(); k != WorkerMutant.class; k = k.getSuperclass()) {
-                try {
-                    k.getDeclaredMethod("sendWith", int.class, Conn.class);
-                    return true;
-                } catch (NoSuchMethodException e) {
-                    // not in this class: look in its parent
-                }
-            }
-            return false;
+        @Override
+        public abstract boolean sendWith(int target, Conn c);
+
+        @Override
+        public int sendPicked(int target, Conn c) {
+            return sendWith(target, c) ? m0.core.HandOff.SENT : m0.core.HandOff.REFUSED;
         }
     }
 
@@ -89,7 +82,7 @@ final class Mutants {
     }
 
     /** R5 undone: pending raised only after the datagram was queued (the pre-#434 send_fd). */
-    static final Protocol R5 = worker("mutant-R5", (p, self) -> new WorkerMutant(p, self) {
+    static final Protocol R5 = worker("mutant-R5", (p, self) -> new SendMutant(p, self) {
         @Override
         public boolean sendWith(int target, Conn c) {
             p.page.setVolatile(PageLayout.sendingWord(self), target + 1);
@@ -116,7 +109,7 @@ final class Mutants {
     });
 
     /** B25 send side undone: raise, then send without reading the target's state again. */
-    static final Protocol B25_SEND = worker("mutant-B25-send", (p, self) -> new WorkerMutant(p, self) {
+    static final Protocol B25_SEND = worker("mutant-B25-send", (p, self) -> new SendMutant(p, self) {
         @Override
         public boolean sendWith(int target, Conn c) {
             int counts = PageLayout.countsWord(target);
@@ -794,7 +787,7 @@ final class Mutants {
 
     /** The core's sendWith with its SENDING moved: {@code after} the raise, or cleared before the send. */
     private static Protocol sending(String name, boolean afterRaise) {
-        return worker(name, (p, self) -> new WorkerMutant(p, self) {
+        return worker(name, (p, self) -> new SendMutant(p, self) {
             @Override
             public boolean sendWith(int target, Conn c) {
                 int counts = PageLayout.countsWord(target);
