@@ -38,6 +38,18 @@ class M0serveCommandLineTest {
     }
 
     @Test
+    void aProbeWhoseTargetRefusesSaysSoInOneLineAndExits1() throws java.io.IOException {
+        int port;
+        try (java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort(); // closed again below: nothing listens there
+        }
+        assertEquals(1, run("probe", "--target", "127.0.0.1:" + port, "--rounds", "1", "--timeout-ms", "2000"));
+        String e = err.toString();
+        assertEquals(1, e.lines().count(), "one line, no stack trace: " + e);
+        assertTrue(e.startsWith("m0serve probe: java.net.ConnectException"), e);
+    }
+
+    @Test
     void badValuesAreUsageErrorsToo() {
         for (String[] args : new String[][] {
                 {"--workers", "0"}, {"--workers", "x"}, {"--bind", "nohostport"}, {"--bind", "127.0.0.1:70000"},
