@@ -13,8 +13,9 @@ command -v gnuplot >/dev/null || { echo "gnuplot missing: apt-get install -y gnu
 mkdir -p "$DIR"
 D=$(mktemp -d /tmp/m0-plot.XXXXXX)
 trap 'rm -rf "$D"' EXIT
-# several runs' rows may be concatenated: the first run's stamp titles the plots
-WHEN=$(awk -F'\t' '$1 == "meta" {print $2 ", commit " $3 ", " $4 " cores"; exit}' "$TSV")
+# several runs' rows may be concatenated: each plot is titled with the stamp of the run its rows came from
+# the stamp of the run a kind of rows came from: the last meta line before its first row
+when_of() { awk -F'\t' -v kind="$1" '$1 == "meta" {m = $2 ", commit " $3 ", " $4 " cores"} $1 == kind {print m; exit}' "$TSV"; }
 FONT='font "sans,11"'
 
 # 1. open loop: one data block per arm (gnuplot's index), x = offered req/s, y = µs/req
@@ -28,7 +29,7 @@ if grep -q '^open' "$TSV"; then
   gnuplot <<GP
 set terminal svg size 760,420 $FONT background "white"
 set output "$DIR/cpu-vs-load.svg"
-set title "Server CPU per request against offered load: $W workers, a new connection per request\n{/*0.8 $WHEN}"
+set title "Server CPU per request against offered load: $W workers, a new connection per request\n{/*0.8 $(when_of open)}"
 set xlabel "offered load (new connections/s, h2load rate mode)"
 set ylabel "server CPU per request (µs)"
 set key top right
@@ -51,7 +52,7 @@ if grep -q '^cpu' "$TSV"; then
   gnuplot <<GP
 set terminal svg size 760,420 $FONT background "white"
 set output "$DIR/cpu-ratio.svg"
-set title "Server CPU per request ÷ nginx's (below 1: cheaper than nginx), hello, wrk -t2 -c32\n{/*0.8 $WHEN}"
+set title "Server CPU per request ÷ nginx's (below 1: cheaper than nginx), hello, wrk -t2 -c32\n{/*0.8 $(when_of cpu)}"
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -75,7 +76,7 @@ if grep -q '^landing' "$TSV"; then
   gnuplot <<GP
 set terminal svg size 900,380 $FONT background "white"
 set output "$DIR/landing.svg"
-set title "Where each burst landed at the first ask (share, the default): $cold fresh 2-worker servers × 32, then 4 workers × 64\n{/*0.8 $WHEN}"
+set title "Where each burst landed at the first ask (share, the default): $cold fresh 2-worker servers × 32, then 4 workers × 64\n{/*0.8 $(when_of landing)}"
 set style data histogram
 set style histogram rowstacked
 set style fill solid 0.8 border -1
