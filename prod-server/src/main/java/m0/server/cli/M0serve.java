@@ -230,19 +230,22 @@ public final class M0serve implements Callable<Integer> {
         }
     }
 
-    /** The command line with m0serve's error handling: a bad flag prints one line and exits 2. */
     /** A subcommand's target could not be reached or read (an I/O error): one line, exit 1. */
     static final int EXIT_UNREACHABLE = 1;
 
+    /**
+     * The command line with m0serve's error handling: a bad flag prints one line and exits 2; a
+     * subcommand's I/O error prints one line and exits 1.
+     */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new M0serve());
         cl.setParameterExceptionHandler((e, args) -> {
             e.getCommandLine().getErr().println("m0serve: " + e.getMessage() + " (see --help)");
             return EXIT_USAGE;
         });
-        // A subcommand that cannot reach what it was pointed at (probe's target refuses, stats'
-        // pid has no page) says so in one line, as curl does; anything else is a bug and keeps
-        // its stack trace.
+        // A subcommand that cannot reach what it was pointed at (probe's target refuses or
+        // resets) says so in one line, as curl does; anything else is a bug and keeps its stack
+        // trace.
         cl.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             if (!(e instanceof java.io.IOException || e instanceof java.io.UncheckedIOException)) {
                 throw e;

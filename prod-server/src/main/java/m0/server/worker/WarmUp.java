@@ -10,7 +10,6 @@ import m0.server.jnr.Acceptor;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Sockets;
-import m0.server.jvm.CompilerQuiet;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 import m0.server.share.SocketChannels;

@@ -1,4 +1,4 @@
-package m0.server.jvm;
+package m0.server.worker;
 
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -10,10 +10,10 @@ import java.util.concurrent.locks.LockSupport;
  * the work that follows. On two cores a compiler thread busy during a first burst is what
  * deschedules a worker inside its pass.
  */
-public final class CompilerQuiet {
+final class CompilerQuiet {
 
     /** How long the compiler must finish nothing to count as quiet. */
-    public static final long QUIET_NANOS = 10_000_000L;
+    private static final long QUIET_NANOS = 10_000_000L;
 
     private CompilerQuiet() {
     }
@@ -24,7 +24,7 @@ public final class CompilerQuiet {
      *
      * @return how long it waited, in nanoseconds
      */
-    public static long await(long boundNanos) {
+    static long await(long boundNanos) {
         long begin = System.nanoTime();
         CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
         if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
