@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Share's gate on the real binary (ADR 0041, 0044): under connection-close load the default policy
- * keeps what it accepts (every worker that accepts publishes KEEPING and hands nothing off), and once that load
- * stops keep-alive bursts of 32 land 16/16 (rounds judged as SpreadIntegrationTest judges them).
+ * keeps what it accepts (the workers that carry the load publish KEEPING and hand nothing off), and once that
+ * load stops keep-alive bursts of 32 land 16/16 (rounds judged as SpreadIntegrationTest judges them).
  */
 @Timeout(120)
 class LoadShapeIntegrationTest {
@@ -29,26 +29,38 @@ class LoadShapeIntegrationTest {
     /** Bounded: at most this many connections, at most this long. */
     private static final int CLOSE_LOAD_MAX = 20_000;
     private static final long CLOSE_LOAD_NANOS = 3_000_000_000L;
+    /** Connections asked between two readings of who accepted them. */
+    private static final int SPELL = 200;
+    /** The keeping workers' share of a spell's accepts that says the load is kept where it lands. */
+    private static final int KEEPERS_SHARE_PERCENT = 90;
 
     @Test
     void closeLoadIsKeptWhereItLandsAndAKeepAliveBurstAfterItLandsExact() throws Exception {
         try (ServerProcess server = ServerProcess.start("--workers", "2")) {
             PageWatch page = PageWatch.of(server);
             page.awaitReady(30_000);
-            // A spell of connection-close load, until every worker that accepts keeps (bounded in
-            // count and time). One client asking in turn may be accepted by one worker only, and
-            // since ADR 0044 it keeps within 32 connections, before it has handed its sibling
-            // any: a worker that accepts nothing has no evidence and needs none (it hands nothing off).
+            // Spells of connection-close load, until the workers that carry it keep (bounded in count
+            // and time). One client asking in turn is accepted mostly by one worker; since ADR 0044 a
+            // worker keeps within 32 short closes of a window. A sibling that the kernel hands only a
+            // trickle (below the entry rate, 32 a window) has no evidence and needs none: its few
+            // hand-offs are not what the gate saves (CI once saw 90 of 17 950 accepted by the other).
             long end = System.nanoTime() + CLOSE_LOAD_NANOS;
             int n = 0;
-            boolean acceptorsKeep = false;
-            while (n < CLOSE_LOAD_MAX && System.nanoTime() - end < 0 && !acceptorsKeep) {
-                for (int k = 0; k < 50; k++, n++) {
+            boolean carriersKeep = false;
+            long[] accepted = accepted(server);
+            String spells = "";
+            while (n < CLOSE_LOAD_MAX && System.nanoTime() - end < 0 && !carriersKeep) {
+                for (int k = 0; k < SPELL; k++, n++) {
                     closeRequest(server.port);
                 }
-                acceptorsKeep = acceptorsKeep(server, page.read());
+                long[] now = accepted(server);
+                PageSnapshot s = page.read();
+                carriersKeep = keepersCarry(s, accepted, now);
+                spells = "last spell accepted: w0=" + (now[0] - accepted[0]) + " w1=" + (now[1] - accepted[1]) + "\n";
+                accepted = now;
             }
-            assertTrue(acceptorsKeep, "after " + n + " connection-close requests every worker that accepts keeps:\n"
+            assertTrue(carriersKeep, "after " + n + " connection-close requests the workers that carry them keep ("
+                    + KEEPERS_SHARE_PERCENT + " % of a spell's accepts or more):\n" + spells
                     + page.read().format() + WorkerCounters.format(server.pid()));
             // While keeping, a further spell: a keeping worker hands nothing off.
             PageSnapshot keepingFrom = page.read();
@@ -71,21 +83,31 @@ class LoadShapeIntegrationTest {
         }
     }
 
-    /** Some worker has accepted, and each that has accepted keeps (its memfd's ACCEPTED, the page's KEEPING). */
-    private static boolean acceptorsKeep(ServerProcess server, PageSnapshot s) {
-        Map<Integer, WorkerCounters> counters = WorkerCounters.ofLiveWorkers(server.pid());
-        boolean any = false;
+    /**
+     * Some worker keeps, and the keeping workers accepted at least {@link #KEEPERS_SHARE_PERCENT} of the
+     * spell's connections (each worker's memfd ACCEPTED before and after it, the page's KEEPING).
+     */
+    private static boolean keepersCarry(PageSnapshot s, long[] before, long[] after) {
+        long all = 0;
+        long kept = 0;
         for (int i = 0; i < 2; i++) {
-            WorkerCounters c = counters.get(i);
-            long accepted = c == null ? 0 : c.word(WorkerCounters.ACCEPTED);
-            if (accepted > 0) {
-                any = true;
-                if (!keeping(s, i)) {
-                    return false;
-                }
+            long spell = after[i] - before[i];
+            all += spell;
+            if (keeping(s, i)) {
+                kept += spell;
             }
         }
-        return any;
+        return all > 0 && kept * 100 >= all * KEEPERS_SHARE_PERCENT;
+    }
+
+    private static long[] accepted(ServerProcess server) {
+        Map<Integer, WorkerCounters> counters = WorkerCounters.ofLiveWorkers(server.pid());
+        long[] accepted = new long[2];
+        for (int i = 0; i < 2; i++) {
+            WorkerCounters c = counters.get(i);
+            accepted[i] = c == null ? 0 : c.word(WorkerCounters.ACCEPTED);
+        }
+        return accepted;
     }
 
     private static boolean keeping(PageSnapshot s, int worker) {
