@@ -144,7 +144,8 @@ public interface AcceptPolicy {
      * at once spread over the loops (about nine per loop before the next one starts)" needs the
      * full worker to stop taking the burst, and the next one, which has left the listener to
      * it, to look at once rather than at its next look (up to 1 ms later, by when a loopback
-     * burst is all taken). Others: always go on.
+     * burst is all taken). Share while keeping ends every batch at its first accept (ADR 0046).
+     * Others: always go on.
      */
     default int endBatch(Siblings siblings, int self) {
         return GO_ON;

@@ -70,6 +70,17 @@ final class SharePolicy implements AcceptPolicy {
         return passedOverSlow;
     }
 
+    /**
+     * Keeping: one accept a wake-up (nginx's {@code multi_accept off}, ADR 0046). Under churn a
+     * wake-up mostly finds one connection, and going on costs an accept4 that finds EAGAIN; the
+     * listener is level-triggered, so one still queued wakes the next wait at once. Balancing:
+     * the batch goes on, so a burst is placed by one pass's picks.
+     */
+    @Override
+    public int endBatch(Siblings siblings, int self) {
+        return shape.keeping() ? END_BATCH : GO_ON;
+    }
+
     @Override
     public int pick(Siblings siblings, int self, long open) {
         if (shape.keeping()) {

@@ -144,8 +144,13 @@ class WorkerLoopTest {
         clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         backlog(4);
         w0.pass(false, true);
-        assertEquals(4, w0.connections.held.size(), "still churning: all four kept, none handed off");
-        assertEquals(0, channel.queued(1));
+        assertEquals(1, w0.connections.held.size(), "still churning: one accept a wake-up, kept (ADR 0046) ...");
+        assertEquals(3, backlog.size(), "... the listener stays readable for the rest");
+        for (int wakeUp = 2; wakeUp <= 4; wakeUp++) {
+            w0.pass(false, true);
+            assertEquals(wakeUp, w0.connections.held.size(), "one more a wake-up");
+        }
+        assertEquals(0, channel.queued(1), "all four kept, none handed off");
         assertEquals(w0.share.self(), w0.share.rebalancePick(4), "and nothing moved: they would close anyway");
         // The churn stops; a second later a keep-alive burst wakes it.
         clock.advance(1_000 * MS);
