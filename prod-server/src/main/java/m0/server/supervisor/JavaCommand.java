@@ -23,9 +23,13 @@ final class JavaCommand {
      * keeps ~2 MB live, so an 8 MB initial heap (its young generation ~2.7 MB) is plenty and
      * grows on demand up to 512 MB for an app that needs it. The trimmer hands back what C2's
      * warm-up freed to malloc (~30 MB a worker, else kept by glibc). Serial GC: one loop thread.
+     * No trap-based speculation in C2 (docs/adr/0047): a branch the load has not taken yet (share
+     * balancing after a spell of keeping, the first close after keep-alive) is compiled, not left
+     * to an uncommon trap, so a change of load shape does not throw the loop back to the
+     * interpreter and recompile it on the cores the load needs.
      */
     static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
-            + " -XX:TrimNativeHeapInterval=1000";
+            + " -XX:TrimNativeHeapInterval=1000 -XX:PerMethodTrapLimit=0";
 
     /** The class-data archive (set by the launcher when the file is there and fresh). */
     static final String CDS_PROPERTY = "m0.cds.worker";

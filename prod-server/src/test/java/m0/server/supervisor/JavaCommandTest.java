@@ -1,0 +1,36 @@
+package m0.server.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The worker's default JVM options are what production runs, and every integration test replaces
+ * them (C1 only, a small heap): so a flag this JDK rejects would pass every other test and stop
+ * every worker at its first start. This runs the machine's java with the defaults.
+ */
+class JavaCommandTest {
+
+    @Test
+    @Timeout(30)
+    void thisJdkStartsAWorkerJvmWithTheDefaultOptions() throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(JavaCommand.workerPrefix(JavaCommand.DEFAULT_OPTS));
+        argv.remove(argv.size() - 1); // the class path and its flag: -version needs neither
+        argv.remove(argv.size() - 1);
+        argv.add("-version");
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(20, TimeUnit.SECONDS);
+            assertEquals(0, p.exitValue(), argv + " said:\n" + out);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}
