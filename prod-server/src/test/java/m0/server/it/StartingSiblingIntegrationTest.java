@@ -22,7 +22,10 @@ class StartingSiblingIntegrationTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aLeaversIdleConnectionsWaitForTheRespawnedSiblingAndStayUsable() throws Exception {
-        try (ServerProcess s = ServerProcess.start("--workers", "2")) {
+        // Rebalance off: it could move one of the leaver's idle connections to the victim between
+        // the /pid that placed it and the kill, and the kill would close it (seen once in a suite
+        // run on a loaded machine). The leaver's hand-over at its leave does not depend on it.
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--rebalance", "off")) {
             assertNotNull(s.awaitReady(ServerProcess.START_SECONDS), "ready");
             List<Http> clients = new ArrayList<>();
             try {
