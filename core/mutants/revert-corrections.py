@@ -155,6 +155,9 @@ MUTANTS = {
         ("            if (keeping || shortN < keepMinShort || reuseN * keepShortPerReuse > shortN) {",
          "            if (true) {"),
     ]),
+    "ADR 0046: share while keeping accepts on to EAGAIN": ("SharePolicy.java", [
+        ("        return shape.keeping() ? END_BATCH : GO_ON;", "        return GO_ON;"),
+    ]),
     "loop: the batch goes on past END_BATCH": ("loop/WorkerLoop.java", [
         ("            if (next != AcceptPolicy.GO_ON) {", "            if (next >= 0) {"),
     ]),
