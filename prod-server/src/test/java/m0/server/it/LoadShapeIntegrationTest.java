@@ -48,7 +48,7 @@ class LoadShapeIntegrationTest {
             int n = 0;
             boolean carriersKeep = false;
             long[] accepted = accepted(server);
-            String spells = "";
+            String lastSpell = "";
             while (n < CLOSE_LOAD_MAX && System.nanoTime() - end < 0 && !carriersKeep) {
                 for (int k = 0; k < SPELL; k++, n++) {
                     closeRequest(server.port);
@@ -56,11 +56,11 @@ class LoadShapeIntegrationTest {
                 long[] now = accepted(server);
                 PageSnapshot s = page.read();
                 carriersKeep = keepersCarry(s, accepted, now);
-                spells = "last spell accepted: w0=" + (now[0] - accepted[0]) + " w1=" + (now[1] - accepted[1]) + "\n";
+                lastSpell = "last spell accepted: w0=" + (now[0] - accepted[0]) + " w1=" + (now[1] - accepted[1]) + "\n";
                 accepted = now;
             }
             assertTrue(carriersKeep, "after " + n + " connection-close requests the workers that carry them keep ("
-                    + KEEPERS_SHARE_PERCENT + " % of a spell's accepts or more):\n" + spells
+                    + KEEPERS_SHARE_PERCENT + " % of a spell's accepts or more):\n" + lastSpell
                     + page.read().format() + WorkerCounters.format(server.pid()));
             // While keeping, a further spell: a keeping worker hands nothing off.
             PageSnapshot keepingFrom = page.read();

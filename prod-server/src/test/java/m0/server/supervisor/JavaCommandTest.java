@@ -1,6 +1,7 @@
 package m0.server.supervisor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,7 @@ class JavaCommandTest {
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
         try {
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(20, TimeUnit.SECONDS);
+            assertTrue(p.waitFor(20, TimeUnit.SECONDS), argv + " did not exit: " + out);
             assertEquals(0, p.exitValue(), argv + " said:\n" + out);
         } finally {
             p.destroyForcibly();
