@@ -1,5 +1,7 @@
 package m0.server.cli;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
@@ -247,7 +249,7 @@ public final class M0serve implements Callable<Integer> {
         // resets) says so in one line, as curl does; anything else is a bug and keeps its stack
         // trace.
         cl.setExecutionExceptionHandler((e, commandLine, parsed) -> {
-            if (!(e instanceof java.io.IOException || e instanceof java.io.UncheckedIOException)) {
+            if (!(e instanceof IOException || e instanceof UncheckedIOException)) {
                 throw e;
             }
             commandLine.getErr().println("m0serve " + commandLine.getCommandName() + ": " + e);
