@@ -73,12 +73,13 @@ uvicorn_start() {
   wait_http "$port"
 }
 
-# netty NAME PORT THREADS : bench/'s NettyHello (Netty 4.2, native epoll, one event loop per
-# thread; mvn -q -pl bench -am package -DskipTests), the same answer as nginx's; NETTY_JAR overrides
+# netty NAME PORT THREADS [TRANSPORT=epoll|io_uring] : bench/'s NettyHello (Netty 4.2, native epoll
+# or io_uring, one event loop per thread; mvn -q -pl bench -am package -DskipTests), the same answer
+# as nginx's; NETTY_JAR overrides
 netty_start() {
-  local name=$1 port=$2 threads=$3 jar=${NETTY_JAR:-$BENCH_DIR/../../bench/target/benchmarks.jar}
+  local name=$1 port=$2 threads=$3 transport=${4:-epoll} jar=${NETTY_JAR:-$BENCH_DIR/../../bench/target/benchmarks.jar}
   [ -f "$jar" ] || { echo "$jar missing: mvn -q -pl bench -am package -DskipTests" >&2; return 1; }
-  java -XX:+UseSerialGC -Xmx512m -XX:-UsePerfData -cp "$jar" m0.bench.NettyHello "127.0.0.1:$port" "$threads" \
+  java -XX:+UseSerialGC -Xmx512m -XX:-UsePerfData -cp "$jar" m0.bench.NettyHello "127.0.0.1:$port" "$threads" "$transport" \
     >"$WORK/$name.out" 2>"$WORK/$name.err" &
   local pid=$!
   BENCH_PIDS+=("$pid")
