@@ -1,0 +1,218 @@
+/*
+ * The floor of a keep-alive hello's CPU without a JVM or a parser (ADR 0048): a prefork server
+ * that answers every request with its pid, as nginx's bench config does. MODE picks how it
+ * waits, reads and writes:
+ *   epoll          a wait, then read(2) and write(2) a request: what nginx and m0serve do
+ *   epoll-batched  the same, but a pass reads every ready connection before it writes any
+ *   uring-rw       a one-shot ring poll per idle connection replaces epoll; read(2), write(2)
+ *   uring-read     the ring poll, read(2), and the answer as a send submitted to the ring
+ *   uring-poll     the ring poll, then a ring recv, and the send
+ *   uring          a ring recv always in flight, and the send
+ * In every uring mode the sends of a batch and the wait go in one io_uring_enter, on a ring set
+ * up SINGLE_ISSUER | DEFER_TASKRUN (HELLO_PLAIN=1: without them, as kernels before 6.1 run).
+ *
+ *   hello PORT WORKERS MODE      (cc -O2 -o hello hello.c -luring; Debian liburing-dev)
+ *
+ * Binds 127.0.0.1:PORT, forks WORKERS children that share the listener, prints
+ * "listening on 127.0.0.1:PORT" and waits for them. A bench tool, not a server: it counts ends
+ * of heads instead of parsing, and has no limits, timeouts or error reporting beyond closing
+ * what fails.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <liburing.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_FD 65536
+#define BUF 4096
+#define OP_ACCEPT 1ULL
+#define OP_RECV 2ULL
+#define OP_SEND 3ULL
+#define OP_POLL 4ULL
+
+enum mode { RECV_IN_FLIGHT, POLL_THEN_RECV, POLL_THEN_READ, POLL_THEN_READ_WRITE };
+static enum mode mode;
+
+static char response[256];
+static int response_len;
+static char *bufs[MAX_FD];
+
+/* Requests whose heads ended in these bytes; wrk sends one at a time, a pipeline would count many. */
+static int heads(const char *b, int n) {
+    int k = 0;
+    for (int i = 3; i < n; i++)
+        if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') k++;
+    return k;
+}
+
+static void answer_setup(void) {
+    char body[32];
+    int bl = snprintf(body, sizeof body, "%d\n", getpid());
+    response_len = snprintf(response, sizeof response,
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: keep-alive\r\n\r\n%s", bl, body);
+}
+
+static void nodelay(int fd) { int one = 1; setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
+
+static int batched;  /* epoll-batched: a pass reads every ready connection, then writes every answer */
+
+static void run_epoll(int lfd) {
+    int ep = epoll_create1(0);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = lfd};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    struct epoll_event evs[512];
+    char buf[BUF];
+    static int owed[MAX_FD], due[512];
+    int ndue = 0;
+    for (;;) {
+        int n = epoll_wait(ep, evs, 512, -1);
+        for (int i = 0; i < n; i++) {
+            int fd = evs[i].data.fd;
+            if (fd == lfd) {
+                int c;
+                while ((c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                    nodelay(c);
+                    struct epoll_event ce = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = c};
+                    epoll_ctl(ep, EPOLL_CTL_ADD, c, &ce);
+                }
+                continue;
+            }
+            int r = read(fd, buf, BUF);
+            if (r <= 0) { if (r == 0 || errno != EAGAIN) close(fd); continue; }
+            int k = heads(buf, r);
+            if (batched) { owed[fd] += k; if (k) due[ndue++] = fd; continue; }
+            for (; k > 0; k--) write(fd, response, response_len);
+        }
+        for (int i = 0; i < ndue; i++) {
+            for (; owed[due[i]] > 0; owed[due[i]]--) write(due[i], response, response_len);
+        }
+        ndue = 0;
+    }
+}
+
+static struct io_uring ring;
+
+static struct io_uring_sqe *sqe(void) {
+    struct io_uring_sqe *s = io_uring_get_sqe(&ring);
+    if (!s) { io_uring_submit(&ring); s = io_uring_get_sqe(&ring); }
+    return s;
+}
+
+static void recv_on(int fd) {
+    struct io_uring_sqe *s = sqe();
+    io_uring_prep_recv(s, fd, bufs[fd], BUF, 0);
+    io_uring_sqe_set_data64(s, OP_RECV << 32 | (unsigned) fd);
+}
+
+/* What an idle connection waits on: a recv in flight, or a poll that takes no bytes. */
+static void idle_on(int fd) {
+    if (mode == RECV_IN_FLIGHT) { recv_on(fd); return; }
+    struct io_uring_sqe *s = sqe();
+    io_uring_prep_poll_add(s, fd, POLLIN);
+    io_uring_sqe_set_data64(s, OP_POLL << 32 | (unsigned) fd);
+}
+
+static void answer(int fd, int n) {
+    if (mode == POLL_THEN_READ_WRITE) {
+        for (int k = heads(bufs[fd], n); k > 0; k--) write(fd, response, response_len);
+        idle_on(fd);
+        return;
+    }
+    for (int k = heads(bufs[fd], n); k > 0; k--) {
+        struct io_uring_sqe *s = sqe();
+        io_uring_prep_send(s, fd, response, response_len, 0);
+        io_uring_sqe_set_data64(s, OP_SEND << 32 | (unsigned) fd);
+        s->flags |= IOSQE_CQE_SKIP_SUCCESS;
+    }
+    idle_on(fd);
+}
+
+static void run_uring(int lfd) {
+    struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN};
+    if (getenv("HELLO_PLAIN")) p.flags = 0;
+    if (io_uring_queue_init_params(1024, &ring, &p) < 0) {
+        memset(&p, 0, sizeof p);  /* an older kernel: plain task work */
+        if (io_uring_queue_init_params(1024, &ring, &p) < 0) { perror("io_uring"); exit(1); }
+        fprintf(stderr, "hello: no DEFER_TASKRUN\n");
+    }
+    struct io_uring_sqe *s = sqe();
+    io_uring_prep_multishot_accept(s, lfd, NULL, NULL, 0);
+    io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
+    for (;;) {
+        io_uring_submit_and_wait(&ring, 1);
+        struct io_uring_cqe *cqe;
+        unsigned head, seen = 0;
+        io_uring_for_each_cqe(&ring, head, cqe) {
+            seen++;
+            unsigned long long op = cqe->user_data >> 32;
+            int fd = (int) (cqe->user_data & 0xffffffffu), res = cqe->res;
+            if (op == OP_ACCEPT) {
+                if (res >= 0 && res < MAX_FD) {
+                    nodelay(res);
+                    if (!bufs[res]) bufs[res] = malloc(BUF);
+                    idle_on(res);
+                }
+                if (!(cqe->flags & IORING_CQE_F_MORE)) {  /* the multishot ended: arm it again */
+                    s = sqe();
+                    io_uring_prep_multishot_accept(s, lfd, NULL, NULL, 0);
+                    io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
+                }
+            } else if (op == OP_RECV) {
+                if (res <= 0) { close(fd); continue; }
+                answer(fd, res);
+            } else if (op == OP_POLL) {
+                if (res < 0) { close(fd); continue; }
+                if (mode == POLL_THEN_RECV) { recv_on(fd); continue; }
+                int r = read(fd, bufs[fd], BUF);
+                if (r <= 0) { if (r == 0 || errno != EAGAIN) close(fd); else idle_on(fd); continue; }
+                answer(fd, r);
+            }
+            /* OP_SEND: only a failed send completes (CQE_SKIP_SUCCESS); its recv sees the close */
+        }
+        io_uring_cq_advance(&ring, seen);
+    }
+}
+
+int main(int argc, char **argv) {
+    int uring = argc == 4 && !strncmp(argv[3], "uring", 5);
+    batched = argc == 4 && !strcmp(argv[3], "epoll-batched");
+    if (argc != 4 || (strcmp(argv[3], "epoll") && strcmp(argv[3], "epoll-batched") && strcmp(argv[3], "uring") && strcmp(argv[3], "uring-poll")
+                      && strcmp(argv[3], "uring-read") && strcmp(argv[3], "uring-rw"))) {
+        fprintf(stderr, "usage: hello PORT WORKERS epoll|epoll-batched|uring-rw|uring-read|uring-poll|uring\n");
+        return 2;
+    }
+    mode = !strcmp(argv[3], "uring-poll") ? POLL_THEN_RECV : !strcmp(argv[3], "uring-read") ? POLL_THEN_READ
+         : !strcmp(argv[3], "uring-rw") ? POLL_THEN_READ_WRITE : RECV_IN_FLIGHT;
+    int port = atoi(argv[1]), workers = atoi(argv[2]);
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1;
+    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (bind(lfd, (struct sockaddr *) &a, sizeof a) || listen(lfd, 4096)) {
+        fprintf(stderr, "hello: 127.0.0.1:%d: %s\n", port, strerror(errno));
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    for (int w = 0; w < workers; w++) {
+        if (fork() == 0) {
+            answer_setup();
+            if (uring) run_uring(lfd); else run_epoll(lfd);
+            _exit(0);
+        }
+    }
+    printf("listening on 127.0.0.1:%d (%s, %d workers)\n", port, argv[3], workers);
+    fflush(stdout);
+    while (wait(NULL) > 0) {}
+    return 0;
+}
