@@ -106,6 +106,10 @@ final class LibC {
     private static final Fn GETPPID = function("getppid", I);
     /** Variadic in C, {@code long syscall(long number, ...)}, here always with two ints (see fcntl). */
     private static final Fn SYSCALL = function("syscall", L, L, I, I);
+    /** {@code syscall} again, with five register-wide arguments: io_uring's calls (see fcntl). */
+    private static final Fn SYSCALL5 = function("syscall", L, L, L, L, L, L, L);
+    private static final Fn MMAP = function("mmap", P, P, L, I, I, I, L);
+    private static final Fn MUNMAP = function("munmap", I, P, L);
     private static final Fn STRERROR = function("strerror", P, I);
 
     static {
@@ -295,6 +299,24 @@ final class LibC {
 
     long syscall(long number, int arg0, int arg1) {
         return INVOKE.invokeL3(SYSCALL.ctx, SYSCALL.address, number, arg0, arg1);
+    }
+
+    long syscall(long number, long arg0, long arg1, long arg2, long arg3, long arg4) {
+        return INVOKE.invokeL6(SYSCALL5.ctx, SYSCALL5.address, number, arg0, arg1, arg2, arg3, arg4);
+    }
+
+    /** MAP_FAILED is -1. */
+    long mmap(long addr, long length, int prot, int flags, int fd, long offset) {
+        return INVOKE.invokeL6(MMAP.ctx, MMAP.address, addr, length, prot, flags, fd, offset);
+    }
+
+    int munmap(long addr, long length) {
+        return (int) INVOKE.invokeL2(MUNMAP.ctx, MUNMAP.address, addr, length);
+    }
+
+    /** A buffer over native memory this package mapped (io_uring's rings), for typed and ordered access. */
+    static ByteBuffer view(long address, int bytes) {
+        return IO.newDirectByteBuffer(address, bytes);
     }
 
     /** The C library's text for {@code errnum}, or null. */
