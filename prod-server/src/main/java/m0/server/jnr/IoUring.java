@@ -37,6 +37,10 @@ public final class IoUring implements AutoCloseable {
     public static final int POLLOUT = 0x004;
     /** A cancelled operation's result (-ECANCELED). */
     public static final int ECANCELED = 125;
+    /** A send with {@link #DONTWAIT} to a full socket (-EAGAIN). */
+    public static final int EAGAIN = Native.EAGAIN;
+    /** A send's flag: complete at once, with -EAGAIN where the socket is full, instead of waiting for room. */
+    public static final int DONTWAIT = 0x40;
 
     private static final long NR_IO_URING_SETUP = 425;
     private static final long NR_IO_URING_ENTER = 426;
@@ -179,12 +183,15 @@ public final class IoUring implements AutoCloseable {
         sqe.putInt(at + SQE_OP_FLAGS, events);
     }
 
-    /** Sends {@code length} bytes at {@code address}, which stay the caller's to keep until this completes (res: bytes sent). */
-    public void send(int target, long address, int length, long tag) {
+    /**
+     * Sends {@code length} bytes at {@code address}, which stay the caller's to keep until this
+     * completes (res: bytes sent). {@code flags} is 0 or {@link #DONTWAIT}; MSG_NOSIGNAL is always on.
+     */
+    public void send(int target, long address, int length, int flags, long tag) {
         int at = next(OP_SEND, target, tag);
         sqe.putLong(at + SQE_ADDR, address);
         sqe.putInt(at + SQE_LEN, length);
-        sqe.putInt(at + SQE_OP_FLAGS, MSG_NOSIGNAL);
+        sqe.putInt(at + SQE_OP_FLAGS, flags | MSG_NOSIGNAL);
     }
 
     /**
@@ -238,6 +245,17 @@ public final class IoUring implements AutoCloseable {
             sqe.putLong(at + SQE_OFF, 1);
         }
         enter(wait, ENTER_GETEVENTS);
+        return reap();
+    }
+
+    /**
+     * Submits what is queued and waits for {@code count} completions: for operations that
+     * complete at once ({@link #DONTWAIT} sends), so the caller has their results within its pass.
+     *
+     * @return how many completions there are, as {@link #await}
+     */
+    public int complete(int count) {
+        enter(count, ENTER_GETEVENTS);
         return reap();
     }
 

@@ -63,7 +63,7 @@ final class IoUringTest {
     @Test
     void aSendCompletesWithItsCountAndThePeerReadsItsBytes() {
         bytes.buffer().put(0, HELLO);
-        ring.send(ours, bytes.address(), HELLO.length, 9);
+        ring.send(ours, bytes.address(), HELLO.length, 0, 9);
 
         assertEquals(Map.of(9L, HELLO.length), awaitTags(1));
         assertArrayEquals(HELLO, read(peer));
@@ -118,6 +118,23 @@ final class IoUringTest {
         for (int i = 0; i < 20; i++) {
             assertEquals(IoUring.POLLIN, done.get(100L + i) & IoUring.POLLIN, "poll " + i + ": " + done);
         }
+    }
+
+    @Test
+    void aSendThatMustNotWaitCompletesAtOnceWithItsCountOrEagainOnAFullSocket() {
+        bytes.buffer().put(0, HELLO);
+        ring.send(ours, bytes.address(), HELLO.length, IoUring.DONTWAIT, 1);
+        assertEquals(1, ring.complete(1));
+        assertEquals(HELLO.length, ring.result(0));
+
+        Memory block = new Memory(65536);
+        while (Fds.write(ours, block.address(), block.size()) > 0) {
+            // fill the socket: the peer reads nothing
+        }
+        ring.send(ours, bytes.address(), HELLO.length, IoUring.DONTWAIT, 2);
+        assertEquals(1, ring.complete(1), "completed at once");
+        assertEquals(2L, ring.tag(0));
+        assertEquals(-IoUring.EAGAIN, ring.result(0), "a full socket: EAGAIN, not a wait for room");
     }
 
     @Test
