@@ -27,6 +27,8 @@ final class Connection {
     int writes;
     /** {@link #writes} once TCP_NODELAY is set. */
     static final int NO_DELAY = 2;
+    /** Its output waits for the pass's end, to go with the pass's other answers (docs/adr/0049). */
+    boolean sendDue;
     /** Its second request was counted as a reuse (share's gate, ADR 0041). */
     boolean reused;
     /** Write side shut down after an error answer; reads are discarded until these bounds. */

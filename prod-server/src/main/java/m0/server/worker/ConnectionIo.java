@@ -75,9 +75,17 @@ final class ConnectionIo {
     private RequestRecorder recorder;
     /** The earliest of the connections' deadlines (MAX_VALUE: none). */
     private long nextSweep = Long.MAX_VALUE;
+    /** The pass's answers, sent together at its end (docs/adr/0049); null: each written at once. */
+    private final RingSends sends;
+    private final RingSends.Result sendResult = this::sent;
+    /** The pass's clock for {@link #sent}. */
+    private long sendNow;
+    /** Between {@link #batchSends} and {@link #sendDue}: the events' answers wait for the batch. */
+    private boolean batching;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
-                 RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered) {
+                 RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
+                 RingSends sends) {
         this.epoll = epoll;
         this.table = table;
         this.http = http;
@@ -89,6 +97,7 @@ final class ConnectionIo {
         this.eagerRead = eagerRead;
         this.unregisterReceived = keepReceivedRegistered ? c -> { } : c -> epoll.deleteQuietly(c.fd);
         this.inView = in.buffer().duplicate();
+        this.sends = sends;
     }
 
     /** From now on requests are recorded (not the warm-up's). */
@@ -233,12 +242,28 @@ final class ConnectionIo {
     }
 
     /**
-     * Writes what the session has, in order. EPOLLOUT stays registered while output is left:
-     * after a short write (the socket is full) and after this pass's share of writes (the socket
-     * is still writable, so the next pass comes back at once, after the other ready connections
-     * had their turn).
+     * Writes what the session has, in order: with the pass's other answers to its events where
+     * the worker has a ring and the events are being handled ({@link #sendDue}), else now.
      */
     private void flush(Connection c, long now) {
+        if (batching) {
+            sends.due(c);
+        } else {
+            writeNow(c, now);
+        }
+    }
+
+    /** The pass's events come: their answers wait for {@link #sendDue} where the worker has a ring. */
+    void batchSends() {
+        batching = sends != null;
+    }
+
+    /**
+     * Writes with write(2). EPOLLOUT stays registered while output is left: after a short write
+     * (the socket is full) and after this pass's share of writes (the socket is still writable,
+     * so the next pass comes back at once, after the other ready connections had their turn).
+     */
+    private void writeNow(Connection c, long now) {
         try {
             for (int k = 0; k < WRITES_PER_FLUSH; k++) {
                 ByteBuffer o = c.session.output();
@@ -247,20 +272,8 @@ final class ConnectionIo {
                 }
                 int len = Math.min(o.remaining(), IO_BYTES);
                 out.buffer().put(0, o, o.position(), len);
-                if (c.writes < Connection.NO_DELAY && ++c.writes == Connection.NO_DELAY) {
-                    Sockets.setNoDelay(c.fd); // the second write: the first may still be unacknowledged
-                }
-                int n = Fds.write(c.fd, out.address(), len);
-                if (n < 0) {
-                    watch(c);
-                    return;
-                }
-                if (recorder != null) {
-                    recorder.bytesOut(n);
-                }
-                c.session.written(n, now);
-                if (n < len) {
-                    watch(c);
+                noDelayBeforeSecondWrite(c);
+                if (!wrote(c, Fds.write(c.fd, out.address(), len), len, now)) {
                     return;
                 }
             }
@@ -268,6 +281,99 @@ final class ConnectionIo {
             close(c);
             return;
         }
+        flushed(c, now);
+    }
+
+    /**
+     * The events are handled: every answer they made goes in one io_uring_enter (docs/adr/0049),
+     * each send settled within it as a write(2) would be, so what the pass closes is closed before
+     * its end counts what it holds. A connection with more output than one send takes goes again
+     * in the next call, up to this pass's share of writes. Later answers in the pass (a timeout's
+     * 408) are written at once.
+     */
+    void sendDue(long now) {
+        if (!batching) {
+            return;
+        }
+        batching = false;
+        sendNow = now;
+        for (int round = 0; round < WRITES_PER_FLUSH && sends.hasDue(); round++) {
+            sends.beginRound();
+            Connection c;
+            while ((c = sends.nextInRound()) != null) {
+                if (!c.closed) {
+                    queue(c, now);
+                }
+            }
+            sends.send(sendResult);
+        }
+        sends.beginRound();
+        Connection c;
+        while ((c = sends.nextInRound()) != null) {
+            if (!c.closed) {
+                flushed(c, now); // this pass's share is spent: EPOLLOUT brings it back next pass
+            }
+        }
+    }
+
+    /** One send of {@code c}'s output into the call being built, or its flush's end when it has none. */
+    private void queue(Connection c, long now) {
+        ByteBuffer o = c.session.output();
+        if (o == null || !o.hasRemaining()) {
+            flushed(c, now);
+            return;
+        }
+        int len = Math.min(o.remaining(), IO_BYTES);
+        if (!sends.fits(len)) {
+            sends.send(sendResult); // the call is full: it goes now, c starts the next
+        }
+        try {
+            noDelayBeforeSecondWrite(c);
+        } catch (NativeException e) {
+            close(c);
+            return;
+        }
+        sends.add(c, o, len);
+    }
+
+    private void sent(Connection c, int result, int length) {
+        if (c.closed) {
+            return;
+        }
+        if (result < -1) {
+            close(c); // the send failed as a write(2) would have thrown: reset by the peer
+            return;
+        }
+        if (wrote(c, result, length, sendNow)) {
+            sends.due(c); // more output, or its flush's end: the next call decides
+        }
+    }
+
+    private static void noDelayBeforeSecondWrite(Connection c) {
+        if (c.writes < Connection.NO_DELAY && ++c.writes == Connection.NO_DELAY) {
+            Sockets.setNoDelay(c.fd); // the second write: the first may still be unacknowledged
+        }
+    }
+
+    /** A write's result (-1: the socket was full): true when the connection may write on. */
+    private boolean wrote(Connection c, int n, int length, long now) {
+        if (n < 0) {
+            watch(c);
+            return false;
+        }
+        if (recorder != null) {
+            recorder.bytesOut(n);
+        }
+        c.session.written(n, now);
+        if (n < length) {
+            watch(c);
+            return false;
+        }
+        return true;
+    }
+
+    /** A flush's end: the socket took all this pass offered it. */
+    private void flushed(Connection c, long now) {
         if (c.session.output() != null) {
             watch(c); // this pass's share is spent; more next pass
             return;

@@ -7,8 +7,9 @@ import m0.server.share.Accepted;
 /**
  * The worker's cycle, like nginx's worker process cycle around one events-and-timers call: wait
  * in epoll at most as long as the core's loop allows, hand each connection's event to its I/O
- * and the pool's answers to theirs, and let the loop ({@link WorkerLoop}) run the rest of the
- * pass (the channel, the listener, the stop, the timers, rebalance, the heal, the pass end).
+ * and the pool's answers to theirs, send the answers they made, and let the loop
+ * ({@link WorkerLoop}) run the rest of the pass (the channel, the listener, the stop, the timers,
+ * rebalance, the heal, the pass end).
  * Ends when the loop says the worker has left and holds nothing.
  */
 final class EventLoop {
@@ -45,6 +46,7 @@ final class EventLoop {
             long now = loop.now();
             boolean channel = false;
             boolean listener = false;
+            io.batchSends();
             for (int i = 0; i < n; i++) {
                 long data = epoll.data(i);
                 if (EventTags.connection(data)) {
@@ -60,6 +62,7 @@ final class EventLoop {
                     epoll.delete(parentFd);
                 }
             }
+            io.sendDue(now); // the events' answers in one system call (ADR 0049), before the pass counts
             if (!loop.end(channel, listener)) {
                 return;
             }

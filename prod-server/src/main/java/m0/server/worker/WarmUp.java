@@ -120,6 +120,7 @@ final class WarmUp {
                 }
                 int n = epoll.awaitNanos(TimeUnit.MILLISECONDS.toNanos(IO_MILLIS));
                 long now = System.nanoTime();
+                io.batchSends(); // as the loop's pass does
                 for (int i = 0; i < n; i++) {
                     long data = epoll.data(i);
                     if (EventTags.connection(data)) {
@@ -128,6 +129,7 @@ final class WarmUp {
                         io.onWake(now); // a pool app's answer
                     }
                 }
+                io.sendDue(now);
                 // Idle with bytes at the client: the whole answer was written (loopback writes
                 // land in the peer's buffer before write returns).
                 answered = c.session.idle() && client.getInputStream().available() > 0;

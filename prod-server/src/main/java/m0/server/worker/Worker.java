@@ -91,7 +91,7 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         ConnectionTable table = new ConnectionTable();
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
-                knobs.keepReceivedRegistered());
+                knobs.keepReceivedRegistered(), knobs.ringSends() ? RingSends.open(failures::log) : null);
         // One waiter per connection where the policy wants it (share, race); fountain must not (ADR 0022).
         this.listener = new EpollListener(epoll, spec.listenFd(), EventTags.LISTENER,
                 share.policy().wakesOne() && knobs.listenExclusive());

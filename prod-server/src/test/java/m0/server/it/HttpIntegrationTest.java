@@ -10,30 +10,39 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * HTTP/1.1 behaviour of the real binary (one worker, short timeouts, the built-in app plus
  * {@code /big} loaded with --app), with the JDK's HttpClient and raw sockets. One server for
- * the class: starting JVMs is the slow part.
+ * the class: starting JVMs is the slow part. The worker sends a pass's answers through io_uring
+ * (ADR 0049); {@link HttpWithWritesIntegrationTest} runs the same with write(2).
  */
 @Timeout(60)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HttpIntegrationTest {
 
     private static final long TIMEOUT_MS = 800;
-    private static ServerProcess server;
+    private ServerProcess server;
+
+    /** The worker's environment: its A/B knobs. */
+    Map<String, String> env() {
+        return Map.of();
+    }
 
     @BeforeAll
-    static void start() throws Exception {
-        server = ServerProcess.start("--workers", "1", "--app", BigBodyApp.class.getName(),
+    void start() throws Exception {
+        server = ServerProcess.start(env(), "--workers", "1", "--app", BigBodyApp.class.getName(),
                 "--idle-timeout-ms", Long.toString(TIMEOUT_MS), "--header-timeout-ms", Long.toString(TIMEOUT_MS));
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    void stop() throws Exception {
         if (server != null) {
             server.close();
         }
