@@ -10,7 +10,7 @@
 #   prod-server/bench/kernel-floor.sh [workers=1] [seconds=6] [rounds=3]
 # ARMS, default "nginx c-epoll c-uring-rw c-uring-read c-uring java-uring netty netty-uring m0":
 #   c-MODE       floor/hello.c, a prefork hello in C with no parser and no JVM, the least a server
-#                pays with each interface; MODE is epoll, epoll-batched, uring, uring-poll,
+#                pays with each interface; MODE is epoll, epoll-batched, epoll-ringsend, uring, uring-poll,
 #                uring-read or uring-rw (see hello.c); c-uring-plain is c-uring without DEFER_TASKRUN
 #   java-uring   bench/'s UringHello: c-uring's loop in Java, through jffi
 #   netty, netty-uring   bench/'s NettyHello on Netty's native epoll or io_uring transport

@@ -4,6 +4,7 @@
  * waits, reads and writes:
  *   epoll          a wait, then read(2) and write(2) a request: what nginx and m0serve do
  *   epoll-batched  the same, but a pass reads every ready connection before it writes any
+ *   epoll-ringsend epoll-batched, the pass's answers sent in one io_uring_enter (MSG_DONTWAIT)
  *   uring-rw       a one-shot ring poll per idle connection replaces epoll; read(2), write(2)
  *   uring-read     the ring poll, read(2), and the answer as a send submitted to the ring
  *   uring-poll     the ring poll, then a ring recv, and the send
@@ -66,6 +67,8 @@ static void answer_setup(void) {
 static void nodelay(int fd) { int one = 1; setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
 
 static int batched;  /* epoll-batched: a pass reads every ready connection, then writes every answer */
+static int ringsend; /* epoll-ringsend: as batched, but the pass's answers go in one io_uring_enter */
+static struct io_uring ring;
 
 static void run_epoll(int lfd) {
     int ep = epoll_create1(0);
@@ -94,14 +97,28 @@ static void run_epoll(int lfd) {
             if (batched) { owed[fd] += k; if (k) due[ndue++] = fd; continue; }
             for (; k > 0; k--) write(fd, response, response_len);
         }
+        if (ringsend && ndue > 0) {
+            int queued = 0;
+            for (int i = 0; i < ndue; i++) {
+                for (; owed[due[i]] > 0; owed[due[i]]--) {
+                    struct io_uring_sqe *s = io_uring_get_sqe(&ring);
+                    if (!s) { io_uring_submit_and_wait(&ring, queued); s = io_uring_get_sqe(&ring); }
+                    io_uring_prep_send(s, due[i], response, response_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                    queued++;
+                }
+            }
+            io_uring_submit_and_wait(&ring, queued);  /* MSG_DONTWAIT: each completes now, sent or EAGAIN */
+            struct io_uring_cqe *cqe;
+            unsigned head, seen = 0;
+            io_uring_for_each_cqe(&ring, head, cqe) { seen++; }
+            io_uring_cq_advance(&ring, seen);
+        }
         for (int i = 0; i < ndue; i++) {
             for (; owed[due[i]] > 0; owed[due[i]]--) write(due[i], response, response_len);
         }
         ndue = 0;
     }
 }
-
-static struct io_uring ring;
 
 static struct io_uring_sqe *sqe(void) {
     struct io_uring_sqe *s = io_uring_get_sqe(&ring);
@@ -186,10 +203,11 @@ static void run_uring(int lfd) {
 
 int main(int argc, char **argv) {
     int uring = argc == 4 && !strncmp(argv[3], "uring", 5);
-    batched = argc == 4 && !strcmp(argv[3], "epoll-batched");
-    if (argc != 4 || (strcmp(argv[3], "epoll") && strcmp(argv[3], "epoll-batched") && strcmp(argv[3], "uring") && strcmp(argv[3], "uring-poll")
+    ringsend = argc == 4 && !strcmp(argv[3], "epoll-ringsend");
+    batched = argc == 4 && (!strcmp(argv[3], "epoll-batched") || ringsend);
+    if (argc != 4 || (strcmp(argv[3], "epoll") && strcmp(argv[3], "epoll-batched") && strcmp(argv[3], "epoll-ringsend") && strcmp(argv[3], "uring") && strcmp(argv[3], "uring-poll")
                       && strcmp(argv[3], "uring-read") && strcmp(argv[3], "uring-rw"))) {
-        fprintf(stderr, "usage: hello PORT WORKERS epoll|epoll-batched|uring-rw|uring-read|uring-poll|uring\n");
+        fprintf(stderr, "usage: hello PORT WORKERS epoll|epoll-batched|epoll-ringsend|uring-rw|uring-read|uring-poll|uring\n");
         return 2;
     }
     mode = !strcmp(argv[3], "uring-poll") ? POLL_THEN_RECV : !strcmp(argv[3], "uring-read") ? POLL_THEN_READ
@@ -207,6 +225,10 @@ int main(int argc, char **argv) {
     for (int w = 0; w < workers; w++) {
         if (fork() == 0) {
             answer_setup();
+            if (ringsend) {
+                struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN};
+                if (io_uring_queue_init_params(1024, &ring, &p) < 0) { perror("io_uring"); _exit(1); }
+            }
             if (uring) run_uring(lfd); else run_epoll(lfd);
             _exit(0);
         }
