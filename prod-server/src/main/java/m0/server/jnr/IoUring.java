@@ -106,9 +106,8 @@ public final class IoUring implements AutoCloseable {
     private final int cqTail;
     private final int cqMask;
     private final int cqes;
-    /** SQEs queued locally; {@link #submitted} of them the kernel has seen. */
+    /** The SQ tail: SQEs queued here; the kernel's head says how many it has taken. */
     private int tail;
-    private int submitted;
     /** A {@code struct __kernel_timespec} for the wait's timeout: tv_sec@0, tv_nsec@8. */
     private final Memory timespec = new Memory(16);
     /** The last wait's completions, copied out so the ring's slots free at once. */
@@ -144,7 +143,6 @@ public final class IoUring implements AutoCloseable {
             ring.putInt(sqArray + 4 * i, i); // slot i always names SQE i: SQEs are used in ring order
         }
         this.tail = (int) INT.getAcquire(ring, sqTail);
-        this.submitted = tail;
         this.userData = new long[cqEntries];
         this.results = new int[cqEntries];
         this.flags = new int[cqEntries];
@@ -261,8 +259,9 @@ public final class IoUring implements AutoCloseable {
 
     private void enter(int minComplete, int enterFlags) {
         INT.setRelease(ring, sqTail, tail);
-        int toSubmit = tail - submitted;
-        submitted = tail;
+        // Everything published the kernel has not taken: a call that EINTR or EAGAIN cut short
+        // leaves some in the queue, and the next call submits them.
+        int toSubmit = tail - (int) INT.getAcquire(ring, sqHead);
         long r = Native.libc().syscall(NR_IO_URING_ENTER, fd, toSubmit, minComplete, enterFlags, 0);
         if (r < 0) {
             int errno = Native.errno();

@@ -13,6 +13,7 @@ public final class Native {
     // errno values the callers branch on.
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
+    public static final int EIO = 5;
     public static final int ECHILD = 10;
     public static final int ENOBUFS = 105;
     public static final int ECONNREFUSED = 111;

@@ -255,7 +255,7 @@ final class ConnectionIo {
 
     /** The pass's events come: their answers wait for {@link #sendDue} where the worker has a ring. */
     void batchSends() {
-        batching = sends != null;
+        batching = sends != null && sends.usable();
     }
 
     /**
@@ -301,8 +301,13 @@ final class ConnectionIo {
             sends.beginRound();
             Connection c;
             while ((c = sends.nextInRound()) != null) {
-                if (!c.closed) {
+                if (c.closed) {
+                    continue;
+                }
+                if (sends.usable()) {
                     queue(c, now);
+                } else {
+                    writeNow(c, now); // the ring failed this pass
                 }
             }
             sends.send(sendResult);
@@ -326,6 +331,10 @@ final class ConnectionIo {
         int len = Math.min(o.remaining(), IO_BYTES);
         if (!sends.fits(len)) {
             sends.send(sendResult); // the call is full: it goes now, c starts the next
+            if (!sends.usable()) {
+                writeNow(c, now);
+                return;
+            }
         }
         try {
             noDelayBeforeSecondWrite(c);

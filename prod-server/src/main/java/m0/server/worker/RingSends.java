@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 import m0.server.jnr.IoUring;
 import m0.server.jnr.Memory;
+import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
 
 /**
@@ -24,6 +25,9 @@ final class RingSends {
     static final int ARENA_BYTES = 4 * ConnectionIo.IO_BYTES;
 
     private final IoUring ring;
+    private final Consumer<String> log;
+    /** The ring failed once: the worker writes with write(2) from then on. */
+    private boolean broken;
     private final Memory arena = new Memory(ARENA_BYTES);
     private final ByteBuffer arenaBuffer = arena.buffer();
     /** The connections whose answers wait for the next round of sends, in no particular order. */
@@ -38,8 +42,10 @@ final class RingSends {
     private int batchCount;
     private int arenaUsed;
 
-    private RingSends(IoUring ring) {
+    /** Over {@code ring}, which it owns from now on; {@link #open} in production. */
+    RingSends(IoUring ring, Consumer<String> log) {
         this.ring = ring;
+        this.log = log;
     }
 
     /**
@@ -48,11 +54,16 @@ final class RingSends {
      */
     static RingSends open(Consumer<String> log) {
         try {
-            return new RingSends(IoUring.open(BATCH));
+            return new RingSends(IoUring.open(BATCH), log);
         } catch (NativeException | IllegalStateException e) {
             log.accept("answers are written with write(2), one a system call: no io_uring (" + e.getMessage() + ")");
             return null;
         }
+    }
+
+    /** False once the ring has failed: answers go with write(2). */
+    boolean usable() {
+        return !broken;
     }
 
     /** {@code c} has output for the pass's end; once, however often it asks. */
@@ -113,13 +124,30 @@ final class RingSends {
      * where the socket was full, or minus the errno that failed it.
      */
     void send(Result result) {
-        for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
-            int n = ring.complete(left);
-            for (int i = 0; i < n; i++, left--) {
-                int k = (int) ring.tag(i);
-                int r = ring.result(i);
-                result.sent(batch[k], r == -IoUring.EAGAIN ? -1 : r, lengths[k]);
-                batch[k] = null;
+        try {
+            for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
+                int n = ring.complete(left);
+                for (int i = 0; i < n; i++, left--) {
+                    int k = (int) ring.tag(i);
+                    int r = ring.result(i);
+                    Connection c = batch[k];
+                    batch[k] = null;
+                    result.sent(c, r == -IoUring.EAGAIN ? -1 : r, lengths[k]);
+                }
+            }
+        } catch (NativeException e) {
+            // Whether this call's sends went out is unknown, and a second copy of an answer
+            // would corrupt its stream: their connections close, and the worker goes on with
+            // write(2). Closing the ring drops what it had not taken.
+            broken = true;
+            ring.close();
+            log.accept("io_uring failed, answers are written with write(2) from now on: " + e.getMessage());
+            for (int k = 0; k < batchCount; k++) {
+                if (batch[k] != null) {
+                    Connection c = batch[k];
+                    batch[k] = null;
+                    result.sent(c, -Native.EIO, lengths[k]);
+                }
             }
         }
         batchCount = 0;
