@@ -89,6 +89,8 @@ public final class IoUring implements AutoCloseable {
     private static final int MAP_SHARED_POPULATE = 0x8001;
     /** io_uring_enter's "completions are waiting to be reaped" (a full CQ on older kernels): reap and go on. */
     private static final int EBUSY = 16;
+    /** Calls that may each take nothing from a full queue (EINTR, EAGAIN) before the ring is given up. */
+    private static final int FULL_QUEUE_TRIES = 3;
 
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
@@ -206,7 +208,10 @@ public final class IoUring implements AutoCloseable {
         if (tag < 0) {
             throw new IllegalArgumentException("a tag is not negative: " + tag);
         }
-        if (tail - (int) INT.getAcquire(ring, sqHead) > sqMask) {
+        for (int tries = 0; tail - (int) INT.getAcquire(ring, sqHead) > sqMask; tries++) {
+            if (tries == FULL_QUEUE_TRIES) { // the kernel took none of a full queue, again and again
+                throw new NativeException("io_uring_enter(" + fd + "): the submission queue stays full", Native.EAGAIN);
+            }
             enter(0, 0);
         }
         int at = (tail & sqMask) * SQE_BYTES;

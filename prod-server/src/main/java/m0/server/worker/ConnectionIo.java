@@ -304,10 +304,14 @@ final class ConnectionIo {
                 if (c.closed) {
                     continue;
                 }
-                if (sends.usable()) {
-                    queue(c, now);
-                } else {
-                    writeNow(c, now); // the ring failed this pass
+                try {
+                    if (sends.usable()) {
+                        queue(c, now);
+                    } else {
+                        writeNow(c, now); // the ring failed this pass
+                    }
+                } catch (RuntimeException e) {
+                    fail(c, e); // one connection's failure is that connection's, as in onEvent
                 }
             }
             sends.send(sendResult);
@@ -316,26 +320,32 @@ final class ConnectionIo {
         Connection c;
         while ((c = sends.nextInRound()) != null) {
             if (!c.closed) {
-                flushed(c, now); // this pass's share is spent: EPOLLOUT brings it back next pass
+                try {
+                    flushed(c, now); // this pass's share is spent: EPOLLOUT brings it back next pass
+                } catch (RuntimeException e) {
+                    fail(c, e);
+                }
             }
         }
     }
 
     /** One send of {@code c}'s output into the call being built, or its flush's end when it has none. */
     private void queue(Connection c, long now) {
+        if (!sends.fits(IO_BYTES)) {
+            // The call is full: it goes now, c starts the next. Before c's output is looked at:
+            // the results run session code that can take the loop's scratch c's output may be in.
+            sends.send(sendResult);
+            if (!sends.usable()) {
+                writeNow(c, now);
+                return;
+            }
+        }
         ByteBuffer o = c.session.output();
         if (o == null || !o.hasRemaining()) {
             flushed(c, now);
             return;
         }
         int len = Math.min(o.remaining(), IO_BYTES);
-        if (!sends.fits(len)) {
-            sends.send(sendResult); // the call is full: it goes now, c starts the next
-            if (!sends.usable()) {
-                writeNow(c, now);
-                return;
-            }
-        }
         try {
             noDelayBeforeSecondWrite(c);
         } catch (NativeException e) {
@@ -353,8 +363,12 @@ final class ConnectionIo {
             close(c); // the send failed as a write(2) would have thrown: reset by the peer
             return;
         }
-        if (wrote(c, result, length, sendNow)) {
-            sends.due(c); // more output, or its flush's end: the next call decides
+        try {
+            if (wrote(c, result, length, sendNow)) {
+                sends.due(c); // more output, or its flush's end: the next call decides
+            }
+        } catch (RuntimeException e) {
+            fail(c, e);
         }
     }
 

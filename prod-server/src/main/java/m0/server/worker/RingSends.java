@@ -124,37 +124,47 @@ final class RingSends {
      * where the socket was full, or minus the errno that failed it.
      */
     void send(Result result) {
-        try {
-            for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
-                int n = ring.complete(left);
-                for (int i = 0; i < n; i++, left--) {
-                    int k = (int) ring.tag(i);
-                    int r = ring.result(i);
-                    Connection c = batch[k];
-                    batch[k] = null;
-                    result.sent(c, r == -IoUring.EAGAIN ? -1 : r, lengths[k]);
-                }
+        for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
+            int n;
+            try {
+                n = ring.complete(left);
+            } catch (NativeException e) {
+                breakDown(e, result);
+                return;
             }
-        } catch (NativeException e) {
-            // Whether this call's sends went out is unknown, and a second copy of an answer
-            // would corrupt its stream: their connections close, and the worker goes on with
-            // write(2). Closing the ring drops what it had not taken.
-            broken = true;
-            ring.close();
-            log.accept("io_uring failed, answers are written with write(2) from now on: " + e.getMessage());
-            for (int k = 0; k < batchCount; k++) {
-                if (batch[k] != null) {
-                    Connection c = batch[k];
-                    batch[k] = null;
-                    result.sent(c, -Native.EIO, lengths[k]);
-                }
+            for (int i = 0; i < n; i++, left--) {
+                int k = (int) ring.tag(i);
+                int r = ring.result(i);
+                Connection c = batch[k];
+                batch[k] = null;
+                result.sent(c, r == -IoUring.EAGAIN ? -1 : r, lengths[k]);
             }
         }
         batchCount = 0;
         arenaUsed = 0;
     }
 
-    /** What the loop does with one send's result. */
+    /**
+     * The ring failed: whether this call's unreaped sends went out is unknown, and a second copy
+     * of an answer would corrupt its stream, so their connections close; the worker goes on with
+     * write(2). Closing the ring drops what it had not taken.
+     */
+    private void breakDown(NativeException e, Result result) {
+        broken = true;
+        ring.close();
+        log.accept("io_uring failed, answers are written with write(2) from now on: " + e.getMessage());
+        for (int k = 0; k < batchCount; k++) {
+            Connection c = batch[k];
+            if (c != null) {
+                batch[k] = null;
+                result.sent(c, -Native.EIO, lengths[k]);
+            }
+        }
+        batchCount = 0;
+        arenaUsed = 0;
+    }
+
+    /** What the loop does with one send's result; it must not throw. */
     interface Result {
         void sent(Connection c, int result, int length);
     }
