@@ -111,6 +111,41 @@ class HttpIntegrationTest {
     }
 
     @Test
+    void manyConnectionsWithLargePipelinedAnswersEachGetOnlyTheirOwnBytes() throws Exception {
+        // Six connections, each with four 1 MiB answers owed at once: a pass's sends fill a call
+        // (four 64 KiB chunks, ADR 0049), go partial on small windows and resume across passes.
+        // Each connection asks for its own letters, so a byte of another's answer would show.
+        String[] letters = {"abcd", "efgh", "ijkl", "mnop", "qrst", "uvwx"};
+        Http[] clients = new Http[letters.length];
+        try {
+            for (int i = 0; i < letters.length; i++) {
+                clients[i] = new Http(server.port, 20_000, 128 * 1024);
+            }
+            for (int i = 0; i < letters.length; i++) {
+                StringBuilder batch = new StringBuilder();
+                for (char c : letters[i].toCharArray()) {
+                    batch.append(Http.get("/big/" + c));
+                }
+                clients[i].send(batch.toString());
+            }
+            for (int i = 0; i < letters.length; i++) {
+                for (char c : letters[i].toCharArray()) {
+                    Http.Response r = clients[i].read();
+                    assertNotNull(r, "connection " + i + ", response /big/" + c);
+                    assertEquals(200, r.status());
+                    assertEquals(String.valueOf(c).repeat(BigBodyApp.BIG), r.body(), "connection " + i + ", body of /big/" + c);
+                }
+            }
+        } finally {
+            for (Http h : clients) {
+                if (h != null) {
+                    h.close();
+                }
+            }
+        }
+    }
+
+    @Test
     void chunkedRequestBodyIsReadAndTheConnectionStaysUsable() throws Exception {
         try (Http h = new Http(server.port)) {
             h.send("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
