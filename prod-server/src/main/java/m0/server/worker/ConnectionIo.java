@@ -253,6 +253,11 @@ final class ConnectionIo {
         }
     }
 
+    /** How this worker writes its answers, for its start-up line. */
+    String writes() {
+        return sends != null && sends.usable() ? "answers sent through io_uring" : "answers written with write(2)";
+    }
+
     /** The pass's events come: their answers wait for {@link #sendDue} where the worker has a ring. */
     void batchSends() {
         batching = sends != null && sends.usable();

@@ -90,8 +90,8 @@ final class WarmUp {
             exchanges(c, client, deadline);
             long quietAfter = CompilerQuiet.await(QUIET_BOUND_NANOS);
             // One line per worker start, beside the supervisor's "started N ms after its spawn".
-            System.err.printf("%s: warmed up in %.1f ms (%d requests, a hand-off to itself, compiler quiet after %.1f ms)%n",
-                    name, (System.nanoTime() - begin) / 1e6, 2 * REQUESTS, quietAfter / 1e6);
+            System.err.printf("%s: warmed up in %.1f ms (%d requests, a hand-off to itself, compiler quiet after %.1f ms; %s)%n",
+                    name, (System.nanoTime() - begin) / 1e6, 2 * REQUESTS, quietAfter / 1e6, io.writes());
         } catch (IOException | RuntimeException e) {
             failures.log("warm-up skipped: " + e);
         } finally {

@@ -12,4 +12,9 @@ final class HttpWithWritesIntegrationTest extends HttpIntegrationTest {
     Map<String, String> env() {
         return Map.of("M0_RING_SENDS", "0");
     }
+
+    @Override
+    String writes() {
+        return "answers written with write(2)";
+    }
 }
