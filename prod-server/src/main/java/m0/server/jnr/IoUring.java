@@ -167,6 +167,19 @@ public final class IoUring implements AutoCloseable {
         return new IoUring((int) fd, params);
     }
 
+    /**
+     * Null where this kernel gives a ring, else its refusal (before 6.1, a seccomp filter,
+     * {@code kernel.io_uring_disabled}): a worker then writes with write(2) (docs/adr/0049).
+     */
+    public static String refusal() {
+        try {
+            open(2).close();
+            return null;
+        } catch (NativeException | IllegalStateException e) {
+            return e.getMessage();
+        }
+    }
+
     private long map(int bytes, long offset) {
         long at = Native.libc().mmap(0, bytes, PROT_READ_WRITE, MAP_SHARED_POPULATE, fd, offset);
         if (at == -1) {

@@ -32,23 +32,9 @@ final class IoUringTest {
     private int peer;
     private final Memory bytes = new Memory(64);
 
-    /**
-     * Null where this kernel gives a ring, else why not (before 6.1, a seccomp filter,
-     * {@code kernel.io_uring_disabled}): m0serve then writes with write(2), which
-     * {@code HttpWithWritesIntegrationTest} covers, and these tests have nothing to run on.
-     */
-    static String unavailable() {
-        try {
-            IoUring.open(2).close();
-            return null;
-        } catch (NativeException e) {
-            return e.getMessage();
-        }
-    }
-
     @BeforeEach
     void open() {
-        String why = unavailable();
+        String why = IoUring.refusal(); // m0serve then writes with write(2): HttpWithWritesIntegrationTest
         assumeTrue(why == null, () -> "this kernel refuses io_uring: " + why);
         ring = IoUring.open(8);
         Memory pair = new Memory(8);

@@ -19,7 +19,6 @@ import m0.server.jnr.Acceptor;
 import m0.server.jnr.Fds;
 import m0.server.jnr.IoUring;
 import m0.server.jnr.Native;
-import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,14 +43,8 @@ final class RingSendsTest {
 
     @BeforeEach
     void connect() throws IOException {
-        String why = null;
-        try {
-            IoUring.open(2).close();
-        } catch (NativeException e) {
-            why = e.getMessage(); // before 6.1, a seccomp filter: the worker writes with write(2)
-        }
-        String refused = why;
-        assumeTrue(refused == null, () -> "this kernel refuses io_uring: " + refused);
+        String why = IoUring.refusal();
+        assumeTrue(why == null, () -> "this kernel refuses io_uring: " + why);
         InetAddress loopback = InetAddress.getLoopbackAddress();
         listener = Sockets.listenTcp(loopback, 0, 1);
         client = new Socket();
