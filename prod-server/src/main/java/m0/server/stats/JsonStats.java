@@ -10,7 +10,8 @@ import m0.server.supervisor.StartupTimes;
  *
  * <pre>{"pid":P,"policy":"share","rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
  *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"busy_per_mille":N,"full":false,
- *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"wakeups":N,"rebalanced":N,"started_ms":N,"starts":N},...],
+ *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"wakeups":N,"rebalanced":N,"ring_sends":N,"ring_calls":N,"writes":N,
+ *   "started_ms":N,"starts":N},...],
  *   "ready_ms":N}</pre>
  * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid);
  * {@code busy_per_mille} and {@code full} (fountain's published load) are null under share and
@@ -55,7 +56,10 @@ final class JsonStats {
                         .append(",\"pool_busy_s\":").append(String.format(Locale.ROOT, "%.6f",
                                 c.word(WorkerCounters.POOL_BUSY_NANOS) / 1e9))
                         .append(",\"wakeups\":").append(c.word(WorkerCounters.WAKEUPS))
-                        .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED));
+                        .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED))
+                        .append(",\"ring_sends\":").append(c.word(WorkerCounters.RING_SENDS))
+                        .append(",\"ring_calls\":").append(c.word(WorkerCounters.RING_CALLS))
+                        .append(",\"writes\":").append(c.word(WorkerCounters.WRITES));
             }
             if (startup != null && w.index() < startup.lines()) {
                 double ms = startup.startedMillis(w.index());

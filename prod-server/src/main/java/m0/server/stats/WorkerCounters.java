@@ -33,6 +33,11 @@ import m0.server.share.Memfds;
  *                     over 2 ms (what skews a burst that lands uneven)
  *   8  PICKED_AGAIN   share: sends not raised because the target's counts moved since the pick,
  *                     picked again (ADR 0043: two acceptors of one burst)
+ *   9  RING_SENDS     answers' sends through io_uring (docs/adr/0049)
+ *  10  RING_CALLS     the io_uring_enter calls that made them: RING_SENDS / RING_CALLS is the
+ *                     answers one call carried (many at 1 worker, one or two at 2: ADR 0050)
+ *  11  WRITES         answers' write(2) calls: a kernel without io_uring, M0_RING_SENDS=0, or an
+ *                     answer made after the pass's call (a timeout's 408)
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
@@ -54,7 +59,10 @@ public final class WorkerCounters {
     public static final int POOL_BUSY_NANOS = 6;
     public static final int PASSED_OVER_SLOW = 7;
     public static final int PICKED_AGAIN = 8;
-    static final int WORDS = 9;
+    public static final int RING_SENDS = 9;
+    public static final int RING_CALLS = 10;
+    public static final int WRITES = 11;
+    static final int WORDS = 12;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
@@ -165,6 +173,13 @@ public final class WorkerCounters {
         }
         byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.word(PASSED_OVER_SLOW)).append('/')
                 .append(c.word(PICKED_AGAIN)));
+        b.append(System.lineSeparator());
+        b.append("answers (live workers: sends through io_uring/their calls/write(2) calls):");
+        if (byIndex.isEmpty()) {
+            b.append(" -");
+        }
+        byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.word(RING_SENDS)).append('/')
+                .append(c.word(RING_CALLS)).append('/').append(c.word(WRITES)));
         return b.append(System.lineSeparator()).toString();
     }
 }

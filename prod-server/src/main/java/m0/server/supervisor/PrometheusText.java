@@ -113,6 +113,12 @@ final class PrometheusText {
         loopWord(b, live, loops, "m0serve_worker_picked_again_total",
                 "sends not raised because the target's counts moved since the pick, picked again",
                 WorkerCounters.PICKED_AGAIN, false);
+        loopWord(b, live, loops, "m0serve_worker_ring_sends_total",
+                "answers' sends the worker made through io_uring", WorkerCounters.RING_SENDS, false);
+        loopWord(b, live, loops, "m0serve_worker_ring_calls_total",
+                "io_uring_enter calls that carried the worker's answers' sends", WorkerCounters.RING_CALLS, false);
+        loopWord(b, live, loops, "m0serve_worker_writes_total",
+                "answers' write(2) calls the worker made", WorkerCounters.WRITES, false);
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",

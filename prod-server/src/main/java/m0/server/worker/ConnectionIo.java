@@ -103,6 +103,10 @@ final class ConnectionIo {
     /** From now on requests are recorded (not the warm-up's). */
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
+        writeCalls = 0; // the worker's counters begin with its first client too
+        if (sends != null) {
+            sends.resetCounts();
+        }
     }
 
     /**
@@ -278,6 +282,7 @@ final class ConnectionIo {
                 int len = Math.min(o.remaining(), IO_BYTES);
                 out.buffer().put(0, o, o.position(), len);
                 noDelayBeforeSecondWrite(c);
+                writeCalls++;
                 if (!wrote(c, Fds.write(c.fd, out.address(), len), len, now)) {
                     return;
                 }
@@ -469,6 +474,21 @@ final class ConnectionIo {
         } catch (NativeException e) {
             close(c);
         }
+    }
+
+    /** Answers' write(2) calls; and their sends through the ring and its calls (the worker's counters). */
+    private long writeCalls;
+
+    long writeCalls() {
+        return writeCalls;
+    }
+
+    long ringSends() {
+        return sends == null ? 0 : sends.sendCount();
+    }
+
+    long ringCalls() {
+        return sends == null ? 0 : sends.callCount();
     }
 
     /** Connections closed at their one request's ask, and second requests: the load's shape (ADR 0041). */

@@ -21,6 +21,7 @@ final class PassStats {
     private final int index;
     private final PassMeter meter;
     private final BlockingPool pool;
+    private final ConnectionIo io;
     private final WorkerCounters counters = WorkerCounters.create();
     /** The index's stats words as the predecessors left them: this worker adds to them. */
     private final long sentBase;
@@ -31,8 +32,9 @@ final class PassStats {
     private long shownForwarded;
     private long shownLost;
 
-    PassStats(Page page, AcceptShare<Accepted> share, int index, PassMeter meter, BlockingPool pool) {
+    PassStats(Page page, AcceptShare<Accepted> share, int index, PassMeter meter, BlockingPool pool, ConnectionIo io) {
         this.page = page;
+        this.io = io;
         this.share = share;
         this.index = index;
         this.meter = meter;
@@ -49,6 +51,9 @@ final class PassStats {
         counters.set(WorkerCounters.LOOKS, meter.looks());
         counters.set(WorkerCounters.BUSY_NANOS, meter.busyNanos());
         counters.set(WorkerCounters.POOL_BUSY_NANOS, pool == null ? 0 : pool.busyNanos(now));
+        counters.set(WorkerCounters.RING_SENDS, io.ringSends());
+        counters.set(WorkerCounters.RING_CALLS, io.ringCalls());
+        counters.set(WorkerCounters.WRITES, io.writeCalls());
         if (share.sharing()) { // one worker, or the bare race: nothing handed off to count
             counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());
             counters.set(WorkerCounters.PASSED_OVER_SLOW, share.passedOverSlowCount());

@@ -41,6 +41,9 @@ final class RingSends {
     private final int[] lengths = new int[BATCH];
     private int batchCount;
     private int arenaUsed;
+    /** Sends made and the io_uring_enter calls that made them, for the worker's counters. */
+    private long sendCount;
+    private long callCount;
 
     /** Over {@code ring}, which it owns from now on; {@link #open} in production. */
     RingSends(IoUring ring, Consumer<String> log) {
@@ -59,6 +62,19 @@ final class RingSends {
             log.accept("answers are written with write(2), one a system call: no io_uring (" + e.getMessage() + ")");
             return null;
         }
+    }
+
+    void resetCounts() {
+        sendCount = 0;
+        callCount = 0;
+    }
+
+    long sendCount() {
+        return sendCount;
+    }
+
+    long callCount() {
+        return callCount;
     }
 
     /** False once the ring has failed: answers go with write(2). */
@@ -114,6 +130,7 @@ final class RingSends {
         arenaBuffer.put(arenaUsed, output, output.position(), length);
         ring.send(c.fd, arena.address(arenaUsed), length, IoUring.DONTWAIT, batchCount);
         arenaUsed += length;
+        sendCount++;
         batch[batchCount] = c;
         lengths[batchCount] = length;
         batchCount++;
@@ -126,6 +143,7 @@ final class RingSends {
     void send(Result result) {
         for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
             int n;
+            callCount++;
             try {
                 n = ring.complete(left);
             } catch (NativeException e) {

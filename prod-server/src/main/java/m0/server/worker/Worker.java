@@ -101,7 +101,7 @@ public final class Worker {
                 new WorkerChannels(channels, epoll, spec.receiveFd()), System::nanoTime,
                 new WorkerLoop.Limits(WorkerLoop.ACCEPT_BATCH, maxConnections, TimeUnit.MILLISECONDS.toNanos(spec.graceMillis())),
                 failures::log);
-        this.stats = new PassStats(page, share, spec.index(), loop.meter(), pool);
+        this.stats = new PassStats(page, share, spec.index(), loop.meter(), pool, io);
     }
 
     /** Work in the warm-up and the loop's passes: the loop stamps it once it has started. */

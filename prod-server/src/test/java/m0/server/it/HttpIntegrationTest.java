@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import m0.server.jnr.IoUring;
+import m0.server.stats.WorkerCounters;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -120,6 +121,57 @@ class HttpIntegrationTest {
     @Test
     void theWorkerSaysHowItWritesItsAnswers() throws Exception {
         assertTrue(server.stderr().contains(writes()), server.stderr());
+    }
+
+    /** Whether this class's worker sends its answers through io_uring: the kernel and the environment pick it. */
+    boolean ringSends() {
+        return IoUring.refusal() == null;
+    }
+
+    @Test
+    void theWorkersCountersSayWhichWayItsAnswersWent() throws Exception {
+        long[] before = answerCounts();
+        int requests = 20;
+        try (Http h = new Http(server.port, 10_000, 64 * 1024)) {
+            for (int k = 0; k < requests; k++) {
+                h.send(Http.get("/"));
+                Http.Response r = h.read();
+                assertNotNull(r, "response " + k);
+                assertEquals(200, r.status());
+            }
+        }
+        // Published at the end of the pass that sent them, a moment after the client has the bytes.
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        long[] grew;
+        do {
+            long[] after = answerCounts();
+            grew = new long[] {after[0] - before[0], after[1] - before[1], after[2] - before[2]};
+            if (grew[0] + grew[2] >= requests || System.nanoTime() - deadline > 0) {
+                break;
+            }
+            Thread.sleep(10);
+        } while (true);
+        String seen = "sends through io_uring " + grew[0] + ", their calls " + grew[1] + ", write(2) calls " + grew[2];
+        if (ringSends()) {
+            assertTrue(grew[0] >= requests, seen);
+            assertTrue(grew[1] >= 1 && grew[1] <= grew[0], seen);
+            assertEquals(0, grew[2], seen);
+        } else {
+            assertTrue(grew[2] >= requests, seen);
+            assertEquals(0, grew[0], seen);
+            assertEquals(0, grew[1], seen);
+        }
+    }
+
+    /** The live workers' {@code RING_SENDS}, {@code RING_CALLS} and {@code WRITES}, summed. */
+    private long[] answerCounts() {
+        long[] sum = new long[3];
+        for (WorkerCounters c : WorkerCounters.ofLiveWorkers(server.pid()).values()) {
+            sum[0] += c.word(WorkerCounters.RING_SENDS);
+            sum[1] += c.word(WorkerCounters.RING_CALLS);
+            sum[2] += c.word(WorkerCounters.WRITES);
+        }
+        return sum;
     }
 
     @Test

@@ -17,4 +17,9 @@ final class HttpWithWritesIntegrationTest extends HttpIntegrationTest {
     String writes() {
         return "answers written with write(2)";
     }
+
+    @Override
+    boolean ringSends() {
+        return false;
+    }
 }

@@ -94,6 +94,14 @@ class MetricsIntegrationTest {
             assertEquals(2, samples(after, "m0serve_worker_busy_seconds_total"), after);
             assertEquals(2, samples(after, "m0serve_worker_pool_busy_seconds_total"), after);
             assertEquals(0, samples(after, "m0serve_worker_busy_ratio"), "share publishes no busy word");
+            // Every answer went one way or the other: through the ring where the kernel gives one.
+            long answers = CLIENTS * PER_CLIENT + NOT_FOUND;
+            assertTrue(sum(after, "m0serve_worker_ring_sends_total", "") + sum(after, "m0serve_worker_writes_total", "")
+                    >= answers, after);
+            if (m0.server.jnr.IoUring.refusal() == null) {
+                assertTrue(sum(after, "m0serve_worker_ring_sends_total", "") >= answers, after);
+                assertTrue(sum(after, "m0serve_worker_ring_calls_total", "") >= 1, after);
+            }
             promtool(promtool, after);
             System.out.println("metrics after load:\n" + after.lines().filter(l -> !l.startsWith("#")
                     && !l.contains("_bucket")).reduce((a, b) -> a + "\n" + b).orElse(""));

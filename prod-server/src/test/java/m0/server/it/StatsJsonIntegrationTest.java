@@ -67,8 +67,8 @@ class StatsJsonIntegrationTest {
                 assertEquals("PARKED", f[2]);
                 assertEquals("0", f[3]);
                 assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
-                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', 'sent', "
-                        + "'started_ms', 'starts', 'state', 'taken', 'wakeups']", f[4]);
+                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', "
+                        + "'ring_calls', 'ring_sends', 'sent', 'started_ms', 'starts', 'state', 'taken', 'wakeups', 'writes']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");
                 assertEquals("share", f[7], "the default policy");
