@@ -57,9 +57,9 @@ final class JsonStats {
                                 c.word(WorkerCounters.POOL_BUSY_NANOS) / 1e9))
                         .append(",\"wakeups\":").append(c.word(WorkerCounters.WAKEUPS))
                         .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED))
-                        .append(",\"ring_sends\":").append(c.word(WorkerCounters.RING_SENDS))
-                        .append(",\"ring_calls\":").append(c.word(WorkerCounters.RING_CALLS))
-                        .append(",\"writes\":").append(c.word(WorkerCounters.WRITES));
+                        .append(",\"ring_sends\":").append(word(c, WorkerCounters.RING_SENDS))
+                        .append(",\"ring_calls\":").append(word(c, WorkerCounters.RING_CALLS))
+                        .append(",\"writes\":").append(word(c, WorkerCounters.WRITES));
             }
             if (startup != null && w.index() < startup.lines()) {
                 double ms = startup.startedMillis(w.index());
@@ -74,6 +74,11 @@ final class JsonStats {
             b.append(",\"ready_ms\":").append(r < 0 ? "null" : millis(r));
         }
         return b.append('}').toString();
+    }
+
+    /** A counter, or null where the worker's build has no such word (an older one). */
+    private static String word(WorkerCounters c, int w) {
+        return c.has(w) ? Long.toString(c.word(w)) : "null";
     }
 
     private static String millis(double ms) {

@@ -33,9 +33,9 @@ import m0.server.share.Memfds;
  *                     over 2 ms (what skews a burst that lands uneven)
  *   8  PICKED_AGAIN   share: sends not raised because the target's counts moved since the pick,
  *                     picked again (ADR 0043: two acceptors of one burst)
- *   9  RING_SENDS     answers' sends through io_uring (docs/adr/0049)
- *  10  RING_CALLS     the io_uring_enter calls that made them: RING_SENDS / RING_CALLS is the
- *                     answers one call carried (many at 1 worker, one or two at 2: ADR 0050)
+ *   9  RING_SENDS     sends through io_uring, a chunk of an answer each (docs/adr/0049)
+ *  10  RING_CALLS     the io_uring_enter calls that submitted them: RING_SENDS / RING_CALLS is
+ *                     what one call carried (many at 1 worker, two or three at 2: ADR 0050)
  *  11  WRITES         answers' write(2) calls: a kernel without io_uring, M0_RING_SENDS=0, or an
  *                     answer made after the pass's call (a timeout's 408)
  * </pre>
@@ -87,7 +87,8 @@ public final class WorkerCounters {
     public static Optional<WorkerCounters> attach(long pid) {
         try {
             Optional<Path> p = Memfds.find(pid, NAME);
-            return p.isEmpty() ? Optional.empty() : Optional.of(new WorkerCounters(map(p.get(), false), false));
+            return p.isEmpty() ? Optional.empty()
+                    : Optional.of(new WorkerCounters(Memfds.mapWordsAtMost(p.get(), WORDS), false));
         } catch (IOException | RuntimeException e) {
             return Optional.empty(); // gone, not ours to read, or a binary with fewer words
         }
@@ -122,8 +123,14 @@ public final class WorkerCounters {
 
     // ---- a reader ----
 
+    /** Word {@code w}; 0 where the worker's build has no such word ({@link #has}). */
     public long word(int w) {
-        return (long) WORD.getAcquire(mapped, 8 * w);
+        return has(w) ? (long) WORD.getAcquire(mapped, 8 * w) : 0;
+    }
+
+    /** Whether the worker's build counts word {@code w}: one from before it was added has fewer words. */
+    public boolean has(int w) {
+        return 8 * (w + 1) <= mapped.capacity();
     }
 
     public long rebalanced() {
@@ -178,8 +185,8 @@ public final class WorkerCounters {
         if (byIndex.isEmpty()) {
             b.append(" -");
         }
-        byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.word(RING_SENDS)).append('/')
-                .append(c.word(RING_CALLS)).append('/').append(c.word(WRITES)));
+        byIndex.forEach((i, c) -> b.append(" w").append(i).append('=').append(c.has(WRITES)
+                ? c.word(RING_SENDS) + "/" + c.word(RING_CALLS) + "/" + c.word(WRITES) : "?"));
         return b.append(System.lineSeparator()).toString();
     }
 }

@@ -41,7 +41,7 @@ final class RingSends {
     private final int[] lengths = new int[BATCH];
     private int batchCount;
     private int arenaUsed;
-    /** Sends made and the io_uring_enter calls that made them, for the worker's counters. */
+    /** Sends made (a chunk of an answer each) and the calls that submitted them, for the worker's counters. */
     private long sendCount;
     private long callCount;
 
@@ -141,9 +141,11 @@ final class RingSends {
      * where the socket was full, or minus the errno that failed it.
      */
     void send(Result result) {
+        if (batchCount > 0) {
+            callCount++; // one call submits them (a wait a signal cut short goes on without submitting)
+        }
         for (int left = batchCount; left > 0; ) { // a signal can end the wait before every result
             int n;
-            callCount++;
             try {
                 n = ring.complete(left);
             } catch (NativeException e) {

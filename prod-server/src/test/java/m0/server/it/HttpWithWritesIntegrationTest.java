@@ -17,9 +17,4 @@ final class HttpWithWritesIntegrationTest extends HttpIntegrationTest {
     String writes() {
         return "answers written with write(2)";
     }
-
-    @Override
-    boolean ringSends() {
-        return false;
-    }
 }
