@@ -476,19 +476,11 @@ final class ConnectionIo {
         }
     }
 
-    /** Answers' write(2) calls; and their sends through the ring and its calls (the worker's counters). */
+    /** Answers' write(2) calls, for the worker's counters (the ring's sends are {@link RingSends}'). */
     private long writeCalls;
 
     long writeCalls() {
         return writeCalls;
-    }
-
-    long ringSends() {
-        return sends == null ? 0 : sends.sendCount();
-    }
-
-    long ringCalls() {
-        return sends == null ? 0 : sends.callCount();
     }
 
     /** Connections closed at their one request's ask, and second requests: the load's shape (ADR 0041). */

@@ -22,6 +22,8 @@ final class PassStats {
     private final PassMeter meter;
     private final BlockingPool pool;
     private final ConnectionIo io;
+    /** Null where the worker writes with write(2) only. */
+    private final RingSends sends;
     private final WorkerCounters counters = WorkerCounters.create();
     /** The index's stats words as the predecessors left them: this worker adds to them. */
     private final long sentBase;
@@ -32,9 +34,11 @@ final class PassStats {
     private long shownForwarded;
     private long shownLost;
 
-    PassStats(Page page, AcceptShare<Accepted> share, int index, PassMeter meter, BlockingPool pool, ConnectionIo io) {
+    PassStats(Page page, AcceptShare<Accepted> share, int index, PassMeter meter, BlockingPool pool, ConnectionIo io,
+              RingSends sends) {
         this.page = page;
         this.io = io;
+        this.sends = sends;
         this.share = share;
         this.index = index;
         this.meter = meter;
@@ -51,8 +55,8 @@ final class PassStats {
         counters.set(WorkerCounters.LOOKS, meter.looks());
         counters.set(WorkerCounters.BUSY_NANOS, meter.busyNanos());
         counters.set(WorkerCounters.POOL_BUSY_NANOS, pool == null ? 0 : pool.busyNanos(now));
-        counters.set(WorkerCounters.RING_SENDS, io.ringSends());
-        counters.set(WorkerCounters.RING_CALLS, io.ringCalls());
+        counters.set(WorkerCounters.RING_SENDS, sends == null ? 0 : sends.sendCount());
+        counters.set(WorkerCounters.RING_CALLS, sends == null ? 0 : sends.callCount());
         counters.set(WorkerCounters.WRITES, io.writeCalls());
         if (share.sharing()) { // one worker, or the bare race: nothing handed off to count
             counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());

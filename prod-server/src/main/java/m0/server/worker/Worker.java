@@ -90,8 +90,9 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         ConnectionTable table = new ConnectionTable();
+        RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
-                knobs.keepReceivedRegistered(), knobs.ringSends() ? RingSends.open(failures::log) : null);
+                knobs.keepReceivedRegistered(), sends);
         // One waiter per connection where the policy wants it (share, race); fountain must not (ADR 0022).
         this.listener = new EpollListener(epoll, spec.listenFd(), EventTags.LISTENER,
                 share.policy().wakesOne() && knobs.listenExclusive());
@@ -101,7 +102,7 @@ public final class Worker {
                 new WorkerChannels(channels, epoll, spec.receiveFd()), System::nanoTime,
                 new WorkerLoop.Limits(WorkerLoop.ACCEPT_BATCH, maxConnections, TimeUnit.MILLISECONDS.toNanos(spec.graceMillis())),
                 failures::log);
-        this.stats = new PassStats(page, share, spec.index(), loop.meter(), pool, io);
+        this.stats = new PassStats(page, share, spec.index(), loop.meter(), pool, io, sends);
     }
 
     /** Work in the warm-up and the loop's passes: the loop stamps it once it has started. */
