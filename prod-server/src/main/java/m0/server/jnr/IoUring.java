@@ -6,22 +6,21 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * An io_uring instance, with the four operations ADR 0048's port needs: a one-shot poll (an idle
- * connection waits on it and keeps its bytes in the socket), a send (from a buffer the caller
- * keeps until its completion), a cancel and the wait. Set up
- * {@code SINGLE_ISSUER | DEFER_TASKRUN} (Linux 6.1): the kernel posts completions only inside
- * this thread's {@link #await}, which is also what ADR 0048 measured to pay. Not thread-safe: one
- * loop owns it, and the thread that opens it is the only one that may submit.
+ * An io_uring instance for a pass's sends (docs/adr/0049): a send, from a buffer the caller keeps
+ * until its completion, and a call that submits what is queued and waits for a count of
+ * completions. Set up {@code SINGLE_ISSUER | DEFER_TASKRUN} (Linux 6.1): the kernel posts
+ * completions only inside this thread's {@link #complete}, which is also what ADR 0048 measured
+ * to pay. A one-shot poll, a cancel and a timed wait (the wait in the ring) were built and left on
+ * the branch {@code ring-wait} (docs/adr/0050). Not thread-safe: one loop owns it, and the thread
+ * that opens it is the only one that may submit.
  *
  * <pre>
  * The rings, one mapping (FEAT_SINGLE_MMAP), offsets from io_uring_params:
  *   sq_off.head  sq_off.tail  sq_off.ring_mask  sq_off.array[entries] (u32: the SQE index)
  *   cq_off.head  cq_off.tail  cq_off.ring_mask  cq_off.cqes[cq_entries]
  * struct io_uring_sqe, 64 bytes, a second mapping at IORING_OFF_SQES:
- *    0 opcode u8 | 1 flags u8 | 2 ioprio u16 | 4 fd s32
- *    8 off u64 (TIMEOUT: completions to wait for)
- *   16 addr u64 (SEND: the bytes; TIMEOUT: a timespec; ASYNC_CANCEL: the user_data to cancel)
- *   24 len u32 | 28 op_flags u32 (POLL_ADD: poll32_events; SEND: msg_flags) | 32 user_data u64
+ *    0 opcode u8 | 1 flags u8 | 2 ioprio u16 | 4 fd s32 | 8 off u64: zero here
+ *   16 addr u64 (SEND: the bytes) | 24 len u32 | 28 op_flags u32 (SEND: msg_flags) | 32 user_data u64
  *   40..63 buf_index, personality, file_index, addr3: zero here
  * struct io_uring_cqe, 16 bytes: 0 user_data u64 | 8 res s32 | 12 flags u32
  * </pre>
@@ -32,11 +31,6 @@ import java.nio.ByteOrder;
  */
 public final class IoUring implements AutoCloseable {
 
-    /** POLL_ADD's events, as poll(2)'s. */
-    public static final int POLLIN = 0x001;
-    public static final int POLLOUT = 0x004;
-    /** A cancelled operation's result (-ECANCELED). */
-    public static final int ECANCELED = 125;
     /** A send with {@link #DONTWAIT} to a full socket (-EAGAIN). */
     public static final int EAGAIN = Native.EAGAIN;
     /** A send's flag: complete at once, with -EAGAIN where the socket is full, instead of waiting for room. */
@@ -68,14 +62,10 @@ public final class IoUring implements AutoCloseable {
     private static final int SQE_BYTES = 64;
     private static final int SQE_OPCODE = 0;
     private static final int SQE_FD = 4;
-    private static final int SQE_OFF = 8;
     private static final int SQE_ADDR = 16;
     private static final int SQE_LEN = 24;
     private static final int SQE_OP_FLAGS = 28;
     private static final int SQE_USER_DATA = 32;
-    private static final byte OP_POLL_ADD = 6;
-    private static final byte OP_TIMEOUT = 11;
-    private static final byte OP_ASYNC_CANCEL = 14;
     private static final byte OP_SEND = 26;
     private static final int MSG_NOSIGNAL = 0x4000;
 
@@ -83,8 +73,6 @@ public final class IoUring implements AutoCloseable {
     private static final int CQE_RES = 8;
     private static final int CQE_FLAGS = 12;
 
-    /** The wait's own timeout; its completion is never shown. Callers' tags are not negative. */
-    private static final long WAIT_TIMEOUT = -1L;
     private static final int PROT_READ_WRITE = 3;
     private static final int MAP_SHARED_POPULATE = 0x8001;
     /** io_uring_enter's "completions are waiting to be reaped" (a full CQ on older kernels): reap and go on. */
@@ -110,9 +98,7 @@ public final class IoUring implements AutoCloseable {
     private final int cqes;
     /** The SQ tail: SQEs queued here; the kernel's head says how many it has taken. */
     private int tail;
-    /** A {@code struct __kernel_timespec} for the wait's timeout: tv_sec@0, tv_nsec@8. */
-    private final Memory timespec = new Memory(16);
-    /** The last wait's completions, copied out so the ring's slots free at once. */
+    /** The last call's completions, copied out so the ring's slots free at once. */
     private long[] userData;
     private int[] results;
     private int[] flags;
@@ -190,12 +176,6 @@ public final class IoUring implements AutoCloseable {
         return at;
     }
 
-    /** One-shot: completes once {@code fd} is ready for {@code events} (res: the events), or is cancelled. */
-    public void poll(int target, int events, long tag) {
-        int at = next(OP_POLL_ADD, target, tag);
-        sqe.putInt(at + SQE_OP_FLAGS, events);
-    }
-
     /**
      * Sends {@code length} bytes at {@code address}, which stay the caller's to keep until this
      * completes (res: bytes sent). {@code flags} is 0 or {@link #DONTWAIT}; MSG_NOSIGNAL is always on.
@@ -207,20 +187,8 @@ public final class IoUring implements AutoCloseable {
         sqe.putInt(at + SQE_OP_FLAGS, flags | MSG_NOSIGNAL);
     }
 
-    /**
-     * Cancels the operation tagged {@code target}: it completes with -ECANCELED, or with its own
-     * result if it had already happened. This cancel completes too, tagged {@code tag}.
-     */
-    public void cancel(long target, long tag) {
-        int at = next(OP_ASYNC_CANCEL, -1, tag);
-        sqe.putLong(at + SQE_ADDR, target);
-    }
-
     /** A zeroed SQE at the local tail, its common fields set; submits the queue first if it is full. */
     private int next(byte opcode, int target, long tag) {
-        if (tag < 0) {
-            throw new IllegalArgumentException("a tag is not negative: " + tag);
-        }
         for (int tries = 0; tail - (int) INT.getAcquire(ring, sqHead) > sqMask; tries++) {
             if (tries == FULL_QUEUE_TRIES) { // the kernel took none of a full queue, again and again
                 throw new NativeException("io_uring_enter(" + fd + "): the submission queue stays full", Native.EAGAIN);
@@ -239,36 +207,11 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
-     * Submits what is queued and waits until something completes, or {@code timeoutNanos} pass
-     * (negative: no limit; 0: does not wait).
-     *
-     * @return how many completions there are; read them with {@link #tag}, {@link #result} and
-     *         {@link #flags} until the next wait
-     */
-    public int await(long timeoutNanos) {
-        int wait = 1;
-        if (timeoutNanos == 0) {
-            wait = 0;
-        } else if (timeoutNanos > 0) {
-            // completes after one other completion or the time, whichever first: nothing stays armed
-            ByteBuffer t = timespec.buffer();
-            t.putLong(0, timeoutNanos / 1_000_000_000L);
-            t.putLong(8, timeoutNanos % 1_000_000_000L);
-            int at = next(OP_TIMEOUT, -1, 0);
-            sqe.putLong(at + SQE_USER_DATA, WAIT_TIMEOUT);
-            sqe.putLong(at + SQE_ADDR, timespec.address());
-            sqe.putInt(at + SQE_LEN, 1);
-            sqe.putLong(at + SQE_OFF, 1);
-        }
-        enter(wait, ENTER_GETEVENTS);
-        return reap();
-    }
-
-    /**
      * Submits what is queued and waits for {@code count} completions: for operations that
      * complete at once ({@link #DONTWAIT} sends), so the caller has their results within its pass.
      *
-     * @return how many completions there are, as {@link #await}
+     * @return how many completions there are; read them with {@link #tag}, {@link #result} and
+     *         {@link #flags} until the next call
      */
     public int complete(int count) {
         enter(count, ENTER_GETEVENTS);
@@ -289,18 +232,14 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
-    /** Copies the completions out, but the wait's own timeout, and frees their slots. */
+    /** Copies the completions out and frees their slots. */
     private int reap() {
         int head = (int) INT.getAcquire(ring, cqHead);
         int end = (int) INT.getAcquire(ring, cqTail);
         int n = 0;
         for (; head != end; head++) {
             int at = cqes + (head & cqMask) * CQE_BYTES;
-            long tag = ring.getLong(at);
-            if (tag == WAIT_TIMEOUT) {
-                continue;
-            }
-            userData[n] = tag;
+            userData[n] = ring.getLong(at);
             results[n] = ring.getInt(at + CQE_RES);
             flags[n] = ring.getInt(at + CQE_FLAGS);
             n++;

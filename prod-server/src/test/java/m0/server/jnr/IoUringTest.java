@@ -16,16 +16,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The ring against a real kernel, over a stream socketpair: what ADR 0048's port relies on. A
- * poll takes no bytes (a descriptor handed off after it carries its whole request), a cancelled
- * poll completes cancelled and leaves nothing armed, a send completes with its count, and a wait
- * ends at its timeout or its first completion, whichever comes first.
+ * The ring against a real kernel, over a stream socketpair: what a pass's sends rely on
+ * (docs/adr/0049). A send completes with its count, a send that must not wait completes at once
+ * with EAGAIN on a full socket, and more sends than the queue holds go out in order. (The poll,
+ * cancel and timed wait of the ring wait, and their tests, are on the branch ring-wait: ADR 0050.)
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 final class IoUringTest {
 
     private static final byte[] HELLO = "hello".getBytes(StandardCharsets.US_ASCII);
-    private static final long SECOND = 1_000_000_000L;
 
     private IoUring ring;
     private int ours;
@@ -55,75 +54,34 @@ final class IoUringTest {
     }
 
     @Test
-    void aPollCompletesOnceThePeerWritesAndLeavesTheBytesInTheSocket() {
-        ring.poll(ours, IoUring.POLLIN, 7);
-        assertEquals(0, ring.await(0), "nothing to read yet");
-
-        write(peer, HELLO);
-        Map<Long, Integer> done = awaitTags(1);
-
-        assertTrue((done.get(7L) & IoUring.POLLIN) != 0, "the poll reports readable: " + done);
-        assertArrayEquals(HELLO, read(ours), "the bytes are still the socket's");
-    }
-
-    @Test
     void aSendCompletesWithItsCountAndThePeerReadsItsBytes() {
         bytes.buffer().put(0, HELLO);
         ring.send(ours, bytes.address(), HELLO.length, 0, 9);
 
-        assertEquals(Map.of(9L, HELLO.length), awaitTags(1));
+        assertEquals(Map.of(9L, HELLO.length), completeTags(1));
         assertArrayEquals(HELLO, read(peer));
     }
 
     @Test
-    void aCancelledPollCompletesCancelledTakesNoBytesAndStaysDisarmed() {
-        ring.poll(ours, IoUring.POLLIN, 3);
-        ring.await(0);
-        ring.cancel(3, 4);
-
-        Map<Long, Integer> done = awaitTags(2);
-
-        assertEquals(-IoUring.ECANCELED, done.get(3L), "the poll: " + done);
-        assertEquals(0, done.get(4L), "the cancel found it: " + done);
-        write(peer, HELLO);
-        assertEquals(0, ring.await(50_000_000L), "a cancelled poll does not fire");
-        assertArrayEquals(HELLO, read(ours));
-    }
-
-    @Test
-    void aWaitEndsAtItsTimeoutAndLeavesNothingArmed() {
-        long start = System.nanoTime();
-        assertEquals(0, ring.await(30_000_000L));
-        long waited = System.nanoTime() - start;
-
-        assertTrue(waited >= 25_000_000L, "waited " + waited + " ns of 30 ms");
-        assertEquals(0, ring.await(0), "the timeout's own completion is not shown");
-    }
-
-    @Test
-    void aWaitEndsAtItsFirstCompletionLongBeforeItsTimeout() {
-        write(peer, HELLO);
-        ring.poll(ours, IoUring.POLLIN, 5);
-        long start = System.nanoTime();
-
-        assertEquals(Map.of(5L, IoUring.POLLIN), awaitTags(1, 20 * SECOND));
-
-        assertTrue(System.nanoTime() - start < 10 * SECOND, "ended at the completion, not the timeout");
-        assertEquals(0, ring.await(0), "the satisfied timeout's completion is not shown either");
-    }
-
-    @Test
-    void moreOperationsThanTheQueueHoldsAreSubmittedAsItFills() {
+    void moreSendsThanTheQueueHoldsAreSubmittedAsItFills() {
+        bytes.buffer().put(0, HELLO);
         for (int i = 0; i < 20; i++) { // a ring of 8
-            ring.poll(ours, IoUring.POLLIN, 100 + i);
+            ring.send(ours, bytes.address(), HELLO.length, IoUring.DONTWAIT, 100 + i);
         }
-        write(peer, HELLO);
 
-        Map<Long, Integer> done = awaitTags(20);
+        Map<Long, Integer> done = completeTags(20);
 
         for (int i = 0; i < 20; i++) {
-            assertEquals(IoUring.POLLIN, done.get(100L + i) & IoUring.POLLIN, "poll " + i + ": " + done);
+            assertEquals(HELLO.length, done.get(100L + i), "send " + i + ": " + done);
         }
+        byte[] all = new byte[20 * HELLO.length];
+        int got = 0;
+        while (got < all.length) {
+            byte[] b = read(peer);
+            System.arraycopy(b, 0, all, got, b.length);
+            got += b.length;
+        }
+        assertArrayEquals(repeat(HELLO, 20), all, "every send's bytes, in order");
     }
 
     @Test
@@ -144,31 +102,30 @@ final class IoUringTest {
     }
 
     @Test
-    void aNegativeTagIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> ring.poll(ours, IoUring.POLLIN, -5));
-    }
-
-    @Test
-    void completionsAreReadOnlyWithinTheLastWait() {
-        assertEquals(0, ring.await(0));
+    void completionsAreReadOnlyWithinTheLastCall() {
+        assertEquals(0, ring.complete(0));
         assertThrows(IndexOutOfBoundsException.class, () -> ring.tag(0));
     }
 
-    private Map<Long, Integer> awaitTags(int count) {
-        return awaitTags(count, SECOND);
-    }
-
-    /** Waits until {@code count} completions came, each wait bounded; fails naming what came. */
-    private Map<Long, Integer> awaitTags(int count, long timeoutNanos) {
+    /** Calls until {@code count} completions came, a few calls at most; fails naming what came. */
+    private Map<Long, Integer> completeTags(int count) {
         Map<Long, Integer> done = new HashMap<>();
-        for (int waits = 0; done.size() < count && waits < 5; waits++) {
-            int n = ring.await(timeoutNanos);
+        for (int calls = 0; done.size() < count && calls < 5; calls++) {
+            int n = ring.complete(count - done.size());
             for (int i = 0; i < n; i++) {
                 done.put(ring.tag(i), ring.result(i));
             }
         }
         assertEquals(count, done.size(), "completions: " + done);
         return done;
+    }
+
+    private static byte[] repeat(byte[] b, int times) {
+        byte[] r = new byte[b.length * times];
+        for (int i = 0; i < times; i++) {
+            System.arraycopy(b, 0, r, i * b.length, b.length);
+        }
+        return r;
     }
 
     private void write(int fd, byte[] b) {
