@@ -36,9 +36,9 @@ final class RingSends {
     /** The round being sent: what was due when it began (a connection due again waits for the next). */
     private Connection[] round = new Connection[64];
     private int roundCount;
-    /** The call being built: its connections and their bytes in the arena. */
-    private final Connection[] batch = new Connection[BATCH];
-    private final int[] lengths = new int[BATCH];
+    /** The call being built: its connections and their bytes in the arena; its length is the call's most sends. */
+    private final Connection[] batch;
+    private final int[] lengths;
     private int batchCount;
     private int arenaUsed;
     /** Sends made (a chunk of an answer each) and the calls that submitted them, for the worker's counters. */
@@ -47,8 +47,21 @@ final class RingSends {
 
     /** Over {@code ring}, which it owns from now on; {@link #open} in production. */
     RingSends(IoUring ring, Consumer<String> log) {
+        this(ring, BATCH, log);
+    }
+
+    /**
+     * At most {@code sendsPerCall} sends a call (at most {@link #BATCH}, the ring's queue): a test's
+     * small call is full after a connection or two, where production's needs 256 of them.
+     */
+    RingSends(IoUring ring, int sendsPerCall, Consumer<String> log) {
+        if (sendsPerCall < 1 || sendsPerCall > BATCH) {
+            throw new IllegalArgumentException("sends per call: " + sendsPerCall);
+        }
         this.ring = ring;
         this.log = log;
+        this.batch = new Connection[sendsPerCall];
+        this.lengths = new int[sendsPerCall];
     }
 
     /**
@@ -122,7 +135,7 @@ final class RingSends {
 
     /** Whether the call being built can take {@code length} more bytes and one more send. */
     boolean fits(int length) {
-        return batchCount < BATCH && arenaUsed + length <= ARENA_BYTES;
+        return batchCount < batch.length && arenaUsed + length <= ARENA_BYTES;
     }
 
     /** Copies {@code length} bytes of {@code output} from its position and queues their send to {@code c}. */
