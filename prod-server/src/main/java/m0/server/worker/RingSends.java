@@ -51,8 +51,9 @@ final class RingSends {
     }
 
     /**
-     * At most {@code sendsPerCall} sends a call (at most {@link #BATCH}, the ring's queue): a test's
-     * small call is full after a connection or two, where production's needs 256 of them.
+     * At most {@code sendsPerCall} sends a call, 1 to {@link #BATCH} (production's, its ring's
+     * queue; a smaller ring submits when its queue is full): a test's small call is full after a
+     * connection or two, where production's needs 256 of them.
      */
     RingSends(IoUring ring, int sendsPerCall, Consumer<String> log) {
         if (sendsPerCall < 1 || sendsPerCall > BATCH) {
