@@ -131,7 +131,7 @@ if section landing; then
   echo
   echo "## landing: cold first burst, 2 workers x32, $FRESH fresh servers (landed -> settled after 1 s)"
   cold_first_bursts "$FRESH" share | tee "$WORK/cold.txt"
-  awk -F'|' '/^\| [0-9]+ \|/ {split($3, x, " -> "); gsub(/ /, "", x[1]); gsub(/ /, "", x[2]);
+  awk -F'|' '/^\| [0-9]+ \|/ {split($3, x, " -> "); sub(/,.*/, "", x[2]); gsub(/ /, "", x[1]); gsub(/ /, "", x[2]);
     printf "landing\tcold\t%d\t%s\t%s\n", $2, x[1], x[2]}' "$WORK/cold.txt" >>"$TSV"
   echo "## landing: 4 workers on $(nproc) cores, 10 bursts of 64 from the first round"
   four_worker_bursts share

@@ -301,14 +301,25 @@ probe_settle() {
     --shape burst --rounds "$4" --pause-ms 300 --settle-ms 1000 | awk '{print $3, $NF}'
 }
 
+# passed_over_slow SUPERVISOR_PID -> the siblings its workers' picks passed over as inside one pass
+# for over 2 ms, summed ("?" when the stats say nothing of picks)
+passed_over_slow() {
+  "${M0_JAVA[@]}" -jar "$JAR" stats --pid "$1" 2>/dev/null | awk '/^picks/ { for (i = 1; i <= NF; i++)
+    if ($i ~ /^w[0-9]+=[0-9]+\//) { split($i, a, /[=\/]/); n += a[2]; seen = 1 } }
+    END { print seen ? n : "?" }'
+}
+
 # exact COUNTS WORKERS CONNS -> 1 when every worker has CONNS/WORKERS
 exact() { awk -v c="$1" -v w="$2" -v n="$3" 'BEGIN{ k = split(c, a, "/"); ok = (k == w);
   for (i = 1; i <= k; i++) if (a[i] != n / w) ok = 0; print ok }'; }
 
 # cold_first_bursts FRESH ARM... : FRESH fresh 2-worker servers per arm, started in alternation; on
-# each, 32 keep-alive connections at once right after it serves; a table and the exact counts
+# each, 32 keep-alive connections at once right after it serves; a table and the exact counts. Each
+# cell is "landed -> settled, slow N": N is how many siblings the server's picks passed over for
+# being inside one pass for over 2 ms (m0serve stats' picks line, summed over the workers; "?"
+# where the build has no such counter), the seed's rule that an inexact landing comes from.
 cold_first_bursts() {
-  local fresh=$1 i arm port settled landed row; shift
+  local fresh=$1 i arm port settled landed row slow; shift
   local -A landed_ok=() settled_ok=()
   printf "| server |%s load |\n|---|%s---|\n" "$(printf ' %s |' "$@")" "$(printf -- '---|%.0s' "$@")"
   for i in $(seq "$fresh"); do
@@ -317,10 +328,12 @@ cold_first_bursts() {
       port=$(free_port)
       arm_start "cold_$arm" "$arm" "$port" 2
       read -r settled landed < <(probe_settle "$port" 2 32 1)
-      local v="BENCH_PID_cold_$arm"; bench_stop "${!v}"
+      local v="BENCH_PID_cold_$arm"
+      slow=$(passed_over_slow "${!v}")
+      bench_stop "${!v}"
       landed_ok[$arm]=$(( ${landed_ok[$arm]:-0} + $(exact "$landed" 2 32) ))
       settled_ok[$arm]=$(( ${settled_ok[$arm]:-0} + $(exact "$settled" 2 32) ))
-      row="$row $landed -> $settled |"
+      row="$row $landed -> $settled, slow $slow |"
     done
     printf "| %d |%s %s |\n" "$i" "$row" "$(loadavg)"
   done
