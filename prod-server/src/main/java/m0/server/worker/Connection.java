@@ -1,6 +1,7 @@
 package m0.server.worker;
 
 import m0.server.http.HttpSession;
+import m0.server.jnr.Epoll;
 
 /** One open connection of a worker: its descriptor, its HTTP state, and what epoll watches for it. */
 final class Connection {
@@ -40,5 +41,18 @@ final class Connection {
     Connection(int fd, byte[] peer) {
         this.fd = fd;
         this.peer = peer;
+    }
+
+    /**
+     * Registers what it waits for now: EPOLLOUT while output waits; EPOLLIN only while the session
+     * will take input, so a client that sends without reading is not read either and fills its
+     * own buffers, not our heap.
+     */
+    void watch(Epoll epoll) {
+        int want = (session.wantsInput() ? Epoll.IN : 0) | (session.output() != null ? Epoll.OUT : 0);
+        if (interest != want) {
+            interest = want;
+            epoll.modify(fd, want, fd);
+        }
     }
 }

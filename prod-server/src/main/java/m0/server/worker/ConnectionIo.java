@@ -21,7 +21,8 @@ import m0.server.share.Accepted;
 /**
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
  * (non-blocking, registered; epoll reports its request), read to its session, written from its
- * session's output, closed after an error answer with a lingering read (nginx's lingering
+ * session's output ({@link AnswerWrites}: at once, or with the pass's other answers in one ring
+ * call), closed after an error answer with a lingering read (nginx's lingering
  * close), timed out at its session's deadlines, and handed off (out of epoll, then sent). The
  * loop ({@code m0.core.loop.WorkerLoop}) decides when; this class does it.
  *
@@ -33,7 +34,6 @@ final class ConnectionIo {
     static final int IO_BYTES = 64 * 1024;
     /** Reads per readable event; level-triggered epoll brings us back for the rest. */
     private static final int READS_PER_EVENT = 4;
-    private static final int WRITES_PER_FLUSH = 64;
     /** A deadline that did not move is looked at again this much later, not at once. */
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
     /**
@@ -62,7 +62,6 @@ final class ConnectionIo {
      */
     private final Consumer<Connection> unregisterReceived;
     private final Memory in = new Memory(IO_BYTES);
-    private final Memory out = new Memory(IO_BYTES);
     private final ByteBuffer inView;
     /** What this loop's sessions parse and encode in while they hold bytes (docs/adr/0036). */
     private final Scratch inScratch = new Scratch(IO_BYTES);
@@ -75,13 +74,8 @@ final class ConnectionIo {
     private RequestRecorder recorder;
     /** The earliest of the connections' deadlines (MAX_VALUE: none). */
     private long nextSweep = Long.MAX_VALUE;
-    /** The pass's answers, sent together at its end (docs/adr/0049); null: each written at once. */
-    private final RingSends sends;
-    private final RingSends.Result sendResult = this::sent;
-    /** The pass's clock for {@link #sent}. */
-    private long sendNow;
-    /** Between {@link #batchSends} and {@link #sendDue}: the events' answers wait for the batch. */
-    private boolean batching;
+    /** How answers leave: write(2) at once, or a pass's answers in one ring call. */
+    private final AnswerWrites answers;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -97,16 +91,47 @@ final class ConnectionIo {
         this.eagerRead = eagerRead;
         this.unregisterReceived = keepReceivedRegistered ? c -> { } : c -> epoll.deleteQuietly(c.fd);
         this.inView = in.buffer().duplicate();
-        this.sends = sends;
+        this.answers = new AnswerWrites(epoll, sends, new AnswerWrites.Ends() {
+            @Override
+            public void flushed(Connection c, long now) {
+                ConnectionIo.this.flushed(c, now);
+            }
+
+            @Override
+            public void close(Connection c) {
+                ConnectionIo.this.close(c);
+            }
+
+            @Override
+            public void fail(Connection c, RuntimeException e) {
+                ConnectionIo.this.fail(c, e);
+            }
+        });
     }
 
     /** From now on requests are recorded (not the warm-up's). */
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
-        writeCalls = 0; // the worker's counters begin with its first client too
-        if (sends != null) {
-            sends.resetCounts();
-        }
+        answers.record(recorder); // the worker's counters begin with its first client too
+    }
+
+    /** How this worker writes its answers, for its start-up line. */
+    String writes() {
+        return answers.describe();
+    }
+
+    /** The pass's events come: their answers wait for {@link #sendDue} where the worker has a ring. */
+    void batchSends() {
+        answers.batchSends();
+    }
+
+    /** The events are handled: their answers go, in one ring call where the worker has a ring. */
+    void sendDue(long now) {
+        answers.sendDue(now);
+    }
+
+    long writeCalls() {
+        return answers.writeCalls();
     }
 
     /**
@@ -156,7 +181,7 @@ final class ConnectionIo {
             if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
                 onReadable(c, now, events);
             } else if ((events & Epoll.OUT) != 0) {
-                flush(c, now);
+                answers.flush(c, now);
             }
         } catch (RuntimeException e) {
             fail(c, e); // one connection's failure is that connection's, never the worker's
@@ -181,7 +206,7 @@ final class ConnectionIo {
                 work.run();
                 try {
                     c.session.pollCompletions(now);
-                    flush(c, now);
+                    answers.flush(c, now);
                 } catch (RuntimeException e) {
                     fail(c, e);
                 }
@@ -231,7 +256,7 @@ final class ConnectionIo {
             close(c); // reset by the peer
             return;
         }
-        flush(c, now);
+        answers.flush(c, now);
     }
 
     /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
@@ -241,174 +266,14 @@ final class ConnectionIo {
         } else if ((events & (Epoll.ERR | Epoll.HUP)) != 0) {
             close(c); // only an error or hang-up is reported with EPOLLIN off
         } else {
-            flush(c, now);
+            answers.flush(c, now);
         }
-    }
-
-    /**
-     * Writes what the session has, in order: with the pass's other answers to its events where
-     * the worker has a ring and the events are being handled ({@link #sendDue}), else now.
-     */
-    private void flush(Connection c, long now) {
-        if (batching) {
-            sends.due(c);
-        } else {
-            writeNow(c, now);
-        }
-    }
-
-    /** How this worker writes its answers, for its start-up line. */
-    String writes() {
-        return sends != null && sends.usable() ? "answers sent through io_uring" : "answers written with write(2)";
-    }
-
-    /** The pass's events come: their answers wait for {@link #sendDue} where the worker has a ring. */
-    void batchSends() {
-        batching = sends != null && sends.usable();
-    }
-
-    /**
-     * Writes with write(2). EPOLLOUT stays registered while output is left: after a short write
-     * (the socket is full) and after this pass's share of writes (the socket is still writable,
-     * so the next pass comes back at once, after the other ready connections had their turn).
-     */
-    private void writeNow(Connection c, long now) {
-        try {
-            for (int k = 0; k < WRITES_PER_FLUSH; k++) {
-                ByteBuffer o = c.session.output();
-                if (o == null || !o.hasRemaining()) {
-                    break;
-                }
-                int len = Math.min(o.remaining(), IO_BYTES);
-                out.buffer().put(0, o, o.position(), len);
-                noDelayBeforeSecondWrite(c);
-                writeCalls++;
-                if (!wrote(c, Fds.write(c.fd, out.address(), len), len, now)) {
-                    return;
-                }
-            }
-        } catch (NativeException e) {
-            close(c);
-            return;
-        }
-        flushed(c, now);
-    }
-
-    /**
-     * The events are handled: every answer they made goes in one io_uring_enter (docs/adr/0049),
-     * each send settled within it as a write(2) would be, so what the pass closes is closed before
-     * its end counts what it holds. A connection with more output than one send takes goes again
-     * in the next call, up to this pass's share of writes. Later answers in the pass (a timeout's
-     * 408) are written at once.
-     */
-    void sendDue(long now) {
-        if (!batching) {
-            return;
-        }
-        batching = false;
-        sendNow = now;
-        for (int round = 0; round < WRITES_PER_FLUSH && sends.hasDue(); round++) {
-            sends.beginRound();
-            Connection c;
-            while ((c = sends.nextInRound()) != null) {
-                if (c.closed) {
-                    continue;
-                }
-                try {
-                    if (sends.usable()) {
-                        queue(c, now);
-                    } else {
-                        writeNow(c, now); // the ring failed this pass
-                    }
-                } catch (RuntimeException e) {
-                    fail(c, e); // one connection's failure is that connection's, as in onEvent
-                }
-            }
-            sends.send(sendResult);
-        }
-        sends.beginRound();
-        Connection c;
-        while ((c = sends.nextInRound()) != null) {
-            if (!c.closed) {
-                try {
-                    flushed(c, now); // this pass's share is spent: EPOLLOUT brings it back next pass
-                } catch (RuntimeException e) {
-                    fail(c, e);
-                }
-            }
-        }
-    }
-
-    /** One send of {@code c}'s output into the call being built, or its flush's end when it has none. */
-    private void queue(Connection c, long now) {
-        if (!sends.fits(IO_BYTES)) {
-            // The call is full: it goes now, c starts the next. Before c's output is looked at:
-            // the results run session code that can take the loop's scratch c's output may be in.
-            sends.send(sendResult);
-            if (!sends.usable()) {
-                writeNow(c, now);
-                return;
-            }
-        }
-        ByteBuffer o = c.session.output();
-        if (o == null || !o.hasRemaining()) {
-            flushed(c, now);
-            return;
-        }
-        int len = Math.min(o.remaining(), IO_BYTES);
-        try {
-            noDelayBeforeSecondWrite(c);
-        } catch (NativeException e) {
-            close(c);
-            return;
-        }
-        sends.add(c, o, len);
-    }
-
-    private void sent(Connection c, int result, int length) {
-        if (c.closed) {
-            return;
-        }
-        if (result < -1) {
-            close(c); // the send failed as a write(2) would have thrown: reset by the peer
-            return;
-        }
-        try {
-            if (wrote(c, result, length, sendNow)) {
-                sends.due(c); // more output, or its flush's end: the next call decides
-            }
-        } catch (RuntimeException e) {
-            fail(c, e);
-        }
-    }
-
-    private static void noDelayBeforeSecondWrite(Connection c) {
-        if (c.writes < Connection.NO_DELAY && ++c.writes == Connection.NO_DELAY) {
-            Sockets.setNoDelay(c.fd); // the second write: the first may still be unacknowledged
-        }
-    }
-
-    /** A write's result (-1: the socket was full): true when the connection may write on. */
-    private boolean wrote(Connection c, int n, int length, long now) {
-        if (n < 0) {
-            watch(c);
-            return false;
-        }
-        if (recorder != null) {
-            recorder.bytesOut(n);
-        }
-        c.session.written(n, now);
-        if (n < length) {
-            watch(c);
-            return false;
-        }
-        return true;
     }
 
     /** A flush's end: the socket took all this pass offered it. */
     private void flushed(Connection c, long now) {
         if (c.session.output() != null) {
-            watch(c); // this pass's share is spent; more next pass
+            c.watch(epoll); // this pass's share is spent; more next pass
             return;
         }
         if (c.session.closeAfterFlush()) {
@@ -419,20 +284,8 @@ final class ConnectionIo {
             }
             return;
         }
-        watch(c);
+        c.watch(epoll);
         soon(c.session.deadline());
-    }
-
-    /**
-     * EPOLLOUT while output waits; EPOLLIN only while the session will take input: a client that
-     * sends without reading is not read either, so it fills its own buffers, not our heap.
-     */
-    private void watch(Connection c) {
-        int want = (c.session.wantsInput() ? Epoll.IN : 0) | (c.session.output() != null ? Epoll.OUT : 0);
-        if (c.interest != want) {
-            c.interest = want;
-            epoll.modify(c.fd, want, c.fd);
-        }
     }
 
     /**
@@ -474,13 +327,6 @@ final class ConnectionIo {
         } catch (NativeException e) {
             close(c);
         }
-    }
-
-    /** Answers' write(2) calls, for the worker's counters (the ring's sends are {@link RingSends}'). */
-    private long writeCalls;
-
-    long writeCalls() {
-        return writeCalls;
     }
 
     /** Connections closed at their one request's ask, and second requests: the load's shape (ADR 0041). */
@@ -566,7 +412,7 @@ final class ConnectionIo {
                 fail(c, e);
                 return;
             }
-            flush(c, now);
+            answers.flush(c, now);
             if (c.closed) {
                 return;
             }
