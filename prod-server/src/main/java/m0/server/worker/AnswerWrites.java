@@ -26,7 +26,7 @@ final class AnswerWrites {
 
     /** What a write's outcome asks of the connection's owner ({@link ConnectionIo}). */
     interface Ends {
-        /** A flush's end: the socket took all this flush offered it. */
+        /** A flush's end: the socket took all it was offered, or the pass's share of writes is spent. */
         void flushed(Connection c, long now);
 
         /** Reset by the peer: a write or a send failed. */
@@ -46,7 +46,7 @@ final class AnswerWrites {
     private long sendNow;
     /** Between {@link #batchSends} and {@link #sendDue}: the events' answers wait for the batch. */
     private boolean batching;
-    /** Metrics counters and the access log (docs/adr/0017); null when neither is on, or warming up. */
+    /** Bytes out for the metrics and the access log (docs/adr/0017); set with ConnectionIo's, by its record(). */
     private RequestRecorder recorder;
     /** Answers' write(2) calls, for the worker's counters (the ring's sends are {@link RingSends}'). */
     private long writeCalls;

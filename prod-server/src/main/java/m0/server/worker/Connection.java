@@ -49,7 +49,11 @@ final class Connection {
      * own buffers, not our heap.
      */
     void watch(Epoll epoll) {
-        int want = (session.wantsInput() ? Epoll.IN : 0) | (session.output() != null ? Epoll.OUT : 0);
+        watch(epoll, (session.wantsInput() ? Epoll.IN : 0) | (session.output() != null ? Epoll.OUT : 0));
+    }
+
+    /** Registers {@code want} where it is not what epoll watches already. */
+    void watch(Epoll epoll, int want) {
         if (interest != want) {
             interest = want;
             epoll.modify(fd, want, fd);

@@ -130,6 +130,7 @@ final class ConnectionIo {
         answers.sendDue(now);
     }
 
+    /** Answers' write(2) calls since {@link #record}, for the worker's counters. */
     long writeCalls() {
         return answers.writeCalls();
     }
@@ -302,10 +303,7 @@ final class ConnectionIo {
         c.lingering = true;
         c.lingerEnd = now + LINGER_NANOS;
         c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
-        if (c.interest != Epoll.IN) {
-            c.interest = Epoll.IN;
-            epoll.modify(c.fd, Epoll.IN, c.fd);
-        }
+        c.watch(epoll, Epoll.IN); // the client's bytes only, to drop them
         soon(c.lingerIdleEnd);
         discard(c, now);
     }
