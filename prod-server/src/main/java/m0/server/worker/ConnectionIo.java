@@ -22,8 +22,8 @@ import m0.server.share.Accepted;
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
  * (non-blocking, registered; epoll reports its request), read to its session, written from its
  * session's output ({@link AnswerWrites}: at once, or with the pass's other answers in one ring
- * call), closed after an error answer with a lingering read (nginx's lingering
- * close), timed out at its session's deadlines, and handed off (out of epoll, then sent). The
+ * call), closed after an error answer with a lingering read ({@link LingeringClose}, nginx's
+ * lingering close), timed out at its session's deadlines, and handed off (out of epoll, then sent). The
  * loop ({@code m0.core.loop.WorkerLoop}) decides when; this class does it.
  *
  * <p>Not thread-safe: the loop thread's, but for {@link #completed}, which the blocking pool's
@@ -33,17 +33,9 @@ final class ConnectionIo {
 
     static final int IO_BYTES = 64 * 1024;
     /** Reads per readable event; level-triggered epoll brings us back for the rest. */
-    private static final int READS_PER_EVENT = 4;
+    static final int READS_PER_EVENT = 4;
     /** A deadline that did not move is looked at again this much later, not at once. */
     private static final long MIN_SWEEP_NANOS = 10_000_000L;
-    /**
-     * Lingering close after an error answer (nginx: lingering_time 30 s, lingering_timeout 5 s):
-     * at most this long in all, this long without a byte, and this many bytes discarded. A
-     * client writing a 10 MB body it has no answer for yet gets to read our 413.
-     */
-    static final long LINGER_NANOS = 10_000_000_000L;
-    static final long LINGER_IDLE_NANOS = 2_000_000_000L;
-    static final long LINGER_MAX_BYTES = 32L * 1024 * 1024;
 
     private final Epoll epoll;
     private final ConnectionTable table;
@@ -76,6 +68,8 @@ final class ConnectionIo {
     private long nextSweep = Long.MAX_VALUE;
     /** How answers leave: write(2) at once, or a pass's answers in one ring call. */
     private final AnswerWrites answers;
+    /** After an error answer: FIN, and the client's bytes read and dropped until a bound. */
+    private final LingeringClose lingering;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -91,6 +85,7 @@ final class ConnectionIo {
         this.eagerRead = eagerRead;
         this.unregisterReceived = keepReceivedRegistered ? c -> { } : c -> epoll.deleteQuietly(c.fd);
         this.inView = in.buffer().duplicate();
+        this.lingering = new LingeringClose(epoll, in);
         this.answers = new AnswerWrites(epoll, sends, new AnswerWrites.Ends() {
             @Override
             public void flushed(Connection c, long now) {
@@ -289,40 +284,18 @@ final class ConnectionIo {
         soon(c.session.deadline());
     }
 
-    /**
-     * After an error answer is flushed: FIN, then read and drop what the client still sends, so
-     * its unread request bytes do not turn our close into a reset that destroys the answer.
-     */
+    /** After an error answer is flushed ({@link LingeringClose}). */
     private void linger(Connection c, long now) {
-        try {
-            Sockets.shutdownWrite(c.fd);
-        } catch (NativeException e) {
+        if (!lingering.begin(c, now)) {
             close(c); // already reset
             return;
         }
-        c.lingering = true;
-        c.lingerEnd = now + LINGER_NANOS;
-        c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
-        c.watch(epoll, Epoll.IN); // the client's bytes only, to drop them
         soon(c.lingerIdleEnd);
         discard(c, now);
     }
 
     private void discard(Connection c, long now) {
-        try {
-            for (int k = 0; k < READS_PER_EVENT; k++) {
-                int n = Fds.read(c.fd, in.address(), IO_BYTES);
-                if (n < 0) {
-                    return;
-                }
-                c.lingerBytes += n;
-                if (n == 0 || c.lingerBytes > LINGER_MAX_BYTES) {
-                    close(c);
-                    return;
-                }
-                c.lingerIdleEnd = now + LINGER_IDLE_NANOS;
-            }
-        } catch (NativeException e) {
+        if (lingering.discard(c, now)) {
             close(c);
         }
     }
@@ -399,7 +372,7 @@ final class ConnectionIo {
     }
 
     private void expire(Connection c, long now) {
-        if (c.lingering && now - lingerDeadline(c) >= 0) {
+        if (c.lingering && now - LingeringClose.deadline(c) >= 0) {
             close(c);
             return;
         }
@@ -415,11 +388,7 @@ final class ConnectionIo {
                 return;
             }
         }
-        long d = c.lingering ? lingerDeadline(c) : c.session.deadline();
+        long d = c.lingering ? LingeringClose.deadline(c) : c.session.deadline();
         soon(d - now <= 0 ? now + MIN_SWEEP_NANOS : d); // a deadline that did not move must not spin the loop
-    }
-
-    private static long lingerDeadline(Connection c) {
-        return c.lingerEnd - c.lingerIdleEnd < 0 ? c.lingerEnd : c.lingerIdleEnd;
     }
 }

@@ -32,7 +32,8 @@ import m0.server.share.SocketChannels;
  * {@link EventLoop} (which runs the core's {@link WorkerLoop}) until it has left.
  *
  * <p>The parts, top-down: {@link EventLoop} the cycle; {@link ConnectionIo} over
- * {@link ConnectionTable} the connections' bytes, {@link AnswerWrites} how its answers leave, and
+ * {@link ConnectionTable} the connections' bytes, {@link AnswerWrites} how its answers leave,
+ * {@link LingeringClose} its closes after an error answer, and
  * {@link HeldConnections},
  * {@link EpollListener} and {@link WorkerChannels} the core loop's ports over them;
  * {@link PassStats} what a pass shows; {@link WarmUp} the start-up's warm-up; {@link WorkerKnobs}
