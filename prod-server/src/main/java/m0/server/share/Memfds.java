@@ -63,19 +63,6 @@ public final class Memfds {
      * readers: read-write empties the file and grows it to fit, zeroed (a memfd starts empty);
      * read-only refuses a file shorter than that (another binary's layout).
      */
-    /**
-     * Read-only, the first {@code words} words of {@code file} or as many as it has: an observer
-     * of a worker from an older build, whose file has fewer words, still reads those.
-     */
-    public static MappedByteBuffer mapWordsAtMost(Path file, int words) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            long bytes = Math.min(8L * words, ch.size() / 8 * 8);
-            return ch.map(FileChannel.MapMode.READ_ONLY, 0, bytes);
-        } catch (IOException e) {
-            throw new UncheckedIOException("mapping " + file, e);
-        }
-    }
-
     public static MappedByteBuffer mapWords(Path file, int words, boolean write) {
         try (FileChannel ch = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 : FileChannel.open(file, StandardOpenOption.READ)) {
@@ -85,6 +72,19 @@ public final class Memfds {
                 throw new IOException("only " + ch.size() + " bytes");
             }
             return ch.map(write ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY, 0, 8L * words);
+        } catch (IOException e) {
+            throw new UncheckedIOException("mapping " + file, e);
+        }
+    }
+
+    /**
+     * Read-only, the first {@code words} words of {@code file} or as many as it has: an observer
+     * of a worker from an older build, whose file has fewer words, still reads those.
+     */
+    public static MappedByteBuffer mapWordsAtMost(Path file, int words) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            long bytes = Math.min(8L * words, ch.size() / 8 * 8);
+            return ch.map(FileChannel.MapMode.READ_ONLY, 0, bytes);
         } catch (IOException e) {
             throw new UncheckedIOException("mapping " + file, e);
         }

@@ -80,7 +80,7 @@ public final class WorkerCounters {
     /** The worker's own, zeroed; held (close-on-exec) for the worker's life. */
     public static WorkerCounters create() {
         int fd = Fds.memfd(NAME);
-        return new WorkerCounters(map(Path.of("/proc/self/fd/" + fd), true), true);
+        return new WorkerCounters(Memfds.mapWords(Path.of("/proc/self/fd/" + fd), WORDS, true), true);
     }
 
     /** An observer's read-only view of worker {@code pid}'s, if it holds one. */
@@ -90,12 +90,8 @@ public final class WorkerCounters {
             return p.isEmpty() ? Optional.empty()
                     : Optional.of(new WorkerCounters(Memfds.mapWordsAtMost(p.get(), WORDS), false));
         } catch (IOException | RuntimeException e) {
-            return Optional.empty(); // gone, not ours to read, or a binary with fewer words
+            return Optional.empty(); // gone, or not ours to read (an older build's fewer words are read: has())
         }
-    }
-
-    private static MappedByteBuffer map(Path file, boolean write) {
-        return Memfds.mapWords(file, WORDS, write);
     }
 
     // ---- the worker's loop ----
