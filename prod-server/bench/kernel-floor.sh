@@ -15,6 +15,13 @@
 #   java-uring   bench/'s UringHello: c-uring's loop in Java, through jffi
 #   netty, netty-uring   bench/'s NettyHello on Netty's native epoll or io_uring transport
 #   m0, nginx    m0serve (M0SERVE_JAR) and nginx 1.22
+#   ARM-even     a C arm whose workers stop accepting at 32/W connections each (HELLO_CAP), so they
+#                split 32 connections as exactly as m0's share does; without it the kernel's
+#                wake-ups decide, and one worker often takes them all (ADR 0051)
+#   nginx-reuseport   nginx with a listener per worker: the kernel's hash spreads, about evenly
+#   m0-race, m0-fountain   m0serve under another --accept-policy
+# Each round prints how the 32 connections sat across the arm's processes halfway through it
+# (conn_split, largest first): 16/16 and 32/0 cost differently on 2 cores (ADR 0051).
 # CLOSE=1: a connection-close hello instead. WARM: seconds of load per arm before the rounds (10).
 # Needs perf (Debian linux-perf), wrk, nginx, gcc and liburing-dev, the jar and bench/'s jar
 # (mvn -q -pl bench -am package -DskipTests); run as root (or perf_event_paranoid <= 1).
@@ -54,12 +61,15 @@ for a in "${ARMS[@]}"; do
   PORT[$a]=$(free_port)
   case $a in
     nginx) nginx_start nginx "${PORT[$a]}" "$W" ;;
+    nginx-reuseport) NGINX_REUSEPORT=1 nginx_start nginx_reuseport "${PORT[$a]}" "$W" ;;
     c-uring-plain) HELLO_PLAIN=1 c_start c_uring_plain "${PORT[$a]}" "$W" uring ;;
+    c-*-even) a0=${a%-even}; HELLO_CAP=$(( (32 + W - 1) / W )) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a0#c-}" ;;
     c-*) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a#c-}" ;;
     netty) netty_start netty "${PORT[$a]}" "$W" epoll ;;
     java-uring) java_uring_start java_uring "${PORT[$a]}" "$W" ;;
     netty-uring) netty_start netty_uring "${PORT[$a]}" "$W" io_uring ;;
     m0) m0serve_start m0 "${PORT[$a]}" --workers "$W" --blocking-threads 0 ;;
+    m0-race|m0-fountain) m0serve_start "${a//-/_}" "${PORT[$a]}" --workers "$W" --blocking-threads 0 --accept-policy "${a#m0-}" ;;
     *) echo "unknown arm $a" >&2; exit 2 ;;
   esac
   v=BENCH_PID_${a//-/_}; PID[$a]=${!v}
@@ -75,16 +85,19 @@ for r in $(seq "$ROUNDS"); do
     sp=$!
     sleep 0.5
     b0=$(busy)
+    (sleep "$(awk -v s="$SECS" 'BEGIN{print s / 2}')"; conn_split "${PORT[$a]}" "$W" >"$WORK/split") &
+    sq=$!
     n=$(wrk -t2 -c32 -d"${SECS}s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[$a]}/" | awk '/requests in/ {print $1}')
     b1=$(busy)
+    wait "$sq"
     wait "$sp"
     read -r u1 s1 < <(tree_split "${PID[$a]}")
     sc=$(awk -F, '$3 == "raw_syscalls:sys_enter" {print $1}' "$WORK/stat")
     REQ[$a]=$(( ${REQ[$a]:-0} + n )); US[$a]=$(( ${US[$a]:-0} + u1 - u0 )); SY[$a]=$(( ${SY[$a]:-0} + s1 - s0 ))
     SC[$a]=$(( ${SC[$a]:-0} + sc )); MB[$a]=$(( ${MB[$a]:-0} + b1 - b0 ))
-    printf "round %d %-11s %9d req  %6.2f µs/req  syscalls/req %.2f\n" "$r" "$a" "$n" \
+    printf "round %d %-11s %9d req  %6.2f µs/req  syscalls/req %.2f  split %s\n" "$r" "$a" "$n" \
       "$(awk -v t="$((u1 - u0 + s1 - s0))" -v n="$n" -v hz="$TICK" 'BEGIN{print t/hz*1e6/n}')" \
-      "$(awk -v a="$sc" -v b="$n" 'BEGIN{print a/b}')"
+      "$(awk -v a="$sc" -v b="$n" 'BEGIN{print a/b}')" "$(cat "$WORK/split")"
   done
 done
 echo

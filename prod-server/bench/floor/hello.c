@@ -11,6 +11,9 @@
  *   uring          a ring recv always in flight, and the send
  * In every uring mode the sends of a batch and the wait go in one io_uring_enter, on a ring set
  * up SINGLE_ISSUER | DEFER_TASKRUN (HELLO_PLAIN=1: without them, as kernels before 6.1 run).
+ * HELLO_CAP=N: a worker holding N connections stops accepting until one closes, so 32
+ * connections over 2 workers split 16/16 as m0serve's share spreads them; without it the
+ * kernel's wake-ups decide, and on a burst one worker often takes all 32 (ADR 0051).
  *
  *   hello PORT WORKERS MODE      (cc -O2 -o hello hello.c -luring; Debian liburing-dev)
  *
@@ -66,13 +69,30 @@ static void answer_setup(void) {
 
 static void nodelay(int fd) { int one = 1; setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); }
 
+static int cap;       /* HELLO_CAP: the most connections a worker holds; 0: no cap */
+static int held;      /* connections this worker holds */
+static int listening = 1;
+static int ep = -1, lfd_held = -1;
+
+static void arm_accept(void);
+
+/* Every close of a connection goes through here, so a capped worker listens again. */
+static void drop(int fd) {
+    close(fd);
+    held--;
+    if (cap && !listening && held < cap) arm_accept();
+}
+
 static int batched;  /* epoll-batched: a pass reads every ready connection, then writes every answer */
 static int ringsend; /* epoll-ringsend: as batched, but the pass's answers go in one io_uring_enter */
 static struct io_uring ring;
 
 static void run_epoll(int lfd) {
-    int ep = epoll_create1(0);
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = lfd};
+    ep = epoll_create1(0);
+    lfd_held = lfd;
+    /* A capped worker leaves the listener's wait queue; with EPOLLEXCLUSIVE a connection whose
+     * wake-up went to it could then sit in the backlog, so capped workers are all woken. */
+    struct epoll_event ev = {.events = EPOLLIN | (cap ? 0 : EPOLLEXCLUSIVE), .data.fd = lfd};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
     struct epoll_event evs[512];
     char buf[BUF];
@@ -84,15 +104,17 @@ static void run_epoll(int lfd) {
             int fd = evs[i].data.fd;
             if (fd == lfd) {
                 int c;
-                while ((c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                while ((!cap || held < cap) && (c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                    held++;
                     nodelay(c);
                     struct epoll_event ce = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = c};
                     epoll_ctl(ep, EPOLL_CTL_ADD, c, &ce);
                 }
+                if (cap && held >= cap) { epoll_ctl(ep, EPOLL_CTL_DEL, lfd, NULL); listening = 0; }
                 continue;
             }
             int r = read(fd, buf, BUF);
-            if (r <= 0) { if (r == 0 || errno != EAGAIN) close(fd); continue; }
+            if (r <= 0) { if (r == 0 || errno != EAGAIN) drop(fd); continue; }
             int k = heads(buf, r);
             if (batched) { owed[fd] += k; if (k) due[ndue++] = fd; continue; }
             for (; k > 0; k--) write(fd, response, response_len);
@@ -124,6 +146,23 @@ static struct io_uring_sqe *sqe(void) {
     struct io_uring_sqe *s = io_uring_get_sqe(&ring);
     if (!s) { io_uring_submit(&ring); s = io_uring_get_sqe(&ring); }
     return s;
+}
+
+static int uring_accepts;  /* the listener is accepted through the ring, not epoll */
+
+/* Listen again: a multishot accept in the ring (a one-shot when capped, so the cap is checked
+ * at each), or the listener back in the epoll set. */
+static void arm_accept(void) {
+    listening = 1;
+    if (!uring_accepts) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd_held};
+        epoll_ctl(ep, EPOLL_CTL_ADD, lfd_held, &ev);
+        return;
+    }
+    struct io_uring_sqe *s = sqe();
+    if (cap) io_uring_prep_accept(s, lfd_held, NULL, NULL, 0);
+    else io_uring_prep_multishot_accept(s, lfd_held, NULL, NULL, 0);
+    io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
 }
 
 static void recv_on(int fd) {
@@ -163,9 +202,9 @@ static void run_uring(int lfd) {
         if (io_uring_queue_init_params(1024, &ring, &p) < 0) { perror("io_uring"); exit(1); }
         fprintf(stderr, "hello: no DEFER_TASKRUN\n");
     }
-    struct io_uring_sqe *s = sqe();
-    io_uring_prep_multishot_accept(s, lfd, NULL, NULL, 0);
-    io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
+    lfd_held = lfd;
+    uring_accepts = 1;
+    arm_accept();
     for (;;) {
         io_uring_submit_and_wait(&ring, 1);
         struct io_uring_cqe *cqe;
@@ -176,23 +215,23 @@ static void run_uring(int lfd) {
             int fd = (int) (cqe->user_data & 0xffffffffu), res = cqe->res;
             if (op == OP_ACCEPT) {
                 if (res >= 0 && res < MAX_FD) {
+                    held++;
                     nodelay(res);
                     if (!bufs[res]) bufs[res] = malloc(BUF);
                     idle_on(res);
                 }
-                if (!(cqe->flags & IORING_CQE_F_MORE)) {  /* the multishot ended: arm it again */
-                    s = sqe();
-                    io_uring_prep_multishot_accept(s, lfd, NULL, NULL, 0);
-                    io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
+                if (!(cqe->flags & IORING_CQE_F_MORE)) {  /* the multishot ended, or a capped one-shot */
+                    listening = 0;
+                    if (!cap || held < cap) arm_accept();
                 }
             } else if (op == OP_RECV) {
-                if (res <= 0) { close(fd); continue; }
+                if (res <= 0) { drop(fd); continue; }
                 answer(fd, res);
             } else if (op == OP_POLL) {
-                if (res < 0) { close(fd); continue; }
+                if (res < 0) { drop(fd); continue; }
                 if (mode == POLL_THEN_RECV) { recv_on(fd); continue; }
                 int r = read(fd, bufs[fd], BUF);
-                if (r <= 0) { if (r == 0 || errno != EAGAIN) close(fd); else idle_on(fd); continue; }
+                if (r <= 0) { if (r == 0 || errno != EAGAIN) drop(fd); else idle_on(fd); continue; }
                 answer(fd, r);
             }
             /* OP_SEND: only a failed send completes (CQE_SKIP_SUCCESS); its recv sees the close */
@@ -222,6 +261,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (getenv("HELLO_CAP")) cap = atoi(getenv("HELLO_CAP"));
     for (int w = 0; w < workers; w++) {
         if (fork() == 0) {
             answer_setup();
