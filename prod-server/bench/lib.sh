@@ -203,8 +203,10 @@ bench_stop() {
 # ROUND_HOOK, when set, is run after each round. Needs TICK (getconf CLK_TCK). WRK_ARGS (an array,
 # e.g. (-H 'Connection: close')) is added to wrk's arguments; RUN_PAUSE seconds are slept before
 # each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
+# Under keep-alive (no WRK_ARGS) a line ends with "split 16/16": the connections per process
+# halfway through the run (conn_spread; needs WORK).
 cpu_rounds() {
-  local rounds=$1 secs=$2 r k s n p pid b reqs t
+  local rounds=$1 secs=$2 r k s n p pid b reqs t split sp
   shift 2
   local sides=("$@")
   for r in $(seq "$rounds"); do
@@ -214,11 +216,18 @@ cpu_rounds() {
       IFS=: read -r n p pid <<<"$s"
       if [ -n "${RUN_PAUSE:-}" ]; then sleep "$RUN_PAUSE"; fi
       b=$(tree_ticks "$pid")
+      # Keep-alive: where the 32 connections sat halfway, as 16/16 and 32 cost differently (ADR 0051)
+      split=""; sp=""
+      if [ -z "${WRK_ARGS[*]:-}" ]; then
+        (sleep "$(awk -v s="$secs" 'BEGIN{print s / 2}')"; conn_spread "$p" >"$WORK/cpu_rounds.split") &
+        sp=$!
+      fi
       reqs=$(wrk -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
       t=$(( $(tree_ticks "$pid") - b ))
+      if [ -n "$sp" ]; then wait "$sp"; split=" split $(cat "$WORK/cpu_rounds.split")"; fi
       REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
-      printf "round %s %-8s %10s req %8s us CPU/req\n" "$r" "$n" "$reqs" \
-        "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')"
+      printf "round %s %-8s %10s req %8s us CPU/req%s\n" "$r" "$n" "$reqs" \
+        "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')" "$split"
     done
     if [ -n "${ROUND_HOOK:-}" ]; then eval "$ROUND_HOOK"; fi
   done
