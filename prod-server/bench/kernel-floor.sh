@@ -22,7 +22,8 @@
 #   m0-race, m0-fountain   m0serve under another --accept-policy
 # Each round prints how the 32 connections sat across the arm's processes halfway through it
 # (conn_split, largest first): 16/16 and 32/0 cost differently on 2 cores (ADR 0051).
-# CLOSE=1: a connection-close hello instead. WARM: seconds of load per arm before the rounds (10).
+# SYSCALLS=0: no perf attached (its tracepoint taxes every system call, so it weighs on the arm
+# that makes the most: nginx; the column then reads 0). CLOSE=1: a connection-close hello instead. WARM: seconds of load per arm before the rounds (10).
 # Needs perf (Debian linux-perf), wrk, nginx, gcc and liburing-dev, the jar and bench/'s jar
 # (mvn -q -pl bench -am package -DskipTests); run as root (or perf_event_paranoid <= 1).
 set -euo pipefail
@@ -81,7 +82,11 @@ for r in $(seq "$ROUNDS"); do
     sleep "$PAUSE"
     pids=$( (echo "${PID[$a]}"; pgrep -P "${PID[$a]}" || true) | paste -sd,)
     read -r u0 s0 < <(tree_split "${PID[$a]}")
-    perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$WORK/stat" -- sleep "$((SECS + 1))" &
+    if [ "${SYSCALLS:-1}" = 0 ]; then
+      echo "0,,raw_syscalls:sys_enter" >"$WORK/stat"; sleep "$((SECS + 1))" &
+    else
+      perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$WORK/stat" -- sleep "$((SECS + 1))" &
+    fi
     sp=$!
     sleep 0.5
     b0=$(busy)
