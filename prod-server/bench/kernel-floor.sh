@@ -18,6 +18,8 @@
 #   ARM-even     a C arm whose workers stop accepting at 32/W connections each (HELLO_CAP), so they
 #                split 32 connections as exactly as m0's share does; without it the kernel's
 #                wake-ups decide, and one worker often takes them all (ADR 0051)
+#   ARM-cpu      a C arm whose connections go to worker (the CPU their SYN arrived on) mod W
+#                (HELLO_CPU): on loopback, each wrk thread's connections meet one worker
 #   nginx-reuseport   nginx with a listener per worker: the kernel's hash spreads, about evenly
 #   m0-race, m0-fountain   m0serve under another --accept-policy
 # Each round prints how the 32 connections sat across the arm's processes halfway through it
@@ -65,6 +67,7 @@ for a in "${ARMS[@]}"; do
     nginx-reuseport) NGINX_REUSEPORT=1 nginx_start nginx_reuseport "${PORT[$a]}" "$W" ;;
     c-uring-plain) HELLO_PLAIN=1 c_start c_uring_plain "${PORT[$a]}" "$W" uring ;;
     c-*-even) a0=${a%-even}; HELLO_CAP=$(( (32 + W - 1) / W )) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a0#c-}" ;;
+    c-*-cpu) a0=${a%-cpu}; HELLO_CPU=1 c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a0#c-}" ;;
     c-*) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a#c-}" ;;
     netty) netty_start netty "${PORT[$a]}" "$W" epoll ;;
     java-uring) java_uring_start java_uring "${PORT[$a]}" "$W" ;;

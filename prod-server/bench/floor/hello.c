@@ -11,6 +11,7 @@
  *   uring          a ring recv always in flight, and the send
  * In every uring mode the sends of a batch and the wait go in one io_uring_enter, on a ring set
  * up SINGLE_ISSUER | DEFER_TASKRUN (HELLO_PLAIN=1: without them, as kernels before 6.1 run).
+ * HELLO_CPU=1: connections go to worker (the CPU their SYN arrived on) mod WORKERS (see main).
  * HELLO_CAP=N: a worker holding N connections stops accepting until one closes, so 32
  * connections over 2 workers split 16/16 as m0serve's share spreads them; without it the
  * kernel's wake-ups decide, and on a burst one worker often takes all 32 (ADR 0051).
@@ -34,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <linux/filter.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,18 +254,38 @@ int main(int argc, char **argv) {
     mode = !strcmp(argv[3], "uring-poll") ? POLL_THEN_RECV : !strcmp(argv[3], "uring-read") ? POLL_THEN_READ
          : !strcmp(argv[3], "uring-rw") ? POLL_THEN_READ_WRITE : RECV_IN_FLIGHT;
     int port = atoi(argv[1]), workers = atoi(argv[2]);
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1;
-    setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    /* HELLO_CPU=1: a listener per worker in one SO_REUSEPORT group and a classic BPF program that
+     * picks the listener by the CPU the connection's SYN arrived on (on loopback, the connecting
+     * client thread's), modulo the workers: each client thread's connections meet one worker,
+     * and the scheduler then keeps the two on one CPU (ADR 0051). Pinning worker w to CPU w
+     * did worse: a client thread that moved left its worker across. Otherwise one listener. */
+    int by_cpu = getenv("HELLO_CPU") != NULL, nl = by_cpu ? workers : 1, lfds[64], one = 1;
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    if (bind(lfd, (struct sockaddr *) &a, sizeof a) || listen(lfd, 4096)) {
-        fprintf(stderr, "hello: 127.0.0.1:%d: %s\n", port, strerror(errno));
-        return 1;
+    for (int i = 0; i < nl && i < 64; i++) {
+        lfds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        setsockopt(lfds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (by_cpu) setsockopt(lfds[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+        if (bind(lfds[i], (struct sockaddr *) &a, sizeof a) || listen(lfds[i], 4096)) {
+            fprintf(stderr, "hello: 127.0.0.1:%d: %s\n", port, strerror(errno));
+            return 1;
+        }
+    }
+    if (by_cpu) {
+        struct sock_filter code[] = {
+            {BPF_LD | BPF_W | BPF_ABS, 0, 0, SKF_AD_OFF + SKF_AD_CPU},
+            {BPF_ALU | BPF_MOD | BPF_K, 0, 0, (unsigned) workers},
+            {BPF_RET | BPF_A, 0, 0, 0},
+        };
+        struct sock_fprog prog = {.len = 3, .filter = code};
+        if (setsockopt(lfds[0], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog)) { perror("reuseport cbpf"); return 1; }
     }
     signal(SIGPIPE, SIG_IGN);
     if (getenv("HELLO_CAP")) cap = atoi(getenv("HELLO_CAP"));
     for (int w = 0; w < workers; w++) {
         if (fork() == 0) {
+            int lfd = lfds[by_cpu ? w : 0];
+            for (int i = 0; i < nl; i++) if (lfds[i] != lfd) close(lfds[i]);
             answer_setup();
             if (ringsend) {
                 struct io_uring_params p = {.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN};
