@@ -24,8 +24,9 @@
 #   m0-race, m0-fountain   m0serve under another --accept-policy
 # Each round prints how the 32 connections sat across the arm's processes halfway through it
 # (conn_split, largest first): 16/16 and 32/0 cost differently on 2 cores (ADR 0051).
-# SYSCALLS=0: no perf attached (its tracepoint taxes every system call, so it weighs on the arm
-# that makes the most: nginx; the column then reads 0). CLOSE=1: a connection-close hello instead. WARM: seconds of load per arm before the rounds (10).
+# SYSCALLS=0: no perf attached (its tracepoint taxes every system call, so it weighs most on the
+# arm that makes the most, nginx; the column then reads 0). CLOSE=1: a connection-close hello
+# instead. WARM: seconds of load per arm before the rounds (10).
 # Needs perf (Debian linux-perf), wrk, nginx, gcc and liburing-dev, the jar and bench/'s jar
 # (mvn -q -pl bench -am package -DskipTests); run as root (or perf_event_paranoid <= 1).
 set -euo pipefail
