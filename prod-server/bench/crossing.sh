@@ -6,7 +6,8 @@
 # one client; "A8/B8 A8/B8" is crossed, every client talks to both workers.
 #   prod-server/bench/crossing.sh [rounds=6] [seconds=4] [gap=0]
 # ARM=m0 (default; POLICY=share|race|fountain) or ARM=c-MODE (floor/hello.c, HELLO_CAP=16 so it
-# splits 16/16 as share does; MODE as in kernel-floor.sh). Needs wrk, the jar, gcc + liburing-dev.
+# splits 16/16 as share does, or HELLO_CPU=1 to steer by the incoming CPU instead; MODE as in
+# kernel-floor.sh). Needs wrk, ss, the jar, gcc + liburing-dev.
 set -euo pipefail
 ROUNDS=${1:-6}; SECS=${2:-4}; GAP=${3:-0}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -20,15 +21,20 @@ case $ARM in
   m0) m0serve_start m0 "$PORT" --workers 2 --blocking-threads 0 --accept-policy "${POLICY:-share}"; PID=$BENCH_PID_m0 ;;
   c-*)
     gcc -O2 -o "$WORK/hello" "$BENCH_DIR/floor/hello.c" -luring
-    HELLO_CAP=16 "$WORK/hello" "$PORT" 2 "${ARM#c-}" >"$WORK/c.out" 2>"$WORK/c.err" &
+    # capped to 16 each, as share splits, unless HELLO_CPU steers (the two do not combine)
+    if [ -n "${HELLO_CPU:-}" ]; then cap=""; else cap=16; fi
+    HELLO_CAP=$cap "$WORK/hello" "$PORT" 2 "${ARM#c-}" >"$WORK/c.out" 2>"$WORK/c.err" &
     PID=$!; BENCH_PIDS+=("$PID")
-    wait_children "$PID" 2 && wait_http "$PORT" ;;
+    wait_children "$PID" 2
+    wait_http "$PORT" ;;
   *) echo "unknown ARM $ARM" >&2; exit 2 ;;
 esac
-# port -> owning pid, for the established connections on one end of PORT (ss column 4 or 3)
+# port -> owning pid, for the established connections on one end of PORT (ss column 4 or 3);
+# one still in the accept queue has no owner yet and is left out
 owners() {
   ss -tnpH state established "( $1 = :$PORT )" \
-    | awk -v col="$2" '{ n = split($col, a, ":"); match($0, /pid=[0-9]+/); print a[n], substr($0, RSTART + 4, RLENGTH - 4) }' | sort
+    | awk -v col="$2" 'match($0, /pid=[0-9]+/) { n = split($col, a, ":"); print a[n], substr($0, RSTART + 4, RLENGTH - 4) }' \
+    | LC_ALL=C sort -k1,1
 }
 echo "# crossing: $ARM ${POLICY:-}, 2 workers, two wrk -t1 -c16 -d${SECS}s (B ${GAP}s after A) x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
 wrk -t2 -c32 -d"${WARM:-10}s" "http://127.0.0.1:$PORT/" >/dev/null
@@ -42,7 +48,7 @@ for r in $(seq "$ROUNDS"); do
   wait "$wa" "$wb"
   t=$(( $(tree_ticks "$PID") - t0 ))
   n=$(awk '/requests in/ {s += $1} END {print s + 0}' "$WORK/a.txt" "$WORK/b.txt")
-  held=$(join "$WORK/server" "$WORK/client" | awk -v a="$wa" '{ c[$2, ($3 == a ? "A" : "B")]++; w[$2] }
+  held=$(LC_ALL=C join "$WORK/server" "$WORK/client" | awk -v a="$wa" '{ c[$2, ($3 == a ? "A" : "B")]++; w[$2] }
     END { for (x in w) printf "A%d/B%d ", c[x, "A"], c[x, "B"] }')
   printf "round %d %9d req %7.2f us CPU/req  workers %s\n" "$r" "$n" \
     "$(awk -v t="$t" -v q="$n" -v hz="$TICK" 'BEGIN{print t/hz*1e6/q}')" "$held"

@@ -20,12 +20,13 @@
 #                wake-ups decide, and one worker often takes them all (ADR 0051)
 #   ARM-cpu      a C arm whose connections go to worker (the CPU their SYN arrived on) mod W
 #                (HELLO_CPU): on loopback, each wrk thread's connections meet one worker
+#                (-even and -cpu take a plain MODE: c-uring-plain-even or c-epoll-even-cpu are not arms)
 #   nginx-reuseport   nginx with a listener per worker: the kernel's hash spreads, about evenly
 #   m0-race, m0-fountain   m0serve under another --accept-policy
-# Each round prints how the 32 connections sat across the arm's processes halfway through it
-# (conn_split, largest first): 16/16 and 32/0 cost differently on 2 cores (ADR 0051).
-# SYSCALLS=0: no perf attached (its tracepoint taxes every system call, so it weighs most on the
-# arm that makes the most, nginx; the column then reads 0). CLOSE=1: a connection-close hello
+# Each keep-alive round prints how the 32 connections sat across the arm's processes halfway through
+# it (conn_split, largest first; "-" for the JVM arms, whose workers are threads). It says how many
+# each worker held, not which wrk thread's they were: crossing.sh shows that (ADR 0051).
+# SYSCALLS=0: no perf attached (its tracepoint taxes every system call; the column then reads -). CLOSE=1: a connection-close hello
 # instead. WARM: seconds of load per arm before the rounds (10).
 # Needs perf (Debian linux-perf), wrk, nginx, gcc and liburing-dev, the jar and bench/'s jar
 # (mvn -q -pl bench -am package -DskipTests); run as root (or perf_event_paranoid <= 1).
@@ -33,7 +34,8 @@ set -euo pipefail
 W=${1:-1}; SECS=${2:-6}; ROUNDS=${3:-3}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
-for t in perf wrk nginx; do command -v "$t" >/dev/null || { echo "$t missing" >&2; exit 1; }; done
+TOOLS=(wrk nginx); [ "${SYSCALLS:-1}" = 0 ] || TOOLS+=(perf)
+for t in "${TOOLS[@]}"; do command -v "$t" >/dev/null || { echo "$t missing" >&2; exit 1; }; done
 WORK=$(mktemp -d /tmp/m0-floor.XXXXXX)
 . "$BENCH_DIR/lib.sh"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
@@ -87,26 +89,31 @@ for r in $(seq "$ROUNDS"); do
     pids=$( (echo "${PID[$a]}"; pgrep -P "${PID[$a]}" || true) | paste -sd,)
     read -r u0 s0 < <(tree_split "${PID[$a]}")
     if [ "${SYSCALLS:-1}" = 0 ]; then
-      echo "0,,raw_syscalls:sys_enter" >"$WORK/stat"; sleep "$((SECS + 1))" &
+      sleep "$((SECS + 1))" &
     else
       perf stat -x, -e raw_syscalls:sys_enter -p "$pids" -o "$WORK/stat" -- sleep "$((SECS + 1))" &
     fi
     sp=$!
     sleep 0.5
     b0=$(busy)
-    (sleep "$(awk -v s="$SECS" 'BEGIN{print s / 2}')"; conn_split "${PORT[$a]}" "$W" >"$WORK/split") &
-    sq=$!
+    # The split means something only for processes, under keep-alive: a JVM arm's workers are threads
+    case $a in java-*|netty*) echo - >"$WORK/split"; sq="" ;; *)
+      if [ -n "${CLOSE:-}" ]; then echo - >"$WORK/split"; sq=""; else
+        (sleep "$(awk -v s="$SECS" 'BEGIN{print s / 2}')"; conn_split "${PORT[$a]}" "$W" >"$WORK/split") &
+        sq=$!
+      fi ;;
+    esac
     n=$(wrk -t2 -c32 -d"${SECS}s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[$a]}/" | awk '/requests in/ {print $1}')
     b1=$(busy)
-    wait "$sq"
+    if [ -n "$sq" ]; then wait "$sq"; fi
     wait "$sp"
     read -r u1 s1 < <(tree_split "${PID[$a]}")
-    sc=$(awk -F, '$3 == "raw_syscalls:sys_enter" {print $1}' "$WORK/stat")
+    if [ "${SYSCALLS:-1}" = 0 ]; then sc=0; else sc=$(awk -F, '$3 == "raw_syscalls:sys_enter" {print $1}' "$WORK/stat"); fi
     REQ[$a]=$(( ${REQ[$a]:-0} + n )); US[$a]=$(( ${US[$a]:-0} + u1 - u0 )); SY[$a]=$(( ${SY[$a]:-0} + s1 - s0 ))
     SC[$a]=$(( ${SC[$a]:-0} + sc )); MB[$a]=$(( ${MB[$a]:-0} + b1 - b0 ))
-    printf "round %d %-11s %9d req  %6.2f µs/req  syscalls/req %.2f  split %s\n" "$r" "$a" "$n" \
+    printf "round %d %-11s %9d req  %6.2f µs/req  syscalls/req %s  split %s\n" "$r" "$a" "$n" \
       "$(awk -v t="$((u1 - u0 + s1 - s0))" -v n="$n" -v hz="$TICK" 'BEGIN{print t/hz*1e6/n}')" \
-      "$(awk -v a="$sc" -v b="$n" 'BEGIN{print a/b}')" "$(cat "$WORK/split")"
+      "$(awk -v a="$sc" -v b="$n" -v on="${SYSCALLS:-1}" 'BEGIN{if (on == 0) print "-"; else printf "%.2f", a/b}')" "$(cat "$WORK/split")"
   done
 done
 echo
@@ -115,5 +122,6 @@ echo "|---|---|---|---|---|---|---|---|"
 ng=$(awk -v u="${US[nginx]:-0}" -v s="${SY[nginx]:-0}" -v n="${REQ[nginx]:-1}" -v hz="$TICK" 'BEGIN{print (u+s)/hz*1e6/n}')
 for a in "${ARMS[@]}"; do
   awk -v a="$a" -v u="${US[$a]}" -v s="${SY[$a]}" -v n="${REQ[$a]}" -v hz="$TICK" -v ng="$ng" -v sc="${SC[$a]}" -v mb="${MB[$a]}" \
-    'BEGIN{printf "| %s | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %.2f |\n", a, u/hz*1e6/n, s/hz*1e6/n, (u+s)/hz*1e6/n, (u+s)/hz*1e6/n/ng, s/hz*1e6/n/ng, sc/n, mb/hz*1e6/n}'
+    -v on="${SYSCALLS:-1}" \
+    'BEGIN{printf "| %s | %.2f | %.2f | %.2f | %.3f | %.3f | %s | %.2f |\n", a, u/hz*1e6/n, s/hz*1e6/n, (u+s)/hz*1e6/n, (u+s)/hz*1e6/n/ng, s/hz*1e6/n/ng, (on == 0 ? "-" : sprintf("%.2f", sc/n)), mb/hz*1e6/n}'
 done

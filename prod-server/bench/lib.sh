@@ -216,7 +216,7 @@ cpu_rounds() {
       IFS=: read -r n p pid <<<"$s"
       if [ -n "${RUN_PAUSE:-}" ]; then sleep "$RUN_PAUSE"; fi
       b=$(tree_ticks "$pid")
-      # Keep-alive: where the 32 connections sat halfway, as 16/16 and 32 cost differently (ADR 0051)
+      # Keep-alive: where the 32 connections sat halfway; cost moves with it (ADR 0051)
       split=""; sp=""
       if [ -z "${WRK_ARGS[*]:-}" ]; then
         (sleep "$(awk -v s="$secs" 'BEGIN{print s / 2}')"; conn_spread "$p" >"$WORK/cpu_rounds.split") &
@@ -289,7 +289,7 @@ wrk_errors() {
 # connections established to PORT, counted per owning pid, largest first ("17/15"): who serves what
 conn_spread() {
   ss -Htnp state established "( sport = :$1 )" 2>/dev/null \
-    | grep -o 'pid=[0-9]*' | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
+    | { grep -o 'pid=[0-9]*' || true; } | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
 }
 
 # conn_split PORT N : conn_spread padded with /0 to N workers ("32/0", not "32"; "0/0" for none)

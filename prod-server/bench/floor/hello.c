@@ -14,18 +14,20 @@
  * HELLO_CPU=1: connections go to worker (the CPU their SYN arrived on) mod WORKERS (see main).
  * HELLO_CAP=N: a worker holding N connections stops accepting until one closes, so 32
  * connections over 2 workers split 16/16 as m0serve's share spreads them; without it the
- * kernel's wake-ups decide, and on a burst one worker often takes all 32 (ADR 0051).
+ * kernel's wake-ups decide, and on a burst one worker often takes all 32 (ADR 0051). Capped
+ * epoll workers also wait on the listener without EPOLLEXCLUSIVE (see run_epoll).
  *
  *   hello PORT WORKERS MODE      (cc -O2 -o hello hello.c -luring; Debian liburing-dev)
  *
- * Binds 127.0.0.1:PORT, forks WORKERS children that share the listener, prints
- * "listening on 127.0.0.1:PORT" and waits for them. A bench tool, not a server: it counts ends
+ * Binds 127.0.0.1:PORT, forks WORKERS children that share the listener (HELLO_CPU: one each),
+ * prints "listening on 127.0.0.1:PORT" and waits for them. A bench tool, not a server: it counts ends
  * of heads instead of parsing, and has no limits, timeouts or error reporting beyond closing
  * what fails.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -35,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <linux/filter.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,7 +75,7 @@ static void nodelay(int fd) { int one = 1; setsockopt(fd, IPPROTO_TCP, TCP_NODEL
 static int cap;       /* HELLO_CAP: the most connections a worker holds; 0: no cap */
 static int held;      /* connections this worker holds */
 static int listening = 1;
-static int ep = -1, lfd_held = -1;
+static int ep = -1, listener = -1;
 
 static void arm_accept(void);
 
@@ -91,7 +92,7 @@ static struct io_uring ring;
 
 static void run_epoll(int lfd) {
     ep = epoll_create1(0);
-    lfd_held = lfd;
+    listener = lfd;
     /* A capped worker leaves the listener's wait queue; with EPOLLEXCLUSIVE a connection whose
      * wake-up went to it could then sit in the backlog, so capped workers are all woken. */
     struct epoll_event ev = {.events = EPOLLIN | (cap ? 0 : EPOLLEXCLUSIVE), .data.fd = lfd};
@@ -157,13 +158,13 @@ static int uring_accepts;  /* the listener is accepted through the ring, not epo
 static void arm_accept(void) {
     listening = 1;
     if (!uring_accepts) {
-        struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd_held};
-        epoll_ctl(ep, EPOLL_CTL_ADD, lfd_held, &ev);
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = listener};
+        epoll_ctl(ep, EPOLL_CTL_ADD, listener, &ev);
         return;
     }
     struct io_uring_sqe *s = sqe();
-    if (cap) io_uring_prep_accept(s, lfd_held, NULL, NULL, 0);
-    else io_uring_prep_multishot_accept(s, lfd_held, NULL, NULL, 0);
+    if (cap) io_uring_prep_accept(s, listener, NULL, NULL, 0);
+    else io_uring_prep_multishot_accept(s, listener, NULL, NULL, 0);
     io_uring_sqe_set_data64(s, OP_ACCEPT << 32);
 }
 
@@ -204,7 +205,7 @@ static void run_uring(int lfd) {
         if (io_uring_queue_init_params(1024, &ring, &p) < 0) { perror("io_uring"); exit(1); }
         fprintf(stderr, "hello: no DEFER_TASKRUN\n");
     }
-    lfd_held = lfd;
+    listener = lfd;
     uring_accepts = 1;
     arm_accept();
     for (;;) {
@@ -221,6 +222,8 @@ static void run_uring(int lfd) {
                     nodelay(res);
                     if (!bufs[res]) bufs[res] = malloc(BUF);
                     idle_on(res);
+                } else if (res >= 0) {
+                    close(res);  /* past the table: not served */
                 }
                 if (!(cqe->flags & IORING_CQE_F_MORE)) {  /* the multishot ended, or a capped one-shot */
                     listening = 0;
@@ -257,12 +260,17 @@ int main(int argc, char **argv) {
     /* HELLO_CPU=1: a listener per worker in one SO_REUSEPORT group and a classic BPF program that
      * picks the listener by the CPU the connection's SYN arrived on (on loopback, the connecting
      * client thread's), modulo the workers: each client thread's connections meet one worker,
-     * and the scheduler then keeps the two on one CPU (ADR 0051). Pinning worker w to CPU w
-     * did worse: a client thread that moved left its worker across. Otherwise one listener. */
+     * and the scheduler then keeps the two on one CPU (ADR 0051). Workers are not pinned, so
+     * that a worker can follow its client thread. The parent keeps every listener open: a
+     * dead worker's stays in the group. Otherwise one listener. */
     int by_cpu = getenv("HELLO_CPU") != NULL, nl = by_cpu ? workers : 1, lfds[64], one = 1;
+    if (workers < 1 || nl > 64) {
+        fprintf(stderr, "hello: WORKERS must be 1 to 64 (HELLO_CPU: a listener each)\n");
+        return 2;
+    }
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
     inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    for (int i = 0; i < nl && i < 64; i++) {
+    for (int i = 0; i < nl; i++) {
         lfds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
         setsockopt(lfds[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (by_cpu) setsockopt(lfds[i], SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
@@ -277,11 +285,16 @@ int main(int argc, char **argv) {
             {BPF_ALU | BPF_MOD | BPF_K, 0, 0, (unsigned) workers},
             {BPF_RET | BPF_A, 0, 0, 0},
         };
-        struct sock_fprog prog = {.len = 3, .filter = code};
+        struct sock_fprog prog = {.len = sizeof code / sizeof *code, .filter = code};
         if (setsockopt(lfds[0], SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog)) { perror("reuseport cbpf"); return 1; }
     }
     signal(SIGPIPE, SIG_IGN);
-    if (getenv("HELLO_CAP")) cap = atoi(getenv("HELLO_CAP"));
+    if (getenv("HELLO_CAP") && atoi(getenv("HELLO_CAP")) > 0) cap = atoi(getenv("HELLO_CAP"));
+    if (by_cpu && cap) {
+        /* a capped worker's own listener would hold its backlog: nobody else accepts from it */
+        fprintf(stderr, "hello: HELLO_CAP and HELLO_CPU do not combine\n");
+        return 2;
+    }
     for (int w = 0; w < workers; w++) {
         if (fork() == 0) {
             int lfd = lfds[by_cpu ? w : 0];
