@@ -22,10 +22,10 @@ case $ARM in
   c-*)
     gcc -O2 -o "$WORK/hello" "$BENCH_DIR/floor/hello.c" -luring
     # capped to 16 each, as share splits, unless HELLO_CPU steers (the two do not combine)
-    if [ -n "${HELLO_CPU:-}" ]; then cap=""; else cap=16; fi
-    HELLO_CAP=$cap "$WORK/hello" "$PORT" 2 "${ARM#c-}" >"$WORK/c.out" 2>"$WORK/c.err" &
+    if [ -n "${HELLO_CPU:-}" ] && [ "$HELLO_CPU" != 0 ]; then cap=""; else cap=16; HELLO_CPU=""; fi
+    HELLO_CAP=$cap HELLO_CPU=${HELLO_CPU:-} "$WORK/hello" "$PORT" 2 "${ARM#c-}" >"$WORK/c.out" 2>"$WORK/c.err" &
     PID=$!; BENCH_PIDS+=("$PID")
-    wait_children "$PID" 2
+    wait_children "$PID" 2 || { cat "$WORK/c.err" >&2; exit 1; }
     wait_http "$PORT" ;;
   *) echo "unknown ARM $ARM" >&2; exit 2 ;;
 esac
@@ -36,7 +36,7 @@ owners() {
     | awk -v col="$2" 'match($0, /pid=[0-9]+/) { n = split($col, a, ":"); print a[n], substr($0, RSTART + 4, RLENGTH - 4) }' \
     | LC_ALL=C sort -k1,1
 }
-echo "# crossing: $ARM ${POLICY:-}, 2 workers, two wrk -t1 -c16 -d${SECS}s (B ${GAP}s after A) x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
+echo "# crossing: $ARM ${POLICY:-}${cap:+ HELLO_CAP=$cap}${HELLO_CPU:+ HELLO_CPU=$HELLO_CPU}, 2 workers, two wrk -t1 -c16 -d${SECS}s (B ${GAP}s after A) x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
 wrk -t2 -c32 -d"${WARM:-10}s" "http://127.0.0.1:$PORT/" >/dev/null
 for r in $(seq "$ROUNDS"); do
   t0=$(tree_ticks "$PID")

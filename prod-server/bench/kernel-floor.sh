@@ -19,22 +19,25 @@
 #                split 32 connections as exactly as m0's share does; without it the kernel's
 #                wake-ups decide, and one worker often takes them all (ADR 0051)
 #   ARM-cpu      a C arm whose connections go to worker (the CPU their SYN arrived on) mod W
-#                (HELLO_CPU): on loopback, each wrk thread's connections meet one worker
+#                (HELLO_CPU): on loopback, a wrk thread's connections meet one worker, or all
+#                land on one when both threads connect from one CPU
 #                (-even and -cpu take a plain MODE: c-uring-plain-even or c-epoll-even-cpu are not arms)
 #   nginx-reuseport   nginx with a listener per worker: the kernel's hash spreads, about evenly
 #   m0-race, m0-fountain   m0serve under another --accept-policy
 # Each keep-alive round prints how the 32 connections sat across the arm's processes halfway through
 # it (conn_split, largest first; "-" for the JVM arms, whose workers are threads). It says how many
 # each worker held, not which wrk thread's they were: crossing.sh shows that (ADR 0051).
-# SYSCALLS=0: no perf attached (its tracepoint taxes every system call; the column then reads -). CLOSE=1: a connection-close hello
-# instead. WARM: seconds of load per arm before the rounds (10).
-# Needs perf (Debian linux-perf), wrk, nginx, gcc and liburing-dev, the jar and bench/'s jar
-# (mvn -q -pl bench -am package -DskipTests); run as root (or perf_event_paranoid <= 1).
+# SYSCALLS=0: no perf attached (its tracepoint taxes every system call; the column reads -).
+# CLOSE=1: a connection-close hello instead. WARM: seconds of load per arm before the rounds (10).
+# Needs perf (Debian linux-perf; not with SYSCALLS=0), wrk, nginx, ss, gcc and liburing-dev,
+# the jar and bench/'s jar (mvn -q -pl bench -am package -DskipTests); run as root (or
+# perf_event_paranoid <= 1).
 set -euo pipefail
 W=${1:-1}; SECS=${2:-6}; ROUNDS=${3:-3}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
-TOOLS=(wrk nginx); [ "${SYSCALLS:-1}" = 0 ] || TOOLS+=(perf)
+TOOLS=(wrk nginx ss); [ "${SYSCALLS:-1}" = 0 ] || TOOLS+=(perf)
+unset HELLO_CAP HELLO_CPU  # each C arm sets its own
 for t in "${TOOLS[@]}"; do command -v "$t" >/dev/null || { echo "$t missing" >&2; exit 1; }; done
 WORK=$(mktemp -d /tmp/m0-floor.XXXXXX)
 . "$BENCH_DIR/lib.sh"
@@ -47,7 +50,7 @@ c_start() {
   "$WORK/hello" "$2" "$3" "$4" >"$WORK/$1.out" 2>"$WORK/$1.err" &
   BENCH_PIDS+=("$!")
   printf -v "BENCH_PID_$1" '%s' "$!"
-  wait_children "$!" "$3"
+  wait_children "$!" "$3" || { cat "$WORK/$1.err" >&2; exit 1; }
   wait_http "$2"
 }
 # java_uring NAME PORT THREADS : bench/'s UringHello
@@ -69,6 +72,7 @@ for a in "${ARMS[@]}"; do
     nginx) nginx_start nginx "${PORT[$a]}" "$W" ;;
     nginx-reuseport) NGINX_REUSEPORT=1 nginx_start nginx_reuseport "${PORT[$a]}" "$W" ;;
     c-uring-plain) HELLO_PLAIN=1 c_start c_uring_plain "${PORT[$a]}" "$W" uring ;;
+    c-uring-plain-*|c-*-even-cpu|c-*-cpu-even) echo "unknown arm $a (-even and -cpu take a plain MODE)" >&2; exit 2 ;;
     c-*-even) a0=${a%-even}; HELLO_CAP=$(( (32 + W - 1) / W )) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a0#c-}" ;;
     c-*-cpu) a0=${a%-cpu}; HELLO_CPU=1 c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a0#c-}" ;;
     c-*) c_start "${a//-/_}" "${PORT[$a]}" "$W" "${a#c-}" ;;

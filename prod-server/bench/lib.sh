@@ -204,7 +204,8 @@ bench_stop() {
 # e.g. (-H 'Connection: close')) is added to wrk's arguments; RUN_PAUSE seconds are slept before
 # each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
 # Under keep-alive (no WRK_ARGS) a line ends with "split 16/16": the connections per process
-# halfway through the run (conn_spread; needs WORK).
+# halfway through the run, largest first ("32": all in one; "-" for Netty, whose workers are
+# threads; conn_spread; needs WORK).
 cpu_rounds() {
   local rounds=$1 secs=$2 r k s n p pid b reqs t split sp
   shift 2
@@ -218,7 +219,9 @@ cpu_rounds() {
       b=$(tree_ticks "$pid")
       # Keep-alive: where the 32 connections sat halfway; cost moves with it (ADR 0051)
       split=""; sp=""
-      if [ -z "${WRK_ARGS[*]:-}" ]; then
+      if [ -z "${WRK_ARGS[*]:-}" ] && [[ $n == netty* ]]; then
+        split=" split -" # one process, its workers are threads
+      elif [ -z "${WRK_ARGS[*]:-}" ]; then
         (sleep "$(awk -v s="$secs" 'BEGIN{print s / 2}')"; conn_spread "$p" >"$WORK/cpu_rounds.split") &
         sp=$!
       fi

@@ -108,6 +108,7 @@ static void run_epoll(int lfd) {
             if (fd == lfd) {
                 int c;
                 while ((!cap || held < cap) && (c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                    if (c >= MAX_FD) { close(c); continue; }  /* past the tables: not served */
                     held++;
                     nodelay(c);
                     struct epoll_event ce = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.fd = c};
@@ -259,11 +260,12 @@ int main(int argc, char **argv) {
     int port = atoi(argv[1]), workers = atoi(argv[2]);
     /* HELLO_CPU=1: a listener per worker in one SO_REUSEPORT group and a classic BPF program that
      * picks the listener by the CPU the connection's SYN arrived on (on loopback, the connecting
-     * client thread's), modulo the workers: each client thread's connections meet one worker,
-     * and the scheduler then keeps the two on one CPU (ADR 0051). Workers are not pinned, so
-     * that a worker can follow its client thread. The parent keeps every listener open: a
+     * client thread's), modulo the workers: a client thread's connections meet one worker
+     * (ADR 0051). Workers are not pinned, so that the scheduler may keep a worker beside its
+     * client thread. The parent keeps every listener open: a
      * dead worker's stays in the group. Otherwise one listener. */
-    int by_cpu = getenv("HELLO_CPU") != NULL, nl = by_cpu ? workers : 1, lfds[64], one = 1;
+    const char *steer = getenv("HELLO_CPU");
+    int by_cpu = steer && *steer && strcmp(steer, "0"), nl = by_cpu ? workers : 1, lfds[64], one = 1;
     if (workers < 1 || nl > 64) {
         fprintf(stderr, "hello: WORKERS must be 1 to 64 (HELLO_CPU: a listener each)\n");
         return 2;
