@@ -7,7 +7,9 @@
 #   prod-server/bench/crossing.sh [rounds=6] [seconds=4] [gap=0]
 # ARM=m0 (default; POLICY=share|race|fountain) or ARM=c-MODE (floor/hello.c, HELLO_CAP=16 so it
 # splits 16/16 as share does, or HELLO_CPU=1 to steer by the incoming CPU instead; MODE as in
-# kernel-floor.sh). Needs wrk, ss, the jar, gcc + liburing-dev.
+# kernel-floor.sh). SWITCHES=1 also counts, a request, the server's context switches (perf, over
+# its processes' threads) and the machine's inter-processor interrupts (wrk's included: a wake-up
+# sent to another CPU). Needs wrk, ss, the jar, gcc + liburing-dev; perf for SWITCHES.
 set -euo pipefail
 ROUNDS=${1:-6}; SECS=${2:-4}; GAP=${3:-0}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,14 @@ echo "# crossing: $ARM ${POLICY:-}${cap:+ HELLO_CAP=$cap}${HELLO_CPU:+ HELLO_CPU
 wrk -t2 -c32 -d"${WARM:-10}s" "http://127.0.0.1:$PORT/" >/dev/null
 for r in $(seq "$ROUNDS"); do
   t0=$(tree_ticks "$PID")
+  sw=""
+  if [ -n "${SWITCHES:-}" ]; then
+    pids=$( (echo "$PID"; pgrep -P "$PID" || true) | paste -sd,)
+    perf stat -x, -e context-switches -p "$pids" -o "$WORK/switches" -- sleep "$((SECS + 1))" &
+    sw=$!
+    perf stat -a -x, -e ipi:ipi_send_cpu,irq_vectors:reschedule_entry -o "$WORK/ipis" -- sleep "$((SECS + 1))" &
+    sw="$sw $!"
+  fi
   wrk -t1 -c16 -d"${SECS}s" "http://127.0.0.1:$PORT/" >"$WORK/a.txt" & wa=$!
   sleep "$GAP"
   wrk -t1 -c16 -d"${SECS}s" "http://127.0.0.1:$PORT/" >"$WORK/b.txt" & wb=$!
@@ -48,8 +58,15 @@ for r in $(seq "$ROUNDS"); do
   wait "$wa" "$wb"
   t=$(( $(tree_ticks "$PID") - t0 ))
   n=$(awk '/requests in/ {s += $1} END {print s + 0}' "$WORK/a.txt" "$WORK/b.txt")
+  switches=""
+  if [ -n "$sw" ]; then
+    wait $sw
+    switches=$(awk -F, -v n="$n" '$3 == "context-switches" {printf "  switches/req %.3f", $1 / n}' "$WORK/switches")
+    switches+=$(awk -F, -v n="$n" '$3 == "ipi:ipi_send_cpu" {s = $1} $3 == "irq_vectors:reschedule_entry" {r = $1}
+      END {printf "  IPIs sent/req %.3f, reschedule IPIs/req %.3f", s / n, r / n}' "$WORK/ipis")
+  fi
   held=$(LC_ALL=C join "$WORK/server" "$WORK/client" | awk -v a="$wa" '{ c[$2, ($3 == a ? "A" : "B")]++; w[$2] }
     END { for (x in w) printf "A%d/B%d ", c[x, "A"], c[x, "B"] }')
-  printf "round %d %9d req %7.2f us CPU/req  workers %s\n" "$r" "$n" \
-    "$(awk -v t="$t" -v q="$n" -v hz="$TICK" 'BEGIN{print t/hz*1e6/q}')" "$held"
+  printf "round %d %9d req %7.2f us CPU/req  workers %s%s\n" "$r" "$n" \
+    "$(awk -v t="$t" -v q="$n" -v hz="$TICK" 'BEGIN{print t/hz*1e6/q}')" "$held" "$switches"
 done
