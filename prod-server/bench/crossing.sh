@@ -44,8 +44,7 @@ for r in $(seq "$ROUNDS"); do
   t0=$(tree_ticks "$PID")
   sw=""
   if [ -n "${SWITCHES:-}" ]; then
-    pids=$( (echo "$PID"; pgrep -P "$PID" || true) | paste -sd,)
-    perf stat -x, -e context-switches -p "$pids" -o "$WORK/switches" -- sleep "$((SECS + 1))" &
+    perf stat -x, -e context-switches -p "$(tree_pids "$PID")" -o "$WORK/switches" -- sleep "$((SECS + 1))" &
     sw=$!
     perf stat -a -x, -e ipi:ipi_send_cpu,irq_vectors:reschedule_entry -o "$WORK/ipis" -- sleep "$((SECS + 1))" &
     sw="$sw $!"

@@ -90,7 +90,7 @@ for a in "${ARMS[@]}"; do wrk -t2 -c32 -d"${WARM:-10}s" "${WRK_ARGS[@]}" "http:/
 for r in $(seq "$ROUNDS"); do
   for a in "${ARMS[@]}"; do
     sleep "$PAUSE"
-    pids=$( (echo "${PID[$a]}"; pgrep -P "${PID[$a]}" || true) | paste -sd,)
+    pids=$(tree_pids "${PID[$a]}")
     read -r u0 s0 < <(tree_split "${PID[$a]}")
     if [ "${SYSCALLS:-1}" = 0 ]; then
       sleep "$((SECS + 1))" &
@@ -101,12 +101,12 @@ for r in $(seq "$ROUNDS"); do
     sleep 0.5
     b0=$(busy)
     # The split means something only for processes, under keep-alive: a JVM arm's workers are threads
-    case $a in java-*|netty*) echo - >"$WORK/split"; sq="" ;; *)
-      if [ -n "${CLOSE:-}" ]; then echo - >"$WORK/split"; sq=""; else
-        (sleep "$(awk -v s="$SECS" 'BEGIN{print s / 2}')"; conn_split "${PORT[$a]}" "$W" >"$WORK/split") &
-        sq=$!
-      fi ;;
-    esac
+    if [[ -n ${CLOSE:-} || $a == java-* || $a == netty* ]]; then
+      echo - >"$WORK/split"; sq=""
+    else
+      split_midway "$SECS" "${PORT[$a]}" "$W" >"$WORK/split" &
+      sq=$!
+    fi
     n=$(wrk -t2 -c32 -d"${SECS}s" "${WRK_ARGS[@]}" "http://127.0.0.1:${PORT[$a]}/" | awk '/requests in/ {print $1}')
     b1=$(busy)
     if [ -n "$sq" ]; then wait "$sq"; fi

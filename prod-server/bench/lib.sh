@@ -153,6 +153,9 @@ wait_http() {
   echo "nothing answers on port $1" >&2; return 1
 }
 
+# a process and its children, comma-separated: perf's -p list
+tree_pids() { (echo "$1"; pgrep -P "$1" || true) | paste -sd,; }
+
 # user and system ticks of a process and its children: "utime stime"
 tree_split() {
   local u=0 s=0 p a b
@@ -205,7 +208,7 @@ bench_stop() {
 # each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
 # Under keep-alive (no WRK_ARGS) a line ends with "split 16/16": the connections per process
 # halfway through the run, largest first ("32": all in one; "-" for Netty, whose workers are
-# threads; conn_spread; needs WORK).
+# threads; split_midway; needs WORK).
 cpu_rounds() {
   local rounds=$1 secs=$2 r k s n p pid b reqs t split sp
   shift 2
@@ -219,10 +222,10 @@ cpu_rounds() {
       b=$(tree_ticks "$pid")
       # Keep-alive: where the 32 connections sat halfway; cost moves with it (ADR 0051)
       split=""; sp=""
-      if [ -z "${WRK_ARGS[*]:-}" ] && [[ $n == netty* ]]; then
+      if [[ -z ${WRK_ARGS[*]:-} && $n == netty* ]]; then
         split=" split -" # one process, its workers are threads
       elif [ -z "${WRK_ARGS[*]:-}" ]; then
-        (sleep "$(awk -v s="$secs" 'BEGIN{print s / 2}')"; conn_spread "$p" >"$WORK/cpu_rounds.split") &
+        split_midway "$secs" "$p" 1 >"$WORK/cpu_rounds.split" &
         sp=$!
       fi
       reqs=$(wrk -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
@@ -294,6 +297,10 @@ conn_spread() {
   ss -Htnp state established "( sport = :$1 )" 2>/dev/null \
     | { grep -o 'pid=[0-9]*' || true; } | sort | uniq -c | awk '{print $1}' | sort -rn | paste -sd/
 }
+
+# split_midway SECS PORT N : conn_split halfway through a SECS-second run (start it in the
+# background beside the run, and wait for it)
+split_midway() { sleep "$(awk -v s="$1" 'BEGIN{print s / 2}')"; conn_split "$2" "$3"; }
 
 # conn_split PORT N : conn_spread padded with /0 to N workers ("32/0", not "32"; "0/0" for none)
 conn_split() {
