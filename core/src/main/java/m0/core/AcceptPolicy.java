@@ -63,6 +63,13 @@ public interface AcceptPolicy {
     default void holdListener(Siblings siblings, int self, boolean held) {
     }
 
+    /**
+     * The worker's pass ended ({@link AcceptShare#passEnd}): share's next pick judges its
+     * siblings' passes afresh (ADR 0052).
+     */
+    default void passEnded() {
+    }
+
     /** The worker took over its index ({@link AcceptShare#start()}): forget the predecessor's load. */
     default void started(Siblings siblings, int self) {
     }

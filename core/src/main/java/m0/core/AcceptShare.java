@@ -250,6 +250,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             page.setVolatile(stateWord, PageLayout.PARKED); // unstamped, it reads PARKED already
         }
         stamped = false;
+        policy.passEnded(); // the next pass's picks judge the siblings' passes afresh (ADR 0052)
     }
 
     /** Who should serve a connection this worker accepted with {@code open} others open. */

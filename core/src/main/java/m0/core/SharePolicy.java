@@ -16,11 +16,24 @@ import static m0.core.PageLayout.NOT_STARTED;
  * one NOT_STARTED (NS: nothing reads its channel yet), and one inside a single pass for over
  * 2 ms (a slow inline view: the old race would have sent its connection elsewhere too).
  *
+ * <p>Over 2 ms as of when? Once a pass, at its first pick (ADR 0052): every pick of one accept
+ * batch judges the siblings' passes at the instant the batch began, so a sibling is passed
+ * over only if it was already 2 ms into one pass then. Judged at each pick, a batch that
+ * itself runs long (a cold JVM's first burst, the acceptor descheduled on two cores) read the
+ * very sibling its first hand-offs had woken as slow a few milliseconds later, and kept the
+ * rest of the burst: 20/12, 27/5. A sibling slow before the batch began is skipped for all of
+ * it, as the seed wants; one that turns slow inside the batch still gets its share of that one
+ * batch (64 accepts at most), and the next pass's first pick judges afresh.
+ *
  * <p>One instance per worker: it keeps a scratch array of tied indices.
  */
 final class SharePolicy implements AcceptPolicy {
 
     private int[] tied = new int[0];
+    /** This pass's judgement of the siblings' passes: made at its first pick ({@link #judged}). */
+    private long judgedAt;
+    /** Whether this pass has picked yet; {@link #passEnded} clears it. */
+    private boolean judged;
     /** Siblings passed over for a slow pass, summed over picks: a statistic, no decision reads it. */
     private long passedOverSlow;
     /** Whether arrivals are worth balancing now (ADR 0041): while they close short, keep. */
@@ -32,6 +45,11 @@ final class SharePolicy implements AcceptPolicy {
 
     SharePolicy(LoadShape shape) {
         this.shape = shape;
+    }
+
+    @Override
+    public void passEnded() {
+        judged = false;
     }
 
     @Override
@@ -94,8 +112,10 @@ final class SharePolicy implements AcceptPolicy {
         // received in this pass is already in open and still in pending: count it once.
         long best = open + siblings.inFlight(self);
         int ties = 0;
-        long now = 0;
-        boolean haveNow = false;
+        if (!judged) {
+            judgedAt = siblings.now(); // the batch's first pick: its siblings are judged as of now
+            judged = true;
+        }
         for (int i = 0; i < workers; i++) {
             if (i == self) {
                 continue;
@@ -104,15 +124,9 @@ final class SharePolicy implements AcceptPolicy {
             if (state == LEFT || state == NOT_STARTED) {
                 continue;
             }
-            if (state > 0) {
-                if (!haveNow) {
-                    now = siblings.now();
-                    haveNow = true;
-                }
-                if (Siblings.slowPass(state, now)) {
-                    passedOverSlow++;
-                    continue;
-                }
+            if (Siblings.slowPass(state, judgedAt)) { // a pass begun after judgedAt is not slow to this batch
+                passedOverSlow++;
+                continue;
             }
             long load = siblings.load(i);
             if (load < best) {

@@ -196,21 +196,64 @@ class PickTest {
         }
     }
 
+    /** One pass of worker 0 with one pick in it, as the loop makes them: the pick's answer. */
+    private static int pickInAPass(Fixture f, long open) {
+        f.w(0).passStart();
+        int to = f.w(0).pick(open);
+        f.w(0).passEnd(open);
+        return to;
+    }
+
     @Test
     void aSiblingThreeMillisecondsIntoOnePassIsNeverPicked() {
         Fixture f = new Fixture(2).started();
         f.w(1).passStart(); // worker 1 enters a pass at T0
         f.clock.advanceMillis(1);
-        assertEquals(1, f.w(0).pick(10), "1 ms into a pass: still picked");
+        assertEquals(1, pickInAPass(f, 10), "1 ms into a pass: still picked");
         f.clock.advanceMillis(2);
         assertEquals(0, f.w(0).passedOverSlowCount(), "nobody passed over yet");
         for (int k = 0; k < 4; k++) {
-            assertEquals(0, f.w(0).pick(100), "3 ms into one pass: skipped");
+            assertEquals(0, pickInAPass(f, 100), "3 ms into one pass: skipped");
         }
         assertEquals(4, f.w(0).passedOverSlowCount(), "each pick that skipped it counted (stats)");
         f.w(1).passEnd(0);
-        assertEquals(1, f.w(0).pick(100), "parked again: picked");
+        assertEquals(1, pickInAPass(f, 100), "parked again: picked");
         assertEquals(4, f.w(0).passedOverSlowCount());
+    }
+
+    @Test
+    void aBatchJudgesItsSiblingsAsTheyWereAtItsFirstPick() {
+        // The cold first burst (ADR 0052): worker 0's batch is slow, worker 1 enters a pass for
+        // the hand-offs it is sent and is itself slow. 3 ms later it is still in that pass, but it
+        // began after the batch did: not slow to this batch.
+        Fixture f = new Fixture(2).started();
+        AcceptShare<String> w0 = f.w(0);
+        w0.passStart();
+        assertEquals(1, w0.pick(1), "parked and lighter: picked");
+        f.clock.advanceMillis(1);
+        f.w(1).passStart();
+        f.clock.advanceMillis(3);
+        assertEquals(1, w0.pick(5), "3 ms into a pass it began inside this batch: still picked");
+        assertEquals(0, w0.passedOverSlowCount());
+        w0.passEnd(5);
+        assertEquals(0, pickInAPass(f, 5), "the next pass judges afresh: 3 ms into one pass, skipped");
+        assertEquals(1, w0.passedOverSlowCount());
+    }
+
+    @Test
+    void aSiblingAlreadySlowWhenTheBatchBeganIsSkippedForAllOfIt() {
+        Fixture f = new Fixture(2).started();
+        AcceptShare<String> w0 = f.w(0);
+        f.w(1).passStart();
+        f.clock.advanceMillis(3);
+        w0.passStart();
+        for (int k = 0; k < 8; k++) {
+            assertEquals(0, w0.pick(100 + k), "3 ms into one pass when the batch began: skipped");
+            f.clock.advanceMillis(1);
+        }
+        f.w(1).passEnd(0);
+        assertEquals(1, w0.pick(108), "parked again inside the batch: picked, with no new judgement needed");
+        w0.passEnd(109);
     }
 
     @Test

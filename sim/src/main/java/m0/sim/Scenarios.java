@@ -101,6 +101,9 @@ public final class Scenarios {
     public static final Scenario SHAPE_FLAP = new Scenario("SHAPE-flap",
             "w0's arrivals sit at share's threshold, one window just inside it and the next just outside: its"
             + " mode changes once", Scenarios::shapeFlap);
+    public static final Scenario BURST_SLOW = new Scenario("BURST-slow",
+            "a cold first burst of 7: each accept w0 keeps costs it 2.5 ms, and each pass of w1 runs 8 ms before"
+            + " its drain (ADR 0052)", Scenarios::burstSlow);
     public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
             "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
 
@@ -161,7 +164,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, LEAVE_UNSEEN);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, LEAVE_UNSEEN);
 
     private Scenarios() {
     }
@@ -319,6 +322,25 @@ public final class Scenarios {
         s.balanceSlack = Oracles.BALANCE_SLACK; // one acceptor or two (ADR 0043)
         s.loop(w0, () -> w0.run(Sim.T0 + 30 * Sim.MS));
         s.loop(w1, () -> w1.run(Sim.T0 + 30 * Sim.MS));
+    }
+
+    /**
+     * The cold first burst (ADR 0052), both workers slow: w0's accepts (2.5 ms for each one it
+     * keeps: the cold JVM's code, or w0 descheduled) and w1's passes (8 ms before its drain). w1
+     * enters a pass for w0's first hand-off after w0's batch began. Judged at each pick, w1 is
+     * over 2 ms into that pass from w0's fourth accept on, and w0 keeps what arrives until w1
+     * parks again: 5/2. Judged once a batch, at its first pick, a pass begun inside the batch is
+     * not slow to it, and the burst ends 4/3.
+     */
+    static void burstSlow(Sim s) {
+        Worker w0 = s.worker(0).acceptCost(5 * Sim.MS / 2);
+        Worker w1 = s.worker(1).accepts(false);
+        w1.beforePass(() -> w1.slowPass = 8 * Sim.MS);
+        started(s, w0, w1);
+        s.clients(7);
+        s.balanceOracle = true;
+        s.loop(w0, () -> w0.run(Sim.T0 + 40 * Sim.MS));
+        s.loop(w1, () -> w1.run(Sim.T0 + 40 * Sim.MS));
     }
 
     /**

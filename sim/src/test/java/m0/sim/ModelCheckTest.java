@@ -42,6 +42,7 @@ class ModelCheckTest {
         {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
         {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
         {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
+        {Scenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };
 

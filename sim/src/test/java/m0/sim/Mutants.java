@@ -247,6 +247,120 @@ final class Mutants {
             (p, self) -> Protocol.Core.worker(p, self, AcceptPolicy.share(new LoadShape(LoadShape.WINDOW_NANOS,
                     LoadShape.KEEP_MIN_SHORT, LoadShape.KEEP_SHORT_PER_REUSE, LoadShape.KEEP_SHORT_PER_REUSE))));
 
+    /**
+     * ADR 0052 undone: share judges its siblings' passes at each pick (the seed's words read
+     * literally), not once a batch. An acceptor whose own batch runs long reads the very sibling
+     * its first hand-offs woke as 2 ms into one pass, and keeps the rest (BURST-slow: BALANCE).
+     * The real share policy with its judgement forgotten before every pick.
+     */
+    static final Protocol JUDGES_EACH_PICK = worker("mutant-judges-each-pick",
+            (p, self) -> Protocol.Core.worker(p, self, new JudgingEachPick(AcceptPolicy.share())));
+
+    /** Every call to the real policy, but a pick forgets the pass's judgement first. */
+    private static final class JudgingEachPick implements AcceptPolicy {
+        private final AcceptPolicy real;
+
+        JudgingEachPick(AcceptPolicy real) {
+            this.real = real;
+        }
+
+        @Override
+        public int pick(Siblings siblings, int self, long open) {
+            real.passEnded();
+            return real.pick(siblings, self, open);
+        }
+
+        @Override
+        public String name() {
+            return "mutant-judges-each-pick";
+        }
+
+        @Override
+        public boolean shares() {
+            return real.shares();
+        }
+
+        @Override
+        public long passedOverSlow() {
+            return real.passedOverSlow();
+        }
+
+        @Override
+        public boolean movesConnections() {
+            return real.movesConnections();
+        }
+
+        @Override
+        public boolean wakesOne() {
+            return real.wakesOne();
+        }
+
+        @Override
+        public void holdListener(Siblings siblings, int self, boolean held) {
+            real.holdListener(siblings, self, held);
+        }
+
+        @Override
+        public void passEnded() {
+            real.passEnded();
+        }
+
+        @Override
+        public void started(Siblings siblings, int self) {
+            real.started(siblings, self);
+        }
+
+        @Override
+        public boolean samplesBusy() {
+            return real.samplesBusy();
+        }
+
+        @Override
+        public void sample(Siblings siblings, int self, long busyNanosTotal) {
+            real.sample(siblings, self, busyNanosTotal);
+        }
+
+        @Override
+        public void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+            real.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
+        }
+
+        @Override
+        public boolean takeListener(Siblings siblings, int self, boolean readable) {
+            return real.takeListener(siblings, self, readable);
+        }
+
+        @Override
+        public long listenDeadline() {
+            return real.listenDeadline();
+        }
+
+        @Override
+        public boolean judgesShape() {
+            return real.judgesShape();
+        }
+
+        @Override
+        public boolean shape(long now, long shortCloses, long reuses) {
+            return real.shape(now, shortCloses, reuses);
+        }
+
+        @Override
+        public long shapeDeadline() {
+            return real.shapeDeadline();
+        }
+
+        @Override
+        public boolean balancing() {
+            return real.balancing();
+        }
+
+        @Override
+        public int endBatch(Siblings siblings, int self) {
+            return real.endBatch(siblings, self);
+        }
+    }
+
     /** NS undone: pick reads a sibling that has not started as parked (0 was parked). */
     static final Protocol NS = picking("mutant-NS", (siblings, me, open) -> {
         int workers = siblings.workers();
