@@ -64,6 +64,17 @@ public interface AcceptPolicy {
     }
 
     /**
+     * Whether an accept stamps the pass on the page, as reading a request does (busy means busy,
+     * ADR 0015). Fountain: yes, a head stuck inside an accept batch is taken over after 2 ms.
+     * Share: no (ADR 0052). An accept runs no view, and a pass that only accepted, descheduled
+     * for a few milliseconds on a small machine, read to its siblings' picks as a slow inline
+     * view: they kept the rest of a cold burst.
+     */
+    default boolean acceptIsBusy() {
+        return true;
+    }
+
+    /**
      * The worker's pass ended ({@link AcceptShare#passEnd}): share's next pick judges its
      * siblings' passes afresh (ADR 0052).
      */

@@ -207,7 +207,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     }
 
     /**
-     * This pass has work (an accept that succeeded, a request to parse, the app's code inline):
+     * This pass has work (a request to parse, the app's code inline, a receipt, a move; an
+     * accept where the policy counts it as busy, {@link #accepted()}):
      * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
      * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
      * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
@@ -217,6 +218,14 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     public void work() {
         if (!stamped) {
             passStart();
+        }
+    }
+
+    /** An accept stamps the pass where the policy counts it as busy (ADR 0052). */
+    @Override
+    public void accepted() {
+        if (policy.acceptIsBusy()) {
+            work();
         }
     }
 

@@ -53,6 +53,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public void accepted() {
+        delegate.accepted();
+    }
+
+    @Override
     public void passEnd(long open) {
         delegate.passEnd(open);
     }

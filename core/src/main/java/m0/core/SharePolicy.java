@@ -47,6 +47,16 @@ final class SharePolicy implements AcceptPolicy {
         this.shape = shape;
     }
 
+    /**
+     * No: a pass that only accepted stays PARKED to its siblings' picks (ADR 0052). Its kept
+     * accepts are in its counts at once (ADR 0007), and what it is sent waits in its channel for
+     * its next pass, as a hand-off to any parked worker does.
+     */
+    @Override
+    public boolean acceptIsBusy() {
+        return false;
+    }
+
     @Override
     public void passEnded() {
         judged = false;

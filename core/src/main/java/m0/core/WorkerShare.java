@@ -36,6 +36,12 @@ public interface WorkerShare<C> {
     /** This pass has work: publish its start now, once per pass (busy means busy, ADR 0015). */
     void work();
 
+    /**
+     * This pass accepted a connection: work the page shows ({@link #work()}) only where the
+     * policy counts an accept as busy (share does not, ADR 0052).
+     */
+    void accepted();
+
     /** A pass ends: publish {@code open} and PARKED (unless left), retire what it received. */
     void passEnd(long open);
 

@@ -104,6 +104,9 @@ public final class Scenarios {
     public static final Scenario BURST_SLOW = new Scenario("BURST-slow",
             "a cold first burst of 7: each accept w0 keeps costs it 2.5 ms, and each pass of w1 runs 8 ms before"
             + " its drain (ADR 0052)", Scenarios::burstSlow);
+    public static final Scenario BURST_STALL = new Scenario("BURST-stall",
+            "w1 accepts a first connection, keeps it and is descheduled 5 ms; w0 accepts a wave of 3 at 3 ms"
+            + " (ADR 0052)", Scenarios::burstStall);
     public static final Scenario BALANCE_RACE = new Scenario("BALANCE-race",
             "a burst of 3 into two idle, fast workers that both accept", Scenarios::balanceRace);
 
@@ -164,7 +167,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, LEAVE_UNSEEN);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, BURST_STALL, LEAVE_UNSEEN);
 
     private Scenarios() {
     }
@@ -339,6 +342,31 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(7);
         s.balanceOracle = true;
+        s.loop(w0, () -> w0.run(Sim.T0 + 40 * Sim.MS));
+        s.loop(w1, () -> w1.run(Sim.T0 + 40 * Sim.MS));
+    }
+
+    /**
+     * A worker descheduled inside a pass that only accepted (ADR 0052). The kernel gives the
+     * first connection to w1, which keeps it (a tie) and is then descheduled for 5 ms; the wave
+     * of 3 that arrives 3 ms on goes to w0. Where an accept stamps the pass, w0 reads w1 as 3 ms
+     * into one pass, a slow inline view, and keeps the wave: 3/1. Under share an accept is no
+     * view: w1 reads PARKED with its kept connection counted, and the burst ends 2/2.
+     */
+    static void burstStall(Sim s) {
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).acceptCost(5 * Sim.MS);
+        started(s, w0, w1);
+        s.clients(1);
+        s.balanceOracle = true;
+        s.actor("clients", () -> {
+            s.sleep(3 * Sim.MS);
+            w1.accepts(false); // the wave wakes w0 alone: w1 is inside its pass, not in epoll_wait
+            w0.accepts(true);
+            for (int k = 0; k < 3; k++) {
+                s.connect();
+            }
+        });
         s.loop(w0, () -> w0.run(Sim.T0 + 40 * Sim.MS));
         s.loop(w1, () -> w1.run(Sim.T0 + 40 * Sim.MS));
     }

@@ -43,6 +43,7 @@ class ModelCheckTest {
         {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
         {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
         {Scenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
+        {Scenarios.BURST_STALL, Mutants.ACCEPT_STAMPS, "BALANCE"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };
 

@@ -256,6 +256,18 @@ final class Mutants {
     static final Protocol JUDGES_EACH_PICK = worker("mutant-judges-each-pick",
             (p, self) -> Protocol.Core.worker(p, self, new JudgingEachPick(AcceptPolicy.share())));
 
+    /**
+     * ADR 0052's second half undone: under share an accept stamps the pass, as it did before, so
+     * a worker descheduled in a pass that only accepted reads as a slow inline view and its
+     * sibling keeps a whole wave (BURST-stall: BALANCE).
+     */
+    static final Protocol ACCEPT_STAMPS = worker("mutant-accept-stamps", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public void accepted() {
+            real.work();
+        }
+    });
+
     /** Every call to the real policy, but a pick forgets the pass's judgement first. */
     private static final class JudgingEachPick implements AcceptPolicy {
         private final AcceptPolicy real;

@@ -208,13 +208,25 @@ public final class WorkerLoop<C> {
     }
 
     /**
-     * The pass has real work (bytes to parse, output to write, an accept, a receipt, a move):
-     * stamp its start on the page, once per pass, and look at rebalancing at its end.
+     * The pass has real work (bytes to parse, output to write, a receipt, a move; an accept
+     * where the policy says so, {@link #accepted()}): stamp its start on the page, once per
+     * pass, and look at rebalancing at its end.
      */
     public void work() {
         worked = true;
         if (started) { // before start (the warm-up) the index is NOT_STARTED: nothing to stamp
             share.work();
+        }
+    }
+
+    /**
+     * The pass accepted a connection: work for the rebalance look at its end; on the page, work
+     * only where the policy counts an accept as busy (share does not, ADR 0052).
+     */
+    private void accepted() {
+        worked = true;
+        if (started) {
+            share.accepted();
         }
     }
 
@@ -351,7 +363,7 @@ public final class WorkerLoop<C> {
                 return; // EAGAIN: a sibling won the race; an empty wake-up is not work
             }
             meter.accepted(1);
-            work();
+            accepted();
             boolean passed;
             try {
                 passed = share.passOn(c, open);

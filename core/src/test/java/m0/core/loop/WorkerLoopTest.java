@@ -31,7 +31,17 @@ class WorkerLoopTest {
     private static final long T0 = 1_000 * MS;
 
     private final FakeClock clock = new FakeClock(T0);
-    private final ArrayDeque<String> backlog = new ArrayDeque<>();
+    /** Worker 0's state word as each accept found it (the page a sibling's pick reads mid-batch). */
+    private final List<String> stateAtAccept = new ArrayList<>();
+    private final ArrayDeque<String> backlog = new ArrayDeque<>() {
+        @Override
+        public String poll() {
+            if (page != null && !isEmpty()) {
+                stateAtAccept.add(PageLayout.stateName(page.getVolatile(PageLayout.stateWord(0))));
+            }
+            return super.poll();
+        }
+    };
     private final List<String> failures = new ArrayList<>();
     private AtomicLongArrayPage page;
     private QueueChannel<String> channel;
@@ -328,6 +338,37 @@ class WorkerLoopTest {
         w0.loop.end(false, true); // a sibling took it first
         assertEquals(1, w0.loop.meter().emptyWakeups());
         assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(0)), "busy means busy");
+    }
+
+    @Test
+    void underShareAPassThatOnlyAcceptsStaysParkedToItsSiblingsPicks() {
+        // ADR 0052: an accept runs no view; descheduled mid-batch, the acceptor must not read as
+        // a slow inline view. Its kept accepts are in its counts at once.
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        backlog(3);
+        w.get(0).pass(false, true);
+        assertEquals(List.of("PARKED", "PARKED", "PARKED"), stateAtAccept);
+        assertEquals(2, Counts.active(page.getVolatile(PageLayout.countsWord(0))), "the two it kept, published");
+        assertEquals(1, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "one passed on");
+    }
+
+    @Test
+    void underShareAPassWithAViewIsStampedBeforeItsAccepts() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        backlog(2);
+        Worker w0 = w.get(0);
+        w0.loop.begin();
+        w0.loop.work(); // a request answered inline, then the listener's batch
+        w0.loop.end(false, true);
+        assertEquals(List.of("IN_PASS@" + T0, "IN_PASS@" + T0), stateAtAccept);
+    }
+
+    @Test
+    void underFountainAnAcceptStampsThePassSoAStuckHeadIsTakenOver() {
+        List<Worker> w = workers(2, "fountain", limits(64, 100));
+        backlog(2);
+        w.get(0).pass(false, true);
+        assertEquals(List.of("PARKED", "IN_PASS@" + T0), stateAtAccept, "stamped at its first accept");
     }
 
     @Test
