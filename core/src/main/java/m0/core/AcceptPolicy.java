@@ -29,8 +29,8 @@ public interface AcceptPolicy {
     int pick(Siblings siblings, int self, long open);
 
     /**
-     * Picks that passed over a live sibling because it was inside one pass for over 2 ms
-     * (cumulative, for {@code m0serve stats}): what skews a burst that lands uneven.
+     * Picks that passed over a live sibling because it was over 2 ms into one pass when the
+     * picker's batch began (ADR 0052; cumulative, for {@code m0serve stats}): what skews a burst that lands uneven.
      */
     default long passedOverSlow() {
         return 0;
@@ -65,13 +65,13 @@ public interface AcceptPolicy {
 
     /**
      * Whether an accept stamps the pass on the page, as reading a request does (busy means busy,
-     * ADR 0015). Fountain: yes, a head stuck inside an accept batch is taken over after 2 ms.
-     * Share: no (ADR 0052). An accept runs no view, and a pass that only accepted, descheduled
-     * for a few milliseconds on a small machine, read to its siblings' picks as a slow inline
-     * view: they kept the rest of a cold burst.
+     * ADR 0015). No by default (ADR 0052): an accept runs no view, and under share a pass that
+     * only accepted, descheduled for a few milliseconds on a small machine, read to its
+     * siblings' picks as a slow inline view, and they kept the rest of a cold burst. Fountain
+     * says yes: its head stuck inside an accept batch is taken over after 2 ms (ADR 0019).
      */
     default boolean acceptIsBusy() {
-        return true;
+        return false;
     }
 
     /**

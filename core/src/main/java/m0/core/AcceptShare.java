@@ -8,7 +8,8 @@ import java.util.function.Consumer;
  * Lincheck thread).
  *
  * <p>The loop calls, in its life: {@link #bind()} as its first act, {@link #start()} when it
- * is ready to serve, then per pass {@link #passStart()}, {@link #passOn} for every accept,
+ * is ready to serve, then per pass {@link #passStart()} (or {@link #work()}), {@link #accepted()}
+ * and {@link #passOn} for every accept,
  * {@link #receive()} to EAGAIN when its channel is readable, {@link #passEnd(long)}; and to
  * stop, {@link #leave()} and {@link #leaveStep} until it says done.
  *
@@ -212,7 +213,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
      * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
      * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
-     * idle worker. A slow pass that does work is still stamped before its work, so pick skips it.
+     * idle worker. A slow pass that does work is still stamped before its work, so pick skips it
+     * (an accept is such work only where the policy says so, {@link #accepted()}).
      */
     @Override
     public void work() {
@@ -632,7 +634,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return pickedAgain;
     }
 
-    /** Picks that passed over a sibling inside one pass for over 2 ms (share; 0 otherwise). */
+    /** Picks that passed over a sibling over 2 ms into one pass when the batch began (share; 0 otherwise). */
     public long passedOverSlowCount() {
         return policy.passedOverSlow();
     }

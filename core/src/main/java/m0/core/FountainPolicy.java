@@ -86,6 +86,12 @@ final class FountainPolicy implements AcceptPolicy {
         return true;
     }
 
+    /** Yes: a head stuck inside an accept batch reads as slow, and a later worker takes over (ADR 0052). */
+    @Override
+    public boolean acceptIsBusy() {
+        return true;
+    }
+
     @Override
     public boolean wakesOne() {
         return false; // a worker woken for a connection it leaves to its head would sit on it (ADR 0022)

@@ -15,7 +15,8 @@ package m0.core;
  *   6..7 | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
- *        |            | &gt; 0: inside a pass that began then  |
+ *        |            | &gt; 0: in a pass, stamped at its   |
+ *        |            |   first stamped work (ADR 0015, 0052) |
  *   +1   | reserved (was ACTIVE: now in COUNTS, ADR 0040)   |
  *   +2   | COUNTS     version|active|pending|taken|HEAL |
  *        |            (Counts), one word: i's open          |

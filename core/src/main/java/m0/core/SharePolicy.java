@@ -16,14 +16,16 @@ import static m0.core.PageLayout.NOT_STARTED;
  * one NOT_STARTED (NS: nothing reads its channel yet), and one inside a single pass for over
  * 2 ms (a slow inline view: the old race would have sent its connection elsewhere too).
  *
- * <p>Over 2 ms as of when? Once a pass, at its first pick (ADR 0052): every pick of one accept
- * batch judges the siblings' passes at the instant the batch began, so a sibling is passed
- * over only if it was already 2 ms into one pass then. Judged at each pick, a batch that
- * itself runs long (a cold JVM's first burst, the acceptor descheduled on two cores) read the
- * very sibling its first hand-offs had woken as slow a few milliseconds later, and kept the
- * rest of the burst: 20/12, 27/5. A sibling slow before the batch began is skipped for all of
- * it, as the seed wants; one that turns slow inside the batch still gets its share of that one
- * batch (64 accepts at most), and the next pass's first pick judges afresh.
+ * <p>Over 2 ms as of when? Once a pass, at its first pick (ADR 0052; a pass has one accept
+ * batch at most, so once a batch): every pick of the batch judges the siblings' passes as they
+ * were when the batch began, so a sibling is passed over only if it was already 2 ms into one
+ * pass then. Judged at each pick, a batch that itself runs long (a cold JVM's first burst, the
+ * acceptor descheduled on two cores) read the very sibling its first hand-offs had woken as
+ * slow a few milliseconds later, and kept the rest of the burst: 20/12, 27/5. A sibling slow
+ * when the batch began is skipped while it stays in that pass, as the seed wants; one that
+ * turns slow inside the batch still gets its share of that one batch (64 accepts at most), and
+ * the next pass's first pick judges afresh. And under share an accept does not stamp a pass
+ * ({@link AcceptPolicy#acceptIsBusy}): a pass that only accepts runs no view.
  *
  * <p>One instance per worker: it keeps a scratch array of tied indices.
  */
@@ -45,16 +47,6 @@ final class SharePolicy implements AcceptPolicy {
 
     SharePolicy(LoadShape shape) {
         this.shape = shape;
-    }
-
-    /**
-     * No: a pass that only accepted stays PARKED to its siblings' picks (ADR 0052). Its kept
-     * accepts are in its counts at once (ADR 0007), and what it is sent waits in its channel for
-     * its next pass, as a hand-off to any parked worker does.
-     */
-    @Override
-    public boolean acceptIsBusy() {
-        return false;
     }
 
     @Override

@@ -251,8 +251,9 @@ class PickTest {
             assertEquals(0, w0.pick(100 + k), "3 ms into one pass when the batch began: skipped");
             f.clock.advanceMillis(1);
         }
+        assertEquals(8, w0.passedOverSlowCount(), "each pick of the batch passed it over");
         f.w(1).passEnd(0);
-        assertEquals(1, w0.pick(108), "parked again inside the batch: picked, with no new judgement needed");
+        assertEquals(1, w0.pick(108), "parked again inside the batch: picked");
         w0.passEnd(109);
     }
 

@@ -7,7 +7,7 @@ import m0.core.WorkerShare;
 /**
  * A worker's protocol object as the simulator hands it to the loop: every operation is the
  * protocol's own (the real core, or a mutant), and the ones an oracle judges are watched on the
- * way: a pick (NS and RP, on what it read), rebalance's look and move, a look at the listener
+ * way: a pick (NS, RP and SLOW, on what it read), rebalance's look and move, a look at the listener
  * (FILL), the leave and the start (the oracles' view of the worker's life).
  *
  * <p>{@link #passOn} is not overridden: the interface's own composition of {@link #pick},
@@ -27,16 +27,28 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
         this.inner = inner;
     }
 
+    /** When this pass's first pick was made (SLOW judges a pick's target as of then); -1: none yet. */
+    private long batchBegan = -1;
+
     @Override
     public int pick(long open) {
         Actor me = sim.me();
         Arrays.fill(me.stateReadStep, -1);
+        if (batchBegan < 0) {
+            batchBegan = sim.now();
+        }
         int target = inner.pick(open);
         sim.trace(me, "pick(open=" + open + ") -> w" + target);
         if (target != w.index) {
-            Oracles.checkPick(sim, me, target);
+            Oracles.checkPick(sim, me, target, batchBegan);
         }
         return target;
+    }
+
+    @Override
+    public void passEnd(long open) {
+        inner.passEnd(open);
+        batchBegan = -1;
     }
 
     /** A send whose target's counts moved since the pick: traced, so that a trace shows the pick again. */
@@ -66,10 +78,11 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
     public int rebalancePick(long open) {
         Actor me = sim.me();
         Arrays.fill(me.stateReadStep, -1);
+        long lookAt = sim.now(); // rebalance judges a pass as of its look's clock read, its first step
         int target = inner.rebalancePick(open);
         sim.trace(me, "rebalancePick(open=" + open + ") -> w" + target);
         if (target != w.index) {
-            Oracles.checkPick(sim, me, target);
+            Oracles.checkPick(sim, me, target, lookAt);
         }
         return target;
     }

@@ -86,12 +86,18 @@ final class Oracles {
     }
 
     /** NS and RP: a pick named a sibling whose state it read as not started, or after its reap. */
-    static void checkPick(Sim s, Actor me, int target) {
+    static void checkPick(Sim s, Actor me, int target, long batchBegan) {
         long readStep = me.stateReadStep[target];
         if (readStep < 0) {
             return;
         }
         long value = me.stateRead[target];
+        if (Siblings.slowPass(value, batchBegan)) {
+            s.violation("SLOW", me + " picked w" + target + " reading it inside one pass since " + Sim.ms(value)
+                    + ", over 2 ms before this batch's first pick at " + Sim.ms(batchBegan)
+                    + ": a slow view running inline (the seed's rule)");
+            return;
+        }
         if (value == PageLayout.NOT_STARTED) {
             s.violation("NS", me + " picked w" + target + " reading its state NOT_STARTED (step "
                     + readStep + "): nothing reads that channel yet");

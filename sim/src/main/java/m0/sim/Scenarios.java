@@ -104,6 +104,9 @@ public final class Scenarios {
     public static final Scenario BURST_SLOW = new Scenario("BURST-slow",
             "a cold first burst of 7: each accept w0 keeps costs it 2.5 ms, and each pass of w1 runs 8 ms before"
             + " its drain (ADR 0052)", Scenarios::burstSlow);
+    public static final Scenario PICK_SLOW = new Scenario("PICK-slow",
+            "w1 runs a view inline for 5 ms from 0; w0 accepts 2 at 3 ms and must keep both (the seed's 2 ms rule)",
+            Scenarios::pickSlow);
     public static final Scenario BURST_STALL = new Scenario("BURST-stall",
             "w1 accepts a first connection, keeps it and is descheduled 5 ms; w0 accepts a wave of 3 at 3 ms"
             + " (ADR 0052)", Scenarios::burstStall);
@@ -167,7 +170,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, BURST_STALL, LEAVE_UNSEEN);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, BURST_STALL, PICK_SLOW, LEAVE_UNSEEN);
 
     private Scenarios() {
     }
@@ -347,6 +350,28 @@ public final class Scenarios {
     }
 
     /**
+     * The seed's rule itself (ADR 0052 keeps it): w1 runs a view inline for 5 ms from 0 (its pass
+     * is stamped at 0); a burst of 2 reaches w0 at 3 ms. w1 was over 2 ms into one pass when
+     * w0's batch began, so w0 keeps both (SLOW judges every pick). A pick that never skips a slow
+     * sibling sends w1 the second.
+     */
+    static void pickSlow(Sim s) {
+        Worker w0 = s.worker(0);
+        Worker w1 = s.worker(1).accepts(false).requests(t -> 0); // a pass at 0, whose only work is the view
+        started(s, w0, w1);
+        s.actor("clients", () -> {
+            s.sleep(3 * Sim.MS);
+            s.connect();
+            s.connect();
+        });
+        s.loop(w0, () -> w0.run(Sim.T0 + 20 * Sim.MS));
+        s.loop(w1, () -> {
+            w1.slowPass = 5 * Sim.MS;
+            w1.run(Sim.T0 + 20 * Sim.MS);
+        });
+    }
+
+    /**
      * A worker descheduled inside a pass that only accepted (ADR 0052). The kernel gives the
      * first connection to w1, which keeps it (a tie) and is then descheduled for 5 ms; the wave
      * of 3 that arrives 3 ms on goes to w0. Where an accept stamps the pass, w0 reads w1 as 3 ms
@@ -361,8 +386,7 @@ public final class Scenarios {
         s.balanceOracle = true;
         s.actor("clients", () -> {
             s.sleep(3 * Sim.MS);
-            w1.accepts(false); // the wave wakes w0 alone: w1 is inside its pass, not in epoll_wait
-            w0.accepts(true);
+            w0.accepts(true); // the kernel gives the wave to w0 (w1 is inside its pass, not in epoll_wait)
             for (int k = 0; k < 3; k++) {
                 s.connect();
             }

@@ -257,6 +257,24 @@ final class Mutants {
             (p, self) -> Protocol.Core.worker(p, self, new JudgingEachPick(AcceptPolicy.share())));
 
     /**
+     * The seed's 2 ms rule undone: every sibling's pass reads as PARKED to this worker, so pick
+     * (and the leaver's forward, and rebalance) never passes a slow one over (PICK-slow: SLOW).
+     */
+    static final Protocol NEVER_SKIPS_SLOW = worker("mutant-never-skips-slow", (p, self) -> {
+        m0.core.Page inPassReadsParked = new PageView(p.page) {
+            @Override
+            public long getVolatile(int word) {
+                long v = p.page.getVolatile(word);
+                boolean state = word != PageLayout.stateWord(self) && word >= PageLayout.HEADER_WORDS
+                        && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
+                return state && PageLayout.inPass(v) ? PageLayout.PARKED : v;
+            }
+        };
+        return Protocol.Core.worker(new Ports(null, inPassReadsParked, p.channel, p.clock, p.workers), self,
+                AcceptPolicy.share());
+    });
+
+    /**
      * ADR 0052's second half undone: under share an accept stamps the pass, as it did before, so
      * a worker descheduled in a pass that only accepted reads as a slow inline view and its
      * sibling keeps a whole wave (BURST-stall: BALANCE).
@@ -320,6 +338,11 @@ final class Mutants {
         @Override
         public void started(Siblings siblings, int self) {
             real.started(siblings, self);
+        }
+
+        @Override
+        public boolean acceptIsBusy() {
+            return real.acceptIsBusy();
         }
 
         @Override

@@ -47,6 +47,7 @@ class MutantsTest {
                 Arguments.of(Scenarios.BALANCE_EVEN, Mutants.TWO_STEP_PASS_END, "BALANCE"),
                 Arguments.of(Scenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"),
                 Arguments.of(Scenarios.BURST_STALL, Mutants.ACCEPT_STAMPS, "BALANCE"),
+                Arguments.of(Scenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"),
                 Arguments.of(Scenarios.SHAPE_AFTER_CHURN, Mutants.SHAPE_NO_TIMER, "BALANCE"),
                 Arguments.of(Scenarios.SHAPE_FLAP, Mutants.SHAPE_NO_HYSTERESIS, "SHAPE-FLAP"),
                 Arguments.of(Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"));

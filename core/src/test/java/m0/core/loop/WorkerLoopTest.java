@@ -348,8 +348,22 @@ class WorkerLoopTest {
         backlog(3);
         w.get(0).pass(false, true);
         assertEquals(List.of("PARKED", "PARKED", "PARKED"), stateAtAccept);
+        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(0)), "and after the pass");
         assertEquals(2, Counts.active(page.getVolatile(PageLayout.countsWord(0))), "the two it kept, published");
         assertEquals(1, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "one passed on");
+    }
+
+    @Test
+    void underShareAnAcceptOnlyPassStillLooksAtRebalanceAtItsEnd() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.pass(false, false); // the look that start makes due: nothing held, so no tick after it
+        for (int k = 0; k < 4; k++) {
+            w0.connections.hold("k" + k);
+        }
+        backlog(1);
+        w0.pass(false, true);
+        assertEquals(2, channel.queued(1), "the accept passed on (4 against 0), then 4 against 1: the look moves one");
     }
 
     @Test

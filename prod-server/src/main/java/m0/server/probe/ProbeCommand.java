@@ -54,7 +54,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Option(names = "--watch-pid",
             description = "an m0serve supervisor's pid: sample its page during each round and print each "
-                    + "worker's longest pass in ms (* past the 2 ms pick skips)")
+                    + "worker's longest stamped pass in ms (* past 2 ms: picks skip it)")
     Long watchPid;
 
     @Option(names = "--settle-ms", defaultValue = "0",

@@ -6,10 +6,11 @@ import m0.core.PageLayout;
 
 /**
  * The witness for a round that did not split evenly: samples a server's page every ~100 µs
- * while it runs and keeps, per worker, the longest pass it saw (pick skips a sibling inside one
- * pass for over 2 ms: on a busy machine, a worker descheduled mid-pass is one) and how often
- * two workers were inside a pass at once (each then picks against the other's active as
- * published at its last pass end, blind to what the other keeps in this one).
+ * while it runs and keeps, per worker, the longest pass it saw (pick skips a sibling over 2 ms
+ * into one pass when the picker's batch began: on a busy machine, a worker descheduled mid-pass
+ * is one) and how often two workers were inside a pass at once. What it sees is the page's
+ * stamps: under share a pass that only accepts is not stamped (ADR 0052), so it sees passes
+ * that served, received or moved connections, not the accept batches of two acceptors.
  */
 public final class PassWatch implements AutoCloseable {
 

@@ -44,7 +44,7 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--passes-ms", defaultValue = "0",
             description = "then sample the page for MS ms and print each worker's longest pass "
-                    + "(* past the 2 ms after which pick skips a worker)")
+                    + "(* past 2 ms: a pick whose batch began then skips the worker)")
     long passesMillis;
 
     @Option(names = "--json", description = "one JSON object per table (per line), for scripts")

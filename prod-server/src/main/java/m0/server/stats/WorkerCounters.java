@@ -29,8 +29,8 @@ import m0.server.share.Memfds;
  *   5  WAKEUPS        returns from epoll_wait (its loop's passes), any policy
  *   6  POOL_BUSY_NANOS  its blocking pool's threads' time inside a task, cumulative (a task
  *                     still running counted up to the pass end); fountain's second reading
- *   7  PASSED_OVER_SLOW  share: siblings its picks passed over for being inside one pass for
- *                     over 2 ms (what skews a burst that lands uneven)
+ *   7  PASSED_OVER_SLOW  share: siblings its picks passed over for being over 2 ms into one
+ *                     pass when the batch began (what skews a burst that lands uneven)
  *   8  PICKED_AGAIN   share: sends not raised because the target's counts moved since the pick,
  *                     picked again (ADR 0043: two acceptors of one burst)
  *   9  RING_SENDS     sends through io_uring, a chunk of an answer each (docs/adr/0049)

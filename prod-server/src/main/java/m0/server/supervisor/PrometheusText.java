@@ -108,7 +108,7 @@ final class PrometheusText {
         loopWord(b, live, loops, "m0serve_worker_rebalanced_total",
                 "idle connections the worker handed to a lighter sibling", WorkerCounters.REBALANCED, false);
         loopWord(b, live, loops, "m0serve_worker_picks_passed_over_slow_total",
-                "siblings the worker's picks passed over for being inside one pass for over 2 ms",
+                "siblings the worker's picks passed over for being over 2 ms into one pass when the batch began",
                 WorkerCounters.PASSED_OVER_SLOW, false);
         loopWord(b, live, loops, "m0serve_worker_picked_again_total",
                 "sends not raised because the target's counts moved since the pick, picked again",

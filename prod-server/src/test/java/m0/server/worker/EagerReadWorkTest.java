@@ -1,0 +1,84 @@
+package m0.server.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import m0.server.http.App;
+import m0.server.http.HttpConfig;
+import m0.server.http.Response;
+import m0.server.jnr.Acceptor;
+import m0.server.jnr.Epoll;
+import m0.server.jnr.EventFd;
+import m0.server.jnr.Fds;
+import m0.server.jnr.Sockets;
+import m0.server.log.RateLimitedLog;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * ADR 0052: under share an accept no longer stamps the pass, so an admission that runs the app
+ * inline (M0_EAGER_READ=1) must: a slow view there is what siblings' picks skip after 2 ms.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+final class EagerReadWorkTest {
+
+    private static final App APP = request -> Response.text(200, "ok");
+
+    private final Epoll epoll = EventLoop.epoll();
+    private final EventFd wake = new EventFd();
+    private final Socket client = new Socket();
+    private int listener = -1;
+    private ConnectionIo io;
+    private Connection admitted;
+
+    @BeforeEach
+    void listen() throws IOException {
+        listener = Sockets.listenTcp(InetAddress.getLoopbackAddress(), 0, 4);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        if (admitted != null) {
+            io.close(admitted);
+        }
+        client.close();
+        if (listener >= 0) {
+            Fds.close(listener);
+        }
+        epoll.close();
+        wake.close();
+    }
+
+    @ParameterizedTest(name = "eager read {0}")
+    @ValueSource(booleans = {true, false})
+    void anAdmissionThatReadsAtOnceIsWorkTheLoopStamps(boolean eagerRead) throws IOException {
+        int[] works = {0};
+        RateLimitedLog failures = new RateLimitedLog(new PrintStream(new ByteArrayOutputStream(), true,
+                StandardCharsets.UTF_8), "EagerReadWorkTest: ");
+        io = new ConnectionIo(epoll, new ConnectionTable(), HttpConfig.defaults(), APP, null, wake, failures,
+                () -> works[0]++, eagerRead, false, null);
+        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Sockets.localPort(listener)), 5_000);
+        Acceptor acceptor = new Acceptor(listener);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        int fd;
+        while ((fd = acceptor.accept()) < 0) {
+            assertTrue(System.nanoTime() - deadline < 0, "the connection was not accepted");
+            Thread.onSpinWait(); // the handshake is the kernel's, microseconds away
+        }
+        admitted = io.admit(fd, acceptor.lastPeer(), false, System.nanoTime());
+        assertNotNull(admitted, "admitted");
+        assertEquals(eagerRead ? 1 : 0, works[0], "work before the app may run inline, and only then");
+    }
+}
