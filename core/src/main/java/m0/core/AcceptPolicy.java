@@ -64,13 +64,14 @@ public interface AcceptPolicy {
     }
 
     /**
-     * Whether an accept stamps the pass on the page, as reading a request does (busy means busy,
-     * ADR 0015). No by default (ADR 0052): an accept runs no view, and under share a pass that
-     * only accepted, descheduled for a few milliseconds on a small machine, read to its
-     * siblings' picks as a slow inline view, and they kept the rest of a cold burst. Fountain
-     * says yes: its head stuck inside an accept batch is taken over after 2 ms (ADR 0019).
+     * Whether admitting a connection, accepted or received, stamps the pass on the page, as
+     * reading a request does (busy means busy, ADR 0015). No by default (ADR 0052): an admission
+     * runs no view, and under share a pass that only accepted or received, descheduled for a
+     * few milliseconds on a small machine, read to its siblings' picks as a slow inline view,
+     * and they kept the rest of a burst. Fountain says yes: its head stuck inside an accept
+     * batch is taken over after 2 ms (ADR 0019).
      */
-    default boolean acceptIsBusy() {
+    default boolean admissionIsBusy() {
         return false;
     }
 

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * Lincheck thread).
  *
  * <p>The loop calls, in its life: {@link #bind()} as its first act, {@link #start()} when it
- * is ready to serve, then per pass {@link #passStart()} (or {@link #work()}), {@link #accepted()}
+ * is ready to serve, then per pass {@link #passStart()} (or {@link #work()}), {@link #admitted()}
  * and {@link #passOn} for every accept,
  * {@link #receive()} to EAGAIN when its channel is readable, {@link #passEnd(long)}; and to
  * stop, {@link #leave()} and {@link #leaveStep} until it says done.
@@ -209,12 +209,12 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * This pass has work (a request to parse, the app's code inline, a receipt, a move; an
-     * accept where the policy counts it as busy, {@link #accepted()}):
+     * accept or a receipt where the policy counts it as busy, {@link #admitted()}):
      * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
      * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
      * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
      * idle worker. A slow pass that does work is still stamped before its work, so pick skips it
-     * (an accept is such work only where the policy says so, {@link #accepted()}).
+     * (an admission is such work only where the policy says so, {@link #admitted()}).
      */
     @Override
     public void work() {
@@ -223,10 +223,10 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         }
     }
 
-    /** An accept stamps the pass where the policy counts it as busy (ADR 0052). */
+    /** An accept or a receipt stamps the pass where the policy counts it as busy (ADR 0052). */
     @Override
-    public void accepted() {
-        if (policy.acceptIsBusy()) {
+    public void admitted() {
+        if (policy.admissionIsBusy()) {
             work();
         }
     }

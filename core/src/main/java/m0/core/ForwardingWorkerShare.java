@@ -53,8 +53,8 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
-    public void accepted() {
-        delegate.accepted();
+    public void admitted() {
+        delegate.admitted();
     }
 
     @Override

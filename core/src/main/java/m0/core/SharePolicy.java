@@ -24,8 +24,8 @@ import static m0.core.PageLayout.NOT_STARTED;
  * slow a few milliseconds later, and kept the rest of the burst: 20/12, 27/5. A sibling slow
  * when the batch began is skipped while it stays in that pass, as the seed wants; one that
  * turns slow inside the batch still gets its share of that one batch (64 accepts at most), and
- * the next pass's first pick judges afresh. And under share an accept does not stamp a pass
- * ({@link AcceptPolicy#acceptIsBusy}): a pass that only accepts runs no view.
+ * the next pass's first pick judges afresh. And under share an accept or a receipt does not
+ * stamp a pass ({@link AcceptPolicy#admissionIsBusy}): a pass that only admits runs no view.
  *
  * <p>One instance per worker: it keeps a scratch array of tied indices.
  */

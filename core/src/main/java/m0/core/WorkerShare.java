@@ -9,7 +9,7 @@ import java.util.function.Consumer;
  * the loop that runs in m0serve runs over whichever they give it.
  *
  * <p>In a worker's life: {@link #bind()} as its first act, {@link #start()} when it is ready to
- * serve; per pass {@link #work()} at its first real work, {@link #accepted()} and
+ * serve; per pass {@link #work()} at its first real work, {@link #admitted()} and
  * {@link #passOn} for every accept,
  * {@link #receive()} to null when its channel is readable, {@link #passEnd(long)}; to stop,
  * {@link #leave()} and {@link #leaveStep} until it says done. Not thread-safe: one per worker.
@@ -38,10 +38,10 @@ public interface WorkerShare<C> {
     void work();
 
     /**
-     * This pass accepted a connection: work the page shows ({@link #work()}) only where the
-     * policy counts an accept as busy (share does not, ADR 0052).
+     * This pass accepted or received a connection: work the page shows ({@link #work()}) only
+     * where the policy counts an admission as busy (share does not, ADR 0052).
      */
-    void accepted();
+    void admitted();
 
     /** A pass ends: publish {@code open} and PARKED (unless left), retire what it received. */
     void passEnd(long open);

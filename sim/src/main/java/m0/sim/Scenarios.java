@@ -107,6 +107,9 @@ public final class Scenarios {
     public static final Scenario PICK_SLOW = new Scenario("PICK-slow",
             "w1 runs a view inline for 5 ms from 0; w0 accepts 2 at 3 ms and must keep both (the seed's 2 ms rule)",
             Scenarios::pickSlow);
+    public static final Scenario RECEIVE_STALL = new Scenario("RECEIVE-stall",
+            "w0 (one open already) passes its first accept to w1, whose receipt pass is descheduled 5 ms; w0 accepts"
+            + " a wave of 3 at 3 ms (ADR 0052)", Scenarios::receiveStall);
     public static final Scenario BURST_STALL = new Scenario("BURST-stall",
             "w1 accepts a first connection, keeps it and is descheduled 5 ms; w0 accepts a wave of 3 at 3 ms"
             + " (ADR 0052)", Scenarios::burstStall);
@@ -170,7 +173,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, BURST_STALL, PICK_SLOW, LEAVE_UNSEEN);
+            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, BURST_SLOW, BURST_STALL, RECEIVE_STALL, PICK_SLOW, LEAVE_UNSEEN);
 
     private Scenarios() {
     }
@@ -369,6 +372,29 @@ public final class Scenarios {
             w1.slowPass = 5 * Sim.MS;
             w1.run(Sim.T0 + 20 * Sim.MS);
         });
+    }
+
+    /**
+     * A worker descheduled inside a pass that only received (ADR 0052). w0 holds one connection
+     * the world does not model, so its first accept goes to w1; w1's pass that receives it stalls
+     * 5 ms. Where a receipt stamps the pass, w0's pass for the wave of 3 at 3 ms reads w1 as 3 ms
+     * into one pass and keeps the wave (3 served against 1). Under share a receipt is no view: w1
+     * reads PARKED with the hand-off in its pending, and the four end 2/2.
+     */
+    static void receiveStall(Sim s) {
+        Worker w0 = s.worker(0).load(1);
+        Worker w1 = s.worker(1).accepts(false).receiveCost(5 * Sim.MS);
+        started(s, w0, w1);
+        s.clients(1);
+        s.balanceOracle = true;
+        s.actor("clients", () -> {
+            s.sleep(3 * Sim.MS);
+            for (int k = 0; k < 3; k++) {
+                s.connect();
+            }
+        });
+        s.loop(w0, () -> w0.run(Sim.T0 + 40 * Sim.MS));
+        s.loop(w1, () -> w1.run(Sim.T0 + 40 * Sim.MS));
     }
 
     /**

@@ -39,8 +39,13 @@ public final class Worker {
     boolean accepts = true;
     int batch = WorkerLoop.ACCEPT_BATCH;
     long maxConnections = Long.MAX_VALUE;
-    /** Virtual time spent serving each accepted connection's first request, inside the pass. */
+    /**
+     * Virtual time each accept it keeps costs inside the pass, with no view run: a cold accept
+     * path, or the worker descheduled (ADR 0052). A view is {@link #slowPass}, which stamps.
+     */
     long acceptCost;
+    /** The same for each connection it receives: its receipt pass stalls this long, no view run. */
+    long receiveCost;
     /** Request load, per mille of each request period, by virtual time (null: none). */
     LongUnaryOperator load;
     /** At this time every connection it serves is closed by its client (-1: never). */
@@ -116,6 +121,11 @@ public final class Worker {
 
     public Worker acceptCost(long nanos) {
         this.acceptCost = nanos;
+        return this;
+    }
+
+    public Worker receiveCost(long nanos) {
+        this.receiveCost = nanos;
         return this;
     }
 
@@ -335,8 +345,9 @@ public final class Worker {
             }
             sim.serve(Worker.this, c);
             admittedThisPass.add(c);
-            if (!received && acceptCost > 0) {
-                sim.sleep(acceptCost);
+            long cost = received ? receiveCost : acceptCost;
+            if (cost > 0) {
+                sim.sleep(cost);
             }
         }
 

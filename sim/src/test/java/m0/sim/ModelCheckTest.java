@@ -43,7 +43,8 @@ class ModelCheckTest {
         {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
         {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
         {Scenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
-        {Scenarios.BURST_STALL, Mutants.ACCEPT_STAMPS, "BALANCE"},
+        {Scenarios.BURST_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
+        {Scenarios.RECEIVE_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
         {Scenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };

@@ -275,13 +275,13 @@ final class Mutants {
     });
 
     /**
-     * ADR 0052's second half undone: under share an accept stamps the pass, as it did before, so
-     * a worker descheduled in a pass that only accepted reads as a slow inline view and its
-     * sibling keeps a whole wave (BURST-stall: BALANCE).
+     * ADR 0052's second half undone: under share an accept or a receipt stamps the pass, as it
+     * did before, so a worker descheduled in a pass that only admitted reads as a slow inline
+     * view and its sibling keeps a whole wave (BURST-stall, RECEIVE-stall: BALANCE).
      */
-    static final Protocol ACCEPT_STAMPS = worker("mutant-accept-stamps", (p, self) -> new WorkerMutant(p, self) {
+    static final Protocol ADMISSION_STAMPS = worker("mutant-admission-stamps", (p, self) -> new WorkerMutant(p, self) {
         @Override
-        public void accepted() {
+        public void admitted() {
             real.work();
         }
     });
@@ -341,8 +341,8 @@ final class Mutants {
         }
 
         @Override
-        public boolean acceptIsBusy() {
-            return real.acceptIsBusy();
+        public boolean admissionIsBusy() {
+            return real.admissionIsBusy();
         }
 
         @Override

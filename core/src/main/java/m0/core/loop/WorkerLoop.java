@@ -208,8 +208,8 @@ public final class WorkerLoop<C> {
     }
 
     /**
-     * The pass has real work (bytes to parse, output to write, a receipt, a move; an accept
-     * where the policy says so, {@link #accepted()}): stamp its start on the page, once per
+     * The pass has real work (bytes to parse, output to write, a move; an accept or a receipt
+     * where the policy says so, {@link #admitted()}): stamp its start on the page, once per
      * pass, and look at rebalancing at its end.
      */
     public void work() {
@@ -220,13 +220,13 @@ public final class WorkerLoop<C> {
     }
 
     /**
-     * The pass accepted a connection: work for the rebalance look at its end; on the page, work
-     * only where the policy counts an accept as busy (share does not, ADR 0052).
+     * The pass accepted or received a connection: work for the rebalance look at its end; on the
+     * page, work only where the policy counts an admission as busy (share does not, ADR 0052).
      */
-    private void accepted() {
+    private void admitted() {
         worked = true;
         if (started) {
-            share.accepted();
+            share.admitted();
         }
     }
 
@@ -294,7 +294,7 @@ public final class WorkerLoop<C> {
         try {
             C c;
             for (int k = 0; k < RECEIVE_BATCH && (c = share.receive()) != null; k++) {
-                work();
+                admitted();
                 connections.admit(c, true);
             }
             if (channels.nudged()) {
@@ -363,7 +363,7 @@ public final class WorkerLoop<C> {
                 return; // EAGAIN: a sibling won the race; an empty wake-up is not work
             }
             meter.accepted(1);
-            accepted();
+            admitted();
             boolean passed;
             try {
                 passed = share.passOn(c, open);

@@ -94,6 +94,8 @@ final class FakePorts {
         /** What the driver counted: connections closed after one request or none, second requests. */
         long shortCloses;
         long reuses;
+        /** Run at each admit, before it is logged: lets a test read the page mid-pass. */
+        Runnable onAdmit = () -> { };
 
         void hold(String name) {
             held.add(new Held(name, false));
@@ -106,6 +108,7 @@ final class FakePorts {
 
         @Override
         public void admit(String connection, boolean received) {
+            onAdmit.run();
             held.add(new Held(connection, received));
             log.add("admit " + connection + (received ? " received" : ""));
         }

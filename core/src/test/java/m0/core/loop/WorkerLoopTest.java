@@ -354,6 +354,19 @@ class WorkerLoopTest {
     }
 
     @Test
+    void underShareAPassThatOnlyReceivesStaysParkedToItsSiblingsPicks() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        backlog(2);
+        w.get(0).pass(false, true); // keeps one, passes one on
+        Worker w1 = w.get(1);
+        List<String> seen = new ArrayList<>();
+        w1.connections.onAdmit = () -> seen.add(PageLayout.stateName(page.getVolatile(PageLayout.stateWord(1))));
+        w1.pass(true, false);
+        assertEquals(List.of("PARKED"), seen, "a receipt runs no view (ADR 0052)");
+        assertEquals(List.of("admit c2 received"), w1.connections.log);
+    }
+
+    @Test
     void underShareAnAcceptOnlyPassStillLooksAtRebalanceAtItsEnd() {
         List<Worker> w = workers(2, "share", limits(64, 100));
         Worker w0 = w.get(0);
