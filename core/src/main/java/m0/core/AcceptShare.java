@@ -9,8 +9,8 @@ import java.util.function.Consumer;
  *
  * <p>The loop calls, in its life: {@link #bind()} as its first act, {@link #start()} when it
  * is ready to serve, then per pass {@link #passStart()} (or {@link #work()}), {@link #admitted()}
- * and {@link #passOn} for every accept,
- * {@link #receive()} to EAGAIN when its channel is readable, {@link #passEnd(long)}; and to
+ * for every accept and receipt, {@link #passOn} for every accept, {@link #receive()} to EAGAIN
+ * when its channel is readable, {@link #passEnd(long)}; and to
  * stop, {@link #leave()} and {@link #leaveStep} until it says done.
  *
  * <p>Nothing here blocks, spins, sleeps or starts a thread: a bounded drain is a series of
@@ -208,8 +208,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     }
 
     /**
-     * This pass has work (a request to parse, the app's code inline, a receipt, a move; an
-     * accept or a receipt where the policy counts it as busy, {@link #admitted()}):
+     * This pass has work (a request to parse, the app's code inline, a move; an accept or a
+     * receipt where the policy counts it as busy, {@link #admitted()}):
      * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
      * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
      * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an

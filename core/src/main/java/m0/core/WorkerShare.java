@@ -9,8 +9,8 @@ import java.util.function.Consumer;
  * the loop that runs in m0serve runs over whichever they give it.
  *
  * <p>In a worker's life: {@link #bind()} as its first act, {@link #start()} when it is ready to
- * serve; per pass {@link #work()} at its first real work, {@link #admitted()} and
- * {@link #passOn} for every accept,
+ * serve; per pass {@link #work()} at its first real work, {@link #admitted()} for every accept
+ * and receipt, {@link #passOn} for every accept,
  * {@link #receive()} to null when its channel is readable, {@link #passEnd(long)}; to stop,
  * {@link #leave()} and {@link #leaveStep} until it says done. Not thread-safe: one per worker.
  */

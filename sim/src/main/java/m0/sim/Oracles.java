@@ -9,7 +9,7 @@ import m0.core.Siblings;
  * whose property it breaks (DESIGN.md's table).
  *
  * <p>Every per-step oracle reads only objects in the footprint of the step that can change
- * its verdict (the acct group for R5, the picker's own reads and the reap mark for NS/RP, the
+ * its verdict (the acct group for R5, the picker's own reads and the reap mark for NS/RP/SLOW, the
  * state words a closing leaver reads for B25-idle), so partial-order reduction cannot hide a
  * violating state from it.
  */
@@ -85,7 +85,12 @@ final class Oracles {
         return n;
     }
 
-    /** NS and RP: a pick named a sibling whose state it read as not started, or after its reap. */
+    /**
+     * NS, RP and SLOW: a pick named a sibling whose state it read as not started, or after its
+     * reap, or stamped over 2 ms before {@code batchBegan} (its batch's first pick, or a
+     * rebalance look's clock read). SLOW checks the pick against the stamps the page shows; a
+     * view that ran unstamped is not seen (WorkerLoopTest and EagerReadWorkTest pin the stamps).
+     */
     static void checkPick(Sim s, Actor me, int target, long batchBegan) {
         long readStep = me.stateReadStep[target];
         if (readStep < 0) {

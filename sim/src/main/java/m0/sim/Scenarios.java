@@ -377,7 +377,7 @@ public final class Scenarios {
     /**
      * A worker descheduled inside a pass that only received (ADR 0052). w0 holds one connection
      * the world does not model, so its first accept goes to w1; w1's pass that receives it stalls
-     * 5 ms. Where a receipt stamps the pass, w0's pass for the wave of 3 at 3 ms reads w1 as 3 ms
+     * 5 ms for each receipt (10 ms: it drains the wave's hand-off in the same pass). Where a receipt stamps the pass, w0's pass for the wave of 3 at 3 ms reads w1 as 3 ms
      * into one pass and keeps the wave (3 served against 1). Under share a receipt is no view: w1
      * reads PARKED with the hand-off in its pending, and the four end 2/2.
      */

@@ -205,6 +205,16 @@ final class FountainMutants {
         }
 
         @Override
+        public boolean admissionIsBusy() {
+            return f.admissionIsBusy();
+        }
+
+        @Override
+        public void passEnded() {
+            f.passEnded();
+        }
+
+        @Override
         public boolean samplesBusy() {
             return f.samplesBusy();
         }

@@ -364,6 +364,22 @@ class WorkerLoopTest {
         w1.pass(true, false);
         assertEquals(List.of("PARKED"), seen, "a receipt runs no view (ADR 0052)");
         assertEquals(List.of("admit c2 received"), w1.connections.log);
+        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(1)), "and after the pass");
+    }
+
+    @Test
+    void underShareAReceiptOnlyPassStillLooksAtRebalanceAtItsEnd() {
+        List<Worker> w = workers(3, "share", limits(64, 100));
+        Worker w1 = w.get(1);
+        w1.pass(false, false); // the look that start makes due: nothing held, so no tick after it
+        for (int k = 0; k < 3; k++) {
+            w1.connections.hold("k" + k);
+        }
+        assertTrue(w.get(2).share.sendWith(1, "x"), "a hand-off to w1, raised and queued");
+        w1.pass(true, false);
+        assertEquals(List.of("admit x received", "moved k0"), w1.connections.log,
+                "4 against 0: the look after the receipt moves one");
+        assertEquals(1, channel.queued(0) + channel.queued(2));
     }
 
     @Test

@@ -9,8 +9,8 @@ import m0.core.PageLayout;
  * while it runs and keeps, per worker, the longest pass it saw (pick skips a sibling over 2 ms
  * into one pass when the picker's batch began: on a busy machine, a worker descheduled mid-pass
  * is one) and how often two workers were inside a pass at once. What it sees is the page's
- * stamps: under share a pass that only accepts is not stamped (ADR 0052), so it sees passes
- * that served, received or moved connections, not the accept batches of two acceptors.
+ * stamps: under share a pass that only accepts or receives is not stamped (ADR 0052), so it
+ * sees passes that served or moved connections, not the accept batches of two acceptors.
  */
 public final class PassWatch implements AutoCloseable {
 

@@ -161,8 +161,8 @@ final class ConnectionIo {
         table.put(c);
         soon(c.session.deadline()); // a client that never sends a byte meets its header timeout
         if (eagerRead) {
-            // The app may run inline: a view the page must show (share's accept stamps nothing,
-            // ADR 0052), so a slow one is skipped by its siblings' picks after 2 ms.
+            // The app may run inline: a view the page must show (under share an admission,
+            // accept or receipt, stamps nothing: ADR 0052), so its siblings' picks can skip it.
             work.run();
             onReadable(c, now, Epoll.IN);
         }

@@ -24,12 +24,12 @@ import m0.server.log.RateLimitedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * ADR 0052: under share an accept no longer stamps the pass, so an admission that runs the app
- * inline (M0_EAGER_READ=1) must: a slow view there is what siblings' picks skip after 2 ms.
+ * ADR 0052: under share an admission (an accept or a receipt) no longer stamps the pass, so one
+ * that runs the app inline (M0_EAGER_READ=1) must: a slow view there is what siblings' picks skip.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 final class EagerReadWorkTest {
@@ -61,9 +61,9 @@ final class EagerReadWorkTest {
         wake.close();
     }
 
-    @ParameterizedTest(name = "eager read {0}")
-    @ValueSource(booleans = {true, false})
-    void anAdmissionThatReadsAtOnceIsWorkTheLoopStamps(boolean eagerRead) throws IOException {
+    @ParameterizedTest(name = "eager read {0}, received {1}")
+    @CsvSource({"true,false", "true,true", "false,false", "false,true"})
+    void anAdmissionThatReadsAtOnceIsWorkTheLoopStamps(boolean eagerRead, boolean received) throws IOException {
         int[] works = {0};
         RateLimitedLog failures = new RateLimitedLog(new PrintStream(new ByteArrayOutputStream(), true,
                 StandardCharsets.UTF_8), "EagerReadWorkTest: ");
@@ -77,7 +77,7 @@ final class EagerReadWorkTest {
             assertTrue(System.nanoTime() - deadline < 0, "the connection was not accepted");
             Thread.onSpinWait(); // the handshake is the kernel's, microseconds away
         }
-        admitted = io.admit(fd, acceptor.lastPeer(), false, System.nanoTime());
+        admitted = io.admit(fd, acceptor.lastPeer(), received, System.nanoTime());
         assertNotNull(admitted, "admitted");
         assertEquals(eagerRead ? 1 : 0, works[0], "work before the app may run inline, and only then");
     }
