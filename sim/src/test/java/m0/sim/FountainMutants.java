@@ -172,81 +172,14 @@ final class FountainMutants {
             (p, self) -> Protocol.Core.worker(p, self, new Moving(AcceptPolicy.fountain())));
 
     /** A policy that is fountain in every answer but one. */
-    private static final class Moving implements AcceptPolicy {
-        private final AcceptPolicy f;
-
+    private static final class Moving extends ForwardingAcceptPolicy {
         Moving(AcceptPolicy fountain) {
-            this.f = fountain;
+            super(fountain);
         }
 
         @Override
         public boolean movesConnections() {
             return true;
-        }
-
-        @Override
-        public String name() {
-            return f.name();
-        }
-
-        @Override
-        public boolean shares() {
-            return f.shares();
-        }
-
-        @Override
-        public int pick(Siblings siblings, int self, long open) {
-            return f.pick(siblings, self, open);
-        }
-
-        @Override
-        public boolean wakesOne() {
-            return f.wakesOne();
-        }
-
-        @Override
-        public boolean admissionIsBusy() {
-            return f.admissionIsBusy();
-        }
-
-        @Override
-        public void passEnded() {
-            f.passEnded();
-        }
-
-        @Override
-        public boolean samplesBusy() {
-            return f.samplesBusy();
-        }
-
-        @Override
-        public void holdListener(Siblings siblings, int self, boolean held) {
-            f.holdListener(siblings, self, held);
-        }
-
-        @Override
-        public void started(Siblings siblings, int self) {
-            f.started(siblings, self);
-        }
-
-        @Override
-        public void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
-            f.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
-        }
-
-        @Override
-        public boolean takeListener(Siblings siblings, int self, boolean readable) {
-            return f.takeListener(siblings, self, readable);
-        }
-
-        @Override
-        public long listenDeadline() {
-            return f.listenDeadline();
-        }
-
-        @Override
-        public int endBatch(Siblings siblings, int self) {
-            return f.endBatch(siblings, self);
         }
     }
 }

@@ -260,19 +260,8 @@ final class Mutants {
      * The seed's 2 ms rule undone: every sibling's pass reads as PARKED to this worker, so pick
      * (and the leaver's forward, and rebalance) never passes a slow one over (PICK-slow: SLOW).
      */
-    static final Protocol NEVER_SKIPS_SLOW = worker("mutant-never-skips-slow", (p, self) -> {
-        m0.core.Page inPassReadsParked = new PageView(p.page) {
-            @Override
-            public long getVolatile(int word) {
-                long v = p.page.getVolatile(word);
-                boolean state = word != PageLayout.stateWord(self) && word >= PageLayout.HEADER_WORDS
-                        && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
-                return state && PageLayout.inPass(v) ? PageLayout.PARKED : v;
-            }
-        };
-        return Protocol.Core.worker(new Ports(null, inPassReadsParked, p.channel, p.clock, p.workers), self,
-                AcceptPolicy.share());
-    });
+    static final Protocol NEVER_SKIPS_SLOW = worker("mutant-never-skips-slow",
+            (p, self) -> readingSiblingStates(p, self, v -> PageLayout.inPass(v) ? PageLayout.PARKED : v));
 
     /**
      * ADR 0052's second half undone: under share an accept or a receipt stamps the pass, as it
@@ -287,11 +276,9 @@ final class Mutants {
     });
 
     /** Every call to the real policy, but a pick forgets the pass's judgement first. */
-    private static final class JudgingEachPick implements AcceptPolicy {
-        private final AcceptPolicy real;
-
+    private static final class JudgingEachPick extends ForwardingAcceptPolicy {
         JudgingEachPick(AcceptPolicy real) {
-            this.real = real;
+            super(real);
         }
 
         @Override
@@ -303,96 +290,6 @@ final class Mutants {
         @Override
         public String name() {
             return "mutant-judges-each-pick";
-        }
-
-        @Override
-        public boolean shares() {
-            return real.shares();
-        }
-
-        @Override
-        public long passedOverSlow() {
-            return real.passedOverSlow();
-        }
-
-        @Override
-        public boolean movesConnections() {
-            return real.movesConnections();
-        }
-
-        @Override
-        public boolean wakesOne() {
-            return real.wakesOne();
-        }
-
-        @Override
-        public void holdListener(Siblings siblings, int self, boolean held) {
-            real.holdListener(siblings, self, held);
-        }
-
-        @Override
-        public void passEnded() {
-            real.passEnded();
-        }
-
-        @Override
-        public void started(Siblings siblings, int self) {
-            real.started(siblings, self);
-        }
-
-        @Override
-        public boolean admissionIsBusy() {
-            return real.admissionIsBusy();
-        }
-
-        @Override
-        public boolean samplesBusy() {
-            return real.samplesBusy();
-        }
-
-        @Override
-        public void sample(Siblings siblings, int self, long busyNanosTotal) {
-            real.sample(siblings, self, busyNanosTotal);
-        }
-
-        @Override
-        public void sample(Siblings siblings, int self, long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
-            real.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
-        }
-
-        @Override
-        public boolean takeListener(Siblings siblings, int self, boolean readable) {
-            return real.takeListener(siblings, self, readable);
-        }
-
-        @Override
-        public long listenDeadline() {
-            return real.listenDeadline();
-        }
-
-        @Override
-        public boolean judgesShape() {
-            return real.judgesShape();
-        }
-
-        @Override
-        public boolean shape(long now, long shortCloses, long reuses) {
-            return real.shape(now, shortCloses, reuses);
-        }
-
-        @Override
-        public long shapeDeadline() {
-            return real.shapeDeadline();
-        }
-
-        @Override
-        public boolean balancing() {
-            return real.balancing();
-        }
-
-        @Override
-        public int endBatch(Siblings siblings, int self) {
-            return real.endBatch(siblings, self);
         }
     }
 
@@ -622,19 +519,22 @@ final class Mutants {
      * so with the only live sibling slow the leaver admits a fresh hand-off and closes it as idle
      * (B25-idle).
      */
-    static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> {
-        m0.core.Page slowReadsLeft = new PageView(p.page) {
+    static final Protocol FORWARD_SKIPS_SLOW = worker("mutant-fwd-skips-slow", (p, self) -> readingSiblingStates(p, self,
+            v -> Siblings.slowPass(v, p.clock.nanoTime()) ? PageLayout.LEFT : v));
+
+    /** The real share worker, reading every sibling's state word (never its own) through {@code asRead}. */
+    private static WorkerShare<Conn> readingSiblingStates(Ports p, int self, java.util.function.LongUnaryOperator asRead) {
+        Page view = new PageView(p.page) {
             @Override
             public long getVolatile(int word) {
                 long v = p.page.getVolatile(word);
                 boolean state = word != PageLayout.stateWord(self) && word >= PageLayout.HEADER_WORDS
                         && (word - PageLayout.HEADER_WORDS) % PageLayout.LINE_WORDS == PageLayout.STATE_OFFSET;
-                return state && Siblings.slowPass(v, p.clock.nanoTime()) ? PageLayout.LEFT : v;
+                return state ? asRead.applyAsLong(v) : v;
             }
         };
-        return Protocol.Core.worker(new Ports(null, slowReadsLeft, p.channel, p.clock, p.workers), self,
-                AcceptPolicy.share());
-    });
+        return Protocol.Core.worker(new Ports(null, view, p.channel, p.clock, p.workers), self, AcceptPolicy.share());
+    }
 
     /** The real page, for a mutant that reads some words as they are not. */
     abstract static class PageView implements m0.core.Page {

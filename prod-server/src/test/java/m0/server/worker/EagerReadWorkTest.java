@@ -2,20 +2,17 @@ package m0.server.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import m0.server.http.App;
 import m0.server.http.HttpConfig;
 import m0.server.http.Response;
-import m0.server.jnr.Acceptor;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Fds;
@@ -69,15 +66,8 @@ final class EagerReadWorkTest {
                 StandardCharsets.UTF_8), "EagerReadWorkTest: ");
         io = new ConnectionIo(epoll, new ConnectionTable(), HttpConfig.defaults(), APP, null, wake, failures,
                 () -> works[0]++, eagerRead, false, null);
-        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Sockets.localPort(listener)), 5_000);
-        Acceptor acceptor = new Acceptor(listener);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int fd;
-        while ((fd = acceptor.accept()) < 0) {
-            assertTrue(System.nanoTime() - deadline < 0, "the connection was not accepted");
-            Thread.onSpinWait(); // the handshake is the kernel's, microseconds away
-        }
-        admitted = io.admit(fd, acceptor.lastPeer(), received, System.nanoTime());
+        Loopback server = Loopback.connect(client, listener);
+        admitted = io.admit(server.fd(), server.peer(), received, System.nanoTime());
         assertNotNull(admitted, "admitted");
         assertEquals(eagerRead ? 1 : 0, works[0], "work before the app may run inline, and only then");
     }

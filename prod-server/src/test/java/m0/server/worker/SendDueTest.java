@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import m0.server.http.App;
 import m0.server.http.HttpConfig;
 import m0.server.http.Response;
-import m0.server.jnr.Acceptor;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Fds;
@@ -152,20 +150,14 @@ final class SendDueTest {
     private Connection connect(Socket client) throws IOException {
         client.setTcpNoDelay(true);
         client.setSoTimeout(5_000);
-        client.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), Sockets.localPort(listener)), 5_000);
-        Acceptor acceptor = new Acceptor(listener);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        int fd;
-        while ((fd = acceptor.accept()) < 0) {
-            assertTrue(System.nanoTime() - deadline < 0, "the connection was not accepted");
-            Thread.onSpinWait(); // the handshake is the kernel's, microseconds away
-        }
+        Loopback server = Loopback.connect(client, listener);
+        int fd = server.fd();
         // What the trace needs of the kernel: every send taken whole while the client does not read
         // (loopback autotunes the send buffer to megabytes at the handshake).
         int sendBuffer = Sockets.sendBufferSize(fd);
         assertTrue(sendBuffer >= 2 * X_FIRST,
                 () -> "this kernel's loopback send buffer (" + sendBuffer + " bytes) is too small for the test's trace");
-        Connection c = io.admit(fd, acceptor.lastPeer(), false, System.nanoTime());
+        Connection c = io.admit(fd, server.peer(), false, System.nanoTime());
         assertNotNull(c, "admitted");
         admitted.add(c);
         return c;
