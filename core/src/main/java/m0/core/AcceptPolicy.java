@@ -30,7 +30,8 @@ public interface AcceptPolicy {
 
     /**
      * Picks that passed over a live sibling because it was over 2 ms into one pass when the
-     * picker's batch began (ADR 0052; cumulative, for {@code m0serve stats}): what skews a burst that lands uneven.
+     * picker's batch began (ADR 0052; cumulative, for {@code m0serve stats}): what skews a
+     * burst that lands uneven.
      */
     default long passedOverSlow() {
         return 0;

@@ -634,7 +634,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return pickedAgain;
     }
 
-    /** Picks that passed over a sibling over 2 ms into one pass when the batch began (share; 0 otherwise). */
+    /** Picks that passed a sibling over 2 ms into one pass when the batch began (share; else 0). */
     public long passedOverSlowCount() {
         return policy.passedOverSlow();
     }

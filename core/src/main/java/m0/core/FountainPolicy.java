@@ -86,7 +86,7 @@ final class FountainPolicy implements AcceptPolicy {
         return true;
     }
 
-    /** Yes: a head stuck inside an accept batch reads as slow, and a later worker takes over (ADR 0019, 0052). */
+    /** Yes: a head stuck inside an accept batch reads as slow, and a later one takes over (ADR 0019, 0052). */
     @Override
     public boolean admissionIsBusy() {
         return true;
