@@ -42,10 +42,10 @@ class ModelCheckTest {
         {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
         {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
         {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
-        {Scenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
-        {Scenarios.BURST_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
-        {Scenarios.RECEIVE_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
-        {Scenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"},
+        {PickScenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
+        {PickScenarios.BURST_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
+        {PickScenarios.RECEIVE_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
+        {PickScenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
     };
 
