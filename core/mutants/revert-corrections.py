@@ -22,6 +22,9 @@ MUTANTS = {
     "ADR 0043: the accept path raises blind (an add, whatever the pick read)": ("HandOff.java", [
         ("        if (ifUnchanged) {\n            return page.compareAndSet(", "        if (false) {\n            return page.compareAndSet("),
     ]),
+    "ADR 0053: the accept path's keep published blind (an add, whatever the pick read)": ("AcceptShare.java", [
+        ("        if (!siblings.ownSeen()) {\n            kept(open);", "        if (true) {\n            kept(open);"),
+    ]),
     "B25-send (no state re-read after the raise)": ("HandOff.java", [
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
     ]),

@@ -270,6 +270,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         if (!sharing) {
             return self;
         }
+        siblings.forgetOwn();
         return policy.pick(siblings, self, open);
     }
 
@@ -323,6 +324,41 @@ public final class AcceptShare<C> implements WorkerShare<C> {
                 publishedActive = active;
             }
         }
+    }
+
+    /**
+     * The accept path's keep (ADR 0053): published only on this worker's counts as its pick read
+     * them ({@link Siblings#ownInFlight}); false, nothing published: a sibling's raise (or
+     * anything else) moved them since, so the pick is made again. Where the pick read none of
+     * this worker's counts (share keeping everything, the race, fountain), there is nothing to
+     * hold the keep to and it is published as {@link #kept} does.
+     *
+     * <p>Why: a sibling's send is raised on the counts its pick read (ADR 0043), and so is this
+     * keep, so of a send and a keep decided on one reading of this worker's counts only the first
+     * to publish stands. Published blind, a keep and a sibling's send both landed here on the
+     * same reading, and with three workers or more the one neither chose was left a connection
+     * short (BURST-three: 0/2/0; a burst of 64 on four workers: 17/16/16/15). Even where the
+     * active field would not move (a close this pass, not yet published, makes up for the keep),
+     * the compare-and-set still fails on a word that moved: the pick read a load the keep no
+     * longer lands on.
+     */
+    @Override
+    public boolean keptIfUnchanged(long open) {
+        if (!sharing) {
+            return true;
+        }
+        if (!siblings.ownSeen()) {
+            kept(open);
+            return true;
+        }
+        long active = open + 1 - received;
+        long seen = siblings.seen(self);
+        if (!page.compareAndSet(countsWord, seen, seen + Counts.activeBy(active - publishedActive))) {
+            pickedAgain++;
+            return false;
+        }
+        publishedActive = active;
+        return true;
     }
 
     /**

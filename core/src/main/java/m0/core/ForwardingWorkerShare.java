@@ -6,7 +6,8 @@ import java.util.function.Consumer;
  * A {@link WorkerShare} that forwards every operation to another: the base of a stand-in that
  * changes one or two of them (a checker's observer or mutant, a test fault of the server's), so
  * that each says only what it changes. {@link #passOn} is the interface's own composition, run
- * over this object's {@link #pick}, {@link #sendWith} and {@link #kept}.
+ * over this object's {@link #pick}, {@link #sendPicked}, {@link #sendWith}, {@link #keptIfUnchanged} and
+ * {@link #kept}.
  */
 public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
 
@@ -75,6 +76,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     @Override
     public int sendPicked(int target, C connection) {
         return delegate.sendPicked(target, connection);
+    }
+
+    @Override
+    public boolean keptIfUnchanged(long open) {
+        return delegate.keptIfUnchanged(open);
     }
 
     @Override

@@ -112,7 +112,7 @@ final class SharePolicy implements AcceptPolicy {
         }
         // Own load: open connections plus those in flight to us (pending - taken). A connection
         // received in this pass is already in open and still in pending: count it once.
-        long best = open + siblings.inFlight(self);
+        long best = open + siblings.ownInFlight(self); // a keep is published against this read (ADR 0053)
         int ties = 0;
         if (!judged) {
             judgedAt = siblings.now(); // the batch's first pick: its siblings are judged as of now

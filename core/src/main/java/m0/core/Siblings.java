@@ -16,6 +16,8 @@ public final class Siblings {
     private final int workers;
     /** The counts word each {@link #load} read last: this worker's, never shared. */
     private final long[] seen;
+    /** Whether the pick under way read its own counts ({@link #ownInFlight}): cleared by {@link #forgetOwn}. */
+    private boolean ownSeen;
 
     public Siblings(Page page, Clock clock, int workers) {
         if (page.words() < PageLayout.slots(workers)) {
@@ -53,6 +55,27 @@ public final class Siblings {
     /** {@code pending - taken} of worker i, from one load: raised against it, not yet received. */
     public long inFlight(int i) {
         return Counts.inFlight(counts(i));
+    }
+
+    /**
+     * The acceptor's own {@code pending - taken}, from one load kept as {@link #seen}: a keep the
+     * pick decided on it is published against that very word (ADR 0053).
+     */
+    public long ownInFlight(int self) {
+        long counts = counts(self);
+        seen[self] = counts;
+        ownSeen = true;
+        return Counts.inFlight(counts);
+    }
+
+    /** Whether this pick read its own counts ({@link #ownInFlight}) since {@link #forgetOwn}. */
+    public boolean ownSeen() {
+        return ownSeen;
+    }
+
+    /** A pick begins: what the last one read of its own counts decides nothing now. */
+    public void forgetOwn() {
+        ownSeen = false;
     }
 
     public long busy(int i) {

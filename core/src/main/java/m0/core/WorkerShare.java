@@ -68,16 +68,27 @@ public interface WorkerShare<C> {
     void kept(long open);
 
     /**
-     * How many picks one accept makes at most. A pick is made again only when the target's
-     * counts moved between the pick's read and the raise, which takes a sibling's keep, receipt
-     * or raise landing in a window of a few instructions; the last pick raises as the seed does,
-     * whatever moved (the two-acceptor bound of ADR 0040 again, never worse).
+     * The accept path's keep (ADR 0053): {@link #kept}, published only on this worker's counts as
+     * its last {@link #pick} read them.
+     *
+     * @return true when kept and published; false: nothing published, those counts moved since
+     *     the pick read them (a sibling's send landed here): pick again
+     */
+    boolean keptIfUnchanged(long open);
+
+    /**
+     * How many picks one accept makes at most. A pick is made again only when the counts it
+     * decided on moved before the decision was published: the target's between the read and the
+     * raise (a sibling's keep, receipt or raise), or this worker's own between the read and the
+     * keep (a sibling's raise); each takes a write landing in a window of a few instructions. The
+     * last pick raises or keeps as the seed does, whatever moved (the two-acceptor bound of ADR
+     * 0040 again, never worse).
      */
     int PICKS = 4;
 
     /**
      * The accept path: pick, and send if the pick is a sibling; a connection kept here is
-     * published in {@code active} at once ({@link #kept}).
+     * published in {@code active} at once ({@link #keptIfUnchanged}).
      *
      * @return true when a sibling took the connection; false: admit it here
      */
@@ -86,23 +97,31 @@ public interface WorkerShare<C> {
             return false;
         }
         for (int picks = 1; ; picks++) {
+            boolean last = picks == PICKS;
             int target = pick(open);
+            // Two acceptors of one burst each pick blind to the other's decision in flight; a send
+            // raised only on the counts its pick read (ADR 0043), and a keep published only on the
+            // counts its pick read (ADR 0053), each lands on the load it was decided on.
             if (target == self()) {
-                break;
+                if (last) {
+                    kept(open); // the last pick keeps as the seed does, whatever moved
+                    return false;
+                }
+                if (keptIfUnchanged(open)) {
+                    return false;
+                }
+                continue;
             }
-            // Two acceptors of one burst each pick blind to the other's keep in flight; raised
-            // only on the counts the pick read, the send is decided on what it lands on (ADR 0043).
-            int sent = picks < PICKS ? sendPicked(target, connection)
+            int sent = !last ? sendPicked(target, connection)
                     : sendWith(target, connection) ? HandOff.SENT : HandOff.REFUSED;
             if (sent == HandOff.SENT) {
                 return true;
             }
             if (sent == HandOff.REFUSED) {
-                break;
+                kept(open);
+                return false;
             }
         }
-        kept(open);
-        return false;
     }
 
     /**

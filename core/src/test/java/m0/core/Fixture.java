@@ -23,10 +23,19 @@ final class Fixture {
     }
 
     Fixture(int n, int channelCapacity) {
+        this(n, channelCapacity, AcceptPolicy::share);
+    }
+
+    /** Each worker with its own instance of {@code policy} (a policy keeps per-worker state). */
+    Fixture(int n, java.util.function.Supplier<AcceptPolicy> policy) {
+        this(n, 1024, policy);
+    }
+
+    Fixture(int n, int channelCapacity, java.util.function.Supplier<AcceptPolicy> policy) {
         page = new RecordingPage(n, log);
         channel = new QueueChannel<>(n, channelCapacity, log);
         for (int i = 0; i < n; i++) {
-            workers.add(new AcceptShare<>(page, channel, clock, AcceptPolicy.share(), n, i));
+            workers.add(new AcceptShare<>(page, channel, clock, policy.get(), n, i));
         }
         supervisor = new SupervisorShare<>(page, channel, clock, n, true);
     }

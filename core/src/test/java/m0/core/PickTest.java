@@ -4,6 +4,7 @@ import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.NOT_STARTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import java.util.ArrayList;
@@ -112,6 +113,48 @@ class PickTest {
         assertEquals(0, f.pending(1), "nothing raised");
         assertEquals(0, f.channel.queued(1), "nothing sent");
         assertEquals(0, f.w(0).pick(1), "picked again: 1 against 1, a tie, kept");
+    }
+
+    /**
+     * ADR 0053, the keep's side of ADR 0043's race: three workers, w0 holding one; w0 and w1 each
+     * accept one. w1's pick reads itself at 0 and keeps; before it publishes, w0's pick names w1
+     * (0, tied with w2; the rotation's first turn) and its send lands on the counts it read.
+     * Published blind, w1's keep would make it 2 against w2's 0; published on the counts its pick
+     * read, it finds them moved, publishes nothing, and the pick made again names w2.
+     */
+    @Test
+    void aKeepDecidedOnOwnCountsThatMovedSinceThePickPicksAgain() {
+        Fixture f = new Fixture(3).started();
+        f.active(0, 1);
+        assertEquals(1, f.w(1).pick(0), "w1 keeps: 0, as light as w2");
+        assertEquals(1, f.w(0).pick(1), "w0 names w1: 0, tied with w2, first in the rotation");
+        assertEquals(HandOff.SENT, f.w(0).sendPicked(1, "c1"), "w1's counts are as w0's pick read them");
+        assertFalse(f.w(1).keptIfUnchanged(0), "w1's own counts moved since its pick");
+        assertEquals(0, f.active(1), "nothing published");
+        assertEquals(1, f.w(1).pickedAgainCount(), "counted (stats)");
+        assertEquals(2, f.w(1).pick(0), "picked again: 1 in flight to w1, so w2 is lighter");
+    }
+
+    @Test
+    void aKeepOnOwnCountsAsThePickReadThemIsPublished() {
+        Fixture f = new Fixture(2).started();
+        assertEquals(0, f.w(0).pick(0));
+        assertTrue(f.w(0).keptIfUnchanged(0));
+        assertEquals(1, f.active(0), "published at once (ADR 0007)");
+        assertEquals(0, f.w(0).pickedAgainCount());
+    }
+
+    /**
+     * Where the pick read none of its own counts (fountain fills in order), nothing holds the
+     * keep: published whatever moved.
+     */
+    @Test
+    void aKeepOnCountsThePickDidNotReadIsPublished() {
+        Fixture f = new Fixture(2, AcceptPolicy::fountain).started();
+        assertEquals(0, f.w(0).pick(0), "fountain's head keeps");
+        assertTrue(f.w(1).sendWith(0, "r"), "w0's counts move after the pick");
+        assertTrue(f.w(0).keptIfUnchanged(0), "fountain decided on nothing of w0's counts");
+        assertEquals(1, f.active(0));
     }
 
     @Test

@@ -11,7 +11,7 @@ import m0.core.WorkerShare;
  * (FILL), the leave and the start (the oracles' view of the worker's life).
  *
  * <p>{@link #passOn} is not overridden: the interface's own composition of {@link #pick},
- * {@link #sendPicked} (or {@link #sendWith}) and {@link #kept} runs, as it does in m0serve, so that a mutant changes one
+ * {@link #sendPicked} (or {@link #sendWith}) and {@link #keptIfUnchanged} (or {@link #kept}) runs, as it does in m0serve, so that a mutant changes one
  * of its parts and the pick oracle sees every pick.
  */
 final class ObservedShare extends ForwardingWorkerShare<Conn> {
@@ -134,5 +134,17 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
     public void kept(long open) {
         inner.kept(open);
         sim.me().deciding = null; // decided: it is served here from now on (ACTIVE)
+    }
+
+    /** A keep whose own counts moved since the pick: traced, so that a trace shows the pick again. */
+    @Override
+    public boolean keptIfUnchanged(long open) {
+        boolean kept = inner.keptIfUnchanged(open);
+        if (kept) {
+            sim.me().deciding = null;
+        } else {
+            sim.trace(sim.me(), "keptIfUnchanged -> moved: pick again");
+        }
+        return kept;
     }
 }

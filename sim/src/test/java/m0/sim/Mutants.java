@@ -108,6 +108,19 @@ final class Mutants {
         }
     });
 
+    /**
+     * ADR 0053 undone: the accept path's keep is published blind, one add on whatever this
+     * worker's counts hold by then, as {@link WorkerShare#kept} does. A sibling's send decided on
+     * the same reading of them lands too, and the third worker is left short (BURST-three: 0/2/0).
+     */
+    static final Protocol BLIND_KEEP = worker("mutant-blind-keep", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public boolean keptIfUnchanged(long open) {
+            real.kept(open);
+            return true;
+        }
+    });
+
     /** B25 send side undone: raise, then send without reading the target's state again. */
     static final Protocol B25_SEND = worker("mutant-B25-send", (p, self) -> new SendMutant(p, self) {
         @Override
@@ -882,6 +895,11 @@ final class Mutants {
     static final Protocol DROPS_PUBLISH = worker("mutant-drops-publish", (p, self) -> new WorkerMutant(p, self) {
         @Override
         public void kept(long open) {
+        }
+
+        @Override
+        public boolean keptIfUnchanged(long open) {
+            return true;
         }
     });
 

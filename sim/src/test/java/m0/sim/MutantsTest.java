@@ -44,6 +44,7 @@ class MutantsTest {
                 Arguments.of(Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"),
                 Arguments.of(Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"),
                 Arguments.of(Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"),
+                Arguments.of(PickScenarios.BURST_THREE, Mutants.BLIND_KEEP, "BALANCE"),
                 Arguments.of(Scenarios.BALANCE_EVEN, Mutants.TWO_STEP_PASS_END, "BALANCE"),
                 Arguments.of(PickScenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"),
                 Arguments.of(PickScenarios.BURST_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"),
