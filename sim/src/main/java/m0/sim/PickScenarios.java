@@ -19,10 +19,8 @@ public final class PickScenarios {
             "w0 (one open already) passes its first accept to w1, whose receipt pass is descheduled 5 ms; w0 accepts"
             + " a wave of 3 at 3 ms (ADR 0052)", PickScenarios::receiveStall);
     public static final Scenario BURST_THREE = new Scenario("BURST-three",
-            "three workers: w0 (one open already) and w1 each accept one of a burst of 2; w0's pick names w1 while"
-            + " w1 keeps its own", 3, PickScenarios::burstThree);
-    public static final Scenario BURST_THREE_WIDE = new Scenario("BURST-three-wide",
-            "three idle workers: w0 and w1 both accept from a burst of 4", 3, PickScenarios::burstThreeWide);
+            "three workers, w0 and w1 accepting from a burst of 3: w0's pick names w1 while w1 keeps its own", 3,
+            PickScenarios::burstThree);
     public static final Scenario BURST_STALL = new Scenario("BURST-stall",
             "w1 accepts a first connection, keeps it and is descheduled 5 ms; w0 accepts a wave of 3 at 3 ms"
             + " (ADR 0052)", PickScenarios::burstStall);
@@ -116,33 +114,20 @@ public final class PickScenarios {
     }
 
     /**
-     * Two acceptors place on one sibling at once. w0 holds one connection the world does not
-     * model; w0 and w1 each accept one of a burst of 2, w2 accepts nothing. w0's pick reads w1
-     * and w2 at 0 and names w1 (a tie, by rotation); w1's reads itself at 0 and keeps. The
-     * send is raised on the counts w0 read and lands; w1's keep is published on the counts it
-     * read a few steps earlier, which the send has raised since: 0/2/0. With two workers this
-     * race is harmless (ADR 0043's BURST ends even), because what the keeper gains the sender
-     * lacks; with three or more the third worker is left short.
+     * Two acceptors place on one sibling at once (ADR 0053). Three idle workers; w0 and w1 accept
+     * from a burst of 3, w2 accepts nothing. w0 keeps the first (all at 0). For the next two, w0's
+     * pick reads w1 and w2 at 0 and names w1 (a tie, by rotation), while w1's reads itself at 0
+     * and keeps. The send is raised on the counts w0 read and lands; a keep published blind lands
+     * too, on counts the send has raised since: 1/2/0. With two workers this race is harmless
+     * (ADR 0043's BURST ends even), because what the keeper gains the sender lacks; with three or
+     * more the worker neither chose is left short.
      */
     static void burstThree(Sim s) {
-        burstOnThree(s, 1, 2);
-    }
-
-    /**
-     * BURST-three from cold: three idle workers, w0 and w1 accepting a burst of 4 (about 220 000
-     * executions, a minute a page: model-check's own test, not the pairs' 30 s budget).
-     */
-    static void burstThreeWide(Sim s) {
-        burstOnThree(s, 0, 4);
-    }
-
-    /** Three started workers, w0 holding {@code held} connections the world does not model; w0 and w1 accept. */
-    private static void burstOnThree(Sim s, long held, int clients) {
-        Worker w0 = s.worker(0).load(held);
+        Worker w0 = s.worker(0);
         Worker w1 = s.worker(1);
         Worker w2 = s.worker(2).accepts(false);
         Scenarios.started(s, w0, w1, w2);
-        s.clients(clients);
+        s.clients(3);
         s.balanceOracle = true;
         for (Worker w : new Worker[] {w0, w1, w2}) {
             s.loop(w, () -> w.run(Sim.T0 + 30 * Sim.MS));

@@ -173,30 +173,6 @@ class ModelCheckTest {
         assertTrue(failures.isEmpty(), String.join("\n", failures));
     }
 
-    /**
-     * ADR 0053 from cold: two acceptors of a burst of 4 on three workers, every interleaving
-     * under the core on both pages (about a minute a page), then the keep published blind again,
-     * caught. Outside the pairs: their budget is 30 s a world.
-     */
-    @Test
-    @Timeout(value = 8, unit = TimeUnit.MINUTES)
-    void twoAcceptorsOnThreeWorkersEveryInterleaving() {
-        List<String> rows = new ArrayList<>();
-        List<String> failures = new ArrayList<>();
-        for (PageKind page : PageKind.values()) {
-            PageKind.current = page;
-            try {
-                explore(new Object[][] {{PickScenarios.BURST_THREE_WIDE, Mutants.BLIND_KEEP, "BALANCE"}}, 240, rows,
-                        failures);
-            } finally {
-                PageKind.current = PageKind.ARRAY;
-            }
-        }
-        System.out.println("\ntwo acceptors on three workers (ADR 0053)\n" + Explorer.Report.header());
-        rows.forEach(System.out::println);
-        assertTrue(failures.isEmpty(), String.join("\n", failures));
-    }
-
     /** The rebalance worlds (ADR 0014), each with the mutant it must catch; both pages. */
     static final Object[][] REBALANCE_PAIRS = {
         {Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},

@@ -111,7 +111,7 @@ final class Mutants {
     /**
      * ADR 0053 undone: the accept path's keep is published blind, one add on whatever this
      * worker's counts hold by then, as {@link WorkerShare#kept} does. A sibling's send decided on
-     * the same reading of them lands too, and the third worker is left short (BURST-three: 0/2/0).
+     * the same reading of them lands too, and the third worker is left short (BURST-three: 1/2/0).
      */
     static final Protocol BLIND_KEEP = worker("mutant-blind-keep", (p, self) -> new WorkerMutant(p, self) {
         @Override
