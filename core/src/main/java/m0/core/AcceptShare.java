@@ -665,7 +665,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return sent;
     }
 
-    /** Sends not raised because the target's counts moved since the pick (ADR 0043): picked again. */
+    /** Sends and keeps not published because the counts they were decided on moved (ADR 0043, 0053): picked again. */
     public long pickedAgainCount() {
         return pickedAgain;
     }

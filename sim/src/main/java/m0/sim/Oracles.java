@@ -342,7 +342,10 @@ final class Oracles {
      * one burst kept a bound of two until ADR 0043: a send decided on a read of the target's
      * counts was raised blind a few steps later, while the target, accepting too, kept in between
      * (BURST: 1/3); the raise is now a compare-and-set on the counts the pick read
-     * (mutant-blind-raise, the add put back, is caught by BURST).
+     * (mutant-blind-raise, the add put back, is caught by BURST). With three workers a keep
+     * published blind on counts a sibling's send had raised since its pick left the third short
+     * (BURST-three: 1/2/0) until ADR 0053 made the keep a compare-and-set too
+     * (mutant-blind-keep).
      */
     static final long BALANCE_SLACK = 1;
 

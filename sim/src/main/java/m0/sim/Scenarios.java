@@ -317,7 +317,7 @@ public final class Scenarios {
         started(s, w0, w1);
         s.clients(clients);
         s.balanceOracle = true;
-        s.balanceSlack = Oracles.BALANCE_SLACK; // one acceptor or two (ADR 0043)
+        s.balanceSlack = Oracles.BALANCE_SLACK; // one acceptor or two (ADR 0043, ADR 0053)
         s.loop(w0, () -> w0.run(Sim.T0 + 30 * Sim.MS));
         s.loop(w1, () -> w1.run(Sim.T0 + 30 * Sim.MS));
     }

@@ -82,8 +82,8 @@ final class ScheduledPage implements Page {
         boolean ok = raw.compareAndSet(word, expected, value);
         if (ok && value - expected == Counts.RAISE) {
             account(me, word, old, value); // the accept path's raise (ADR 0043): the sender's, as an add's
-        } else if (ok) {
-            healed(word, old, value);
+        } else if (ok && Counts.inFlight(value) != Counts.inFlight(expected)) {
+            healed(word, old, value); // a keep's (ADR 0053) moves active alone: nobody's balance
         }
         sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word, sim.workers) + ", " + Footprint.valueName(word, expected) + ", "
                 + Footprint.valueName(word, value) + ") -> " + ok);
@@ -91,8 +91,8 @@ final class ScheduledPage implements Page {
     }
 
     /**
-     * A compare-and-set of an index's counts that is not a raise is a heal (a heal never raises
-     * pending): what it takes off pending - taken is the heal's, not the healer's own balance,
+     * A compare-and-set of an index's counts that is neither a raise nor a keep is a heal (a heal
+     * never raises pending): what it takes off pending - taken is the heal's, not the healer's own balance,
      * which stays what its raises, receipts and retires make it.
      */
     private void healed(int word, long before, long after) {

@@ -31,8 +31,9 @@ import m0.server.share.Memfds;
  *                     still running counted up to the pass end); fountain's second reading
  *   7  PASSED_OVER_SLOW  share: siblings its picks passed over for being over 2 ms into one
  *                     pass when the batch began (what skews a burst that lands uneven)
- *   8  PICKED_AGAIN   share: sends not raised because the target's counts moved since the pick,
- *                     picked again (ADR 0043: two acceptors of one burst)
+ *   8  PICKED_AGAIN   share: sends not raised and keeps not published because the counts they
+ *                     were decided on moved since the pick, picked again (ADR 0043, 0053: two
+ *                     acceptors of one burst)
  *   9  RING_SENDS     sends through io_uring, a chunk of an answer each (docs/adr/0049)
  *  10  RING_CALLS     the io_uring_enter calls that submitted them: RING_SENDS / RING_CALLS is
  *                     what one call carried (many at 1 worker, two or three at 2: ADR 0050)

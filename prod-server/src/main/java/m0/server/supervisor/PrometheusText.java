@@ -111,7 +111,7 @@ final class PrometheusText {
                 "siblings the worker's picks passed over for being over 2 ms into one pass when the batch began",
                 WorkerCounters.PASSED_OVER_SLOW, false);
         loopWord(b, live, loops, "m0serve_worker_picked_again_total",
-                "sends not raised because the target's counts moved since the pick, picked again",
+                "sends not raised and keeps not published because the counts they were decided on moved, picked again",
                 WorkerCounters.PICKED_AGAIN, false);
         loopWord(b, live, loops, "m0serve_worker_ring_sends_total",
                 "answers' sends the worker made through io_uring", WorkerCounters.RING_SENDS, false);

@@ -101,8 +101,8 @@ class SpreadIntegrationTest {
     /**
      * One unasserted warm-up round, then rounds until ROUNDS of them were exactly even.
      *
-     * <p>The protocol promises an exact split, with one acceptor or several (ADR 0043), as long as
-     * no pick passes over a sibling for being inside one pass for over 2 ms: pick skips such a
+     * <p>The protocol promises an exact split, with one acceptor or several (ADR 0043, ADR 0053),
+     * as long as no pick passes over a sibling for being inside one pass for over 2 ms: pick skips such a
      * sibling by design (the seed: a slow view must not be handed more), and on this shared
      * 2-core machine a worker descheduled mid-pass is one. A round that is not even is void (and
      * re-run, bounded, printed) only when the workers' own counters show such a pick in it
