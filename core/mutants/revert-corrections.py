@@ -25,6 +25,12 @@ MUTANTS = {
     "ADR 0053: the accept path's keep published blind (an add, whatever the pick read)": ("AcceptShare.java", [
         ("        if (!siblings.ownSeen()) {\n            kept(open);", "        if (true) {\n            kept(open);"),
     ]),
+    "ADR 0053: a pick that reads none of its own counts keeps the last one's (no forgetOwn)": ("AcceptShare.java", [
+        ("        siblings.forgetOwn();\n", ""),
+    ]),
+    "ADR 0053: a keep that moves no active field is not checked against its pick's read": ("AcceptShare.java", [
+        ("active == publishedActive ? page.getVolatile(countsWord) != seen", "active == publishedActive ? false"),
+    ]),
     "B25-send (no state re-read after the raise)": ("HandOff.java", [
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
     ]),

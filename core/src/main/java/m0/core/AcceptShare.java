@@ -83,7 +83,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
     /** Inside a pass whose start is published (see {@link #work()}). */
     private boolean stamped;
-    /** What the active field of this worker's counts holds: written by start, kept and passEnd only. */
+    /** What the active field of this worker's counts holds: written by start, the keeps and passEnd only. */
     private long publishedActive;
 
     private long sent;
@@ -313,7 +313,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * end, so that a sibling accepting from the same burst in its own pass picks against it
      * (ADR 0007). Less what this pass received: those are still in pending, and a sibling reads
      * active + pending, which stays exactly our open connections plus those in flight to us.
-     * The accept path ({@link #passOn}) calls it for every accept it keeps.
+     * The accept path ({@link #passOn}) publishes a keep through {@link #keptIfUnchanged}, and
+     * with this only on its last pick or after a refused send.
      */
     @Override
     public void kept(long open) {
@@ -337,10 +338,11 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * keep, so of a send and a keep decided on one reading of this worker's counts only the first
      * to publish stands. Published blind, a keep and a sibling's send both landed here on the
      * same reading, and with three workers or more the one neither chose was left a connection
-     * short (BURST-three: 0/2/0; a burst of 64 on four workers: 17/16/16/15). Even where the
-     * active field would not move (a close this pass, not yet published, makes up for the keep),
-     * the compare-and-set still fails on a word that moved: the pick read a load the keep no
-     * longer lands on.
+     * short (BURST-three: 1/2/0; a burst of 64 on four workers: 17/16/16/15). Where the active field
+     * would not move (a close this pass, not yet published, makes up for the keep), the word is
+     * only read again: a word that moved still sends the pick round again, and one that did not
+     * already shows this worker's load with the keep in it, so a sibling's send decided on it
+     * decides on the truth.
      */
     @Override
     public boolean keptIfUnchanged(long open) {
@@ -353,7 +355,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         }
         long active = open + 1 - received;
         long seen = siblings.seen(self);
-        if (!page.compareAndSet(countsWord, seen, seen + Counts.activeBy(active - publishedActive))) {
+        if (active == publishedActive ? page.getVolatile(countsWord) != seen
+                : !page.compareAndSet(countsWord, seen, seen + Counts.activeBy(active - publishedActive))) {
             pickedAgain++;
             return false;
         }

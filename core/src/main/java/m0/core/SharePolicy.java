@@ -7,8 +7,9 @@ import static m0.core.PageLayout.NOT_STARTED;
  * The least-loaded pick. A sibling's load is {@code active + pending}; the acceptor's own load
  * is its live open count plus what is in flight to it ({@code pending - taken}). Both come to
  * "open connections plus those in flight", since a kept accept publishes
- * {@code active = open - received this pass} at once (see {@link AcceptShare#passOn}). Only a strictly lighter sibling displaces self, so ties go to
- * self. Among siblings tied for the lightest, {@code rotation++} chooses, so equal siblings take
+ * {@code active = its open connections - those received this pass} at once (see
+ * {@link AcceptShare#keptIfUnchanged}). Only a strictly lighter sibling displaces self, so ties
+ * go to self. Among siblings tied for the lightest, {@code rotation++} chooses, so equal siblings take
  * turns however many lines of the page are unused (spare lines read NOT_STARTED or LEFT, and
  * rotating the scan's start over all lines would favour the first live line after them).
  *

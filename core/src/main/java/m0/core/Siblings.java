@@ -14,7 +14,7 @@ public final class Siblings {
     private final Page page;
     private final Clock clock;
     private final int workers;
-    /** The counts word each {@link #load} read last: this worker's, never shared. */
+    /** The counts word each {@link #load} (and, for self, {@link #ownInFlight}) read last: this worker's, never shared. */
     private final long[] seen;
     /** Whether the pick under way read its own counts ({@link #ownInFlight}): cleared by {@link #forgetOwn}. */
     private boolean ownSeen;
@@ -98,7 +98,7 @@ public final class Siblings {
         return Counts.load(counts);
     }
 
-    /** Worker i's counts word as the last {@link #load} of it read it. */
+    /** Worker i's counts word as the last {@link #load} (or, for self, {@link #ownInFlight}) of it read it. */
     public long seen(int i) {
         return seen[i];
     }

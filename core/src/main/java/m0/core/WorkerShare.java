@@ -80,7 +80,8 @@ public interface WorkerShare<C> {
      * How many picks one accept makes at most. A pick is made again only when the counts it
      * decided on moved before the decision was published: the target's between the read and the
      * raise (a sibling's keep, receipt or raise), or this worker's own between the read and the
-     * keep (a sibling's raise); each takes a write landing in a window of a few instructions. The
+     * keep (a sibling's raise or take-back, the supervisor's heal request); each takes a write
+     * landing in a window of a few instructions. The
      * last pick raises or keeps as the seed does, whatever moved (the two-acceptor bound of ADR
      * 0040 again, never worse).
      */

@@ -2,6 +2,7 @@ package m0.core;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * N workers' {@link AcceptShare}s over one recording page and one in-memory channel, with one
@@ -27,11 +28,11 @@ final class Fixture {
     }
 
     /** Each worker with its own instance of {@code policy} (a policy keeps per-worker state). */
-    Fixture(int n, java.util.function.Supplier<AcceptPolicy> policy) {
+    Fixture(int n, Supplier<AcceptPolicy> policy) {
         this(n, 1024, policy);
     }
 
-    Fixture(int n, int channelCapacity, java.util.function.Supplier<AcceptPolicy> policy) {
+    Fixture(int n, int channelCapacity, Supplier<AcceptPolicy> policy) {
         page = new RecordingPage(n, log);
         channel = new QueueChannel<>(n, channelCapacity, log);
         for (int i = 0; i < n; i++) {

@@ -4,8 +4,8 @@ import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.NOT_STARTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -142,6 +142,41 @@ class PickTest {
         assertTrue(f.w(0).keptIfUnchanged(0));
         assertEquals(1, f.active(0), "published at once (ADR 0007)");
         assertEquals(0, f.w(0).pickedAgainCount());
+    }
+
+    /**
+     * A keep that moves no active field (a close this pass, not yet published, makes up for it)
+     * writes nothing, but its own counts are still read again: moved, the pick is made again.
+     */
+    @Test
+    void aKeepThatMovesNoActiveStillPicksAgainOnAMovedWord() {
+        Fixture f = new Fixture(2).started();
+        assertEquals(0, f.w(0).pick(0));
+        assertTrue(f.w(0).keptIfUnchanged(0), "active 1 published");
+        assertEquals(0, f.w(0).pick(0), "that connection closed (open 0, unpublished): a tie, kept");
+        assertTrue(f.w(1).sendWith(0, "r"), "w0's counts move after the pick");
+        assertFalse(f.w(0).keptIfUnchanged(0), "active would not move, but the word did");
+        assertEquals(1, f.w(0).pickedAgainCount());
+        assertEquals(1, f.active(0), "nothing written");
+    }
+
+    /**
+     * A pick that reads none of its own counts (share keeping, ADR 0041) forgets what an earlier
+     * pick read: its keep is published at once, not held to a word that has moved since.
+     */
+    @Test
+    void aKeepWhileKeepingIsNotHeldToAnEarlierPicksRead() {
+        Fixture f = new Fixture(2).started();
+        assertEquals(0, f.w(0).pick(0), "balancing: a tie, kept");
+        assertTrue(f.w(0).keptIfUnchanged(0));
+        f.w(0).shape(Fixture.T0, 0, 0);
+        f.w(0).shape(Fixture.T0 + 1_000_000, LoadShape.KEEP_MIN_SHORT, 0);
+        assertFalse(f.w(0).policy().balancing(), "keeping: arrivals close short");
+        assertTrue(f.w(1).sendWith(0, "r"), "w0's counts move after the balancing pick read them");
+        assertEquals(0, f.w(0).pick(1), "keeping: self, nothing read");
+        assertTrue(f.w(0).keptIfUnchanged(1), "published, not held to the balancing pick's read");
+        assertEquals(0, f.w(0).pickedAgainCount());
+        assertEquals(2, f.active(0));
     }
 
     /**

@@ -473,8 +473,8 @@ final class World {
                 if (set && value - expected == Counts.RAISE) {
                     wrote(a, word, expected, value); // the accept path's raise (ADR 0043): the sender's, as an add's
                 } else if (set && offset(word) == PageLayout.COUNTS_OFFSET) {
-                    // A heal (the only other compare-and-set of the counts, and it never raises):
-                    // what it takes off is the dead's orphans, not the healer's own slack.
+                    // A heal (it never raises) or a keep (ADR 0053: active alone, nothing off):
+                    // what a heal takes off is the dead's orphans, not the healer's own slack.
                     int i = lineIndex(word);
                     healed[i] -= Counts.inFlight(value) - Counts.inFlight(expected);
                     checkSlack(i);

@@ -11,8 +11,9 @@ import m0.core.WorkerShare;
  * (FILL), the leave and the start (the oracles' view of the worker's life).
  *
  * <p>{@link #passOn} is not overridden: the interface's own composition of {@link #pick},
- * {@link #sendPicked} (or {@link #sendWith}) and {@link #keptIfUnchanged} (or {@link #kept}) runs, as it does in m0serve, so that a mutant changes one
- * of its parts and the pick oracle sees every pick.
+ * {@link #sendPicked} (or {@link #sendWith}) and {@link #keptIfUnchanged} (or {@link #kept})
+ * runs, as it does in m0serve, so that a mutant changes one of its parts and the pick oracle
+ * sees every pick.
  */
 final class ObservedShare extends ForwardingWorkerShare<Conn> {
 

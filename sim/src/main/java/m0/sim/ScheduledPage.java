@@ -83,7 +83,8 @@ final class ScheduledPage implements Page {
         if (ok && value - expected == Counts.RAISE) {
             account(me, word, old, value); // the accept path's raise (ADR 0043): the sender's, as an add's
         } else if (ok && Counts.inFlight(value) != Counts.inFlight(expected)) {
-            healed(word, old, value); // a keep's (ADR 0053) moves active alone: nobody's balance
+            // Neither a raise nor a keep (ADR 0053: active alone, nobody's balance): a heal.
+            healed(word, old, value);
         }
         sim.trace(me, "page.compareAndSet(" + Footprint.wordName(word, sim.workers) + ", " + Footprint.valueName(word, expected) + ", "
                 + Footprint.valueName(word, value) + ") -> " + ok);
