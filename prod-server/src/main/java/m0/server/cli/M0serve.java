@@ -27,6 +27,9 @@ public final class M0serve implements Callable<Integer> {
 
     static final String BUILTIN = "builtin";
 
+    /** --defer-accept's cap: past a minute a client that connects and waits is held longer than any timeout here. */
+    static final int MAX_DEFER_ACCEPT_SECONDS = 60;
+
     @Option(names = "--bind", paramLabel = "HOST:PORT",
             description = "Address to listen on; port 0 picks a free one (default: ${DEFAULT-VALUE}).")
     String bind = "127.0.0.1:8080";
@@ -99,6 +102,12 @@ public final class M0serve implements Callable<Integer> {
                     + "loads are even within one (after a cold start, a crash, SIGTTIN); 'off' for A/B "
                     + "(default: ${DEFAULT-VALUE}).")
     String rebalance = "on";
+
+    @Option(names = "--defer-accept", paramLabel = "SECONDS",
+            description = "TCP_DEFER_ACCEPT on the listener m0serve binds: a connection is accepted when its request "
+                    + "arrives, or about this long after the handshake if nothing does; 0: at the handshake. Under "
+                    + "socket activation the .socket unit's DeferAcceptSec= says (default: ${DEFAULT-VALUE}).")
+    int deferAcceptSeconds = 1;
 
     @Option(names = "--main", paramLabel = "CLASS",
             description = "Run this class's own main in each worker (with the arguments after --), m0's "
@@ -191,6 +200,7 @@ public final class M0serve implements Callable<Integer> {
             case "--access-log" -> accessLog = v;
             case "--app-classpath" -> appClasspath = v;
             case "--rebalance" -> rebalance = v;
+            case "--defer-accept" -> deferAcceptSeconds = (int) decimal(v, Integer.MAX_VALUE);
             case "--main" -> mainClass = v;
             default -> {
                 return false;
@@ -357,9 +367,12 @@ public final class M0serve implements Callable<Integer> {
         if (!"on".equals(rebalance) && !"off".equals(rebalance)) {
             throw usage("--rebalance must be on or off, got '" + rebalance + "'");
         }
+        if (deferAcceptSeconds < 0 || deferAcceptSeconds > MAX_DEFER_ACCEPT_SECONDS) {
+            throw usage("--defer-accept must be 0.." + MAX_DEFER_ACCEPT_SECONDS + " seconds, got " + deferAcceptSeconds);
+        }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,
-                bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance));
+                bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance), deferAcceptSeconds);
     }
 
     /** A usage error (exit 2, one line); read by {@link #plain}, picocli is asked to say it. */

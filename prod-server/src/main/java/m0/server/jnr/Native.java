@@ -40,6 +40,7 @@ public final class Native {
     static final int CLOCK_MONOTONIC = 1;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
+    static final int TCP_DEFER_ACCEPT = 9;
     static final int SCM_RIGHTS = 1;
     static final int MSG_CTRUNC = 0x8;
     static final int MSG_TRUNC = 0x20;

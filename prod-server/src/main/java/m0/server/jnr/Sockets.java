@@ -125,6 +125,20 @@ public final class Sockets {
                 Native.libc().setsockopt(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, ONE.address(), 4));
     }
 
+    /**
+     * TCP_DEFER_ACCEPT on a listener: the kernel queues a connection for accept only once its
+     * first bytes arrive, or about {@code seconds} after the handshake when none do (ADR 0054).
+     * Zero turns it off.
+     */
+    public static void deferAccept(int listener, int seconds) {
+        setIntOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, seconds, "TCP_DEFER_ACCEPT");
+    }
+
+    /** The listener's TCP_DEFER_ACCEPT as the kernel keeps it (a number of SYN-ACK retransmits' worth, in seconds). */
+    public static int deferAccept(int listener) {
+        return intOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, "TCP_DEFER_ACCEPT");
+    }
+
     /** Whether Nagle is off on {@code fd} (TCP_NODELAY set). */
     public static boolean noDelay(int fd) {
         return intOption(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, "TCP_NODELAY") != 0;

@@ -96,6 +96,10 @@ public final class Supervisor {
         try {
             if (listener < 0) {
                 listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
+                // An adopted listener keeps what its .socket unit set (DeferAcceptSec=): the operator's.
+                if (config.deferAcceptSeconds() > 0) {
+                    Sockets.deferAccept(listener, config.deferAcceptSeconds());
+                }
             }
         } catch (NativeException e) {
             String why = e.errno() == Native.EADDRINUSE

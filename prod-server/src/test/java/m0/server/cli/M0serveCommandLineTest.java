@@ -193,7 +193,7 @@ class M0serveCommandLineTest {
         // main() then runs picocli over the same arguments, which prints the one line and exits 2
         // (CommandLineIntegrationTest runs that on a real JVM).
         for (String[] args : new String[][] {{"--workers", "0"}, {"--bind", "nohostport"}, {"--app", "no.such.App"},
-                {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}}) {
+                {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}, {"--defer-accept", "61"}}) {
             M0serve plain = M0serve.plain(args);
             assertNotNull(plain, String.join(" ", args));
             assertThrows(RuntimeException.class, plain::config, String.join(" ", args));
