@@ -26,13 +26,16 @@ declare -A PORT PID REQ TCK
 ARMS=""
 for p in ${POLICIES:-share fountain}; do ARMS="$ARMS ${p}_before ${p}_after"; done
 ARMS="$ARMS nginx"
+# NGINX_DEFERRED_ARM=1: nginx with `listen ... deferred` too (its TCP_DEFER_ACCEPT, ADR 0054)
+if [ -n "${NGINX_DEFERRED_ARM:-}" ]; then ARMS="$ARMS nginx_deferred"; fi
 for a in $ARMS; do PORT[$a]=$(free_port); done
 for a in $ARMS; do
-  [ "$a" = nginx ] && continue
+  [[ $a == nginx* ]] && continue
   if [[ $a == *_before ]]; then JAR=$BEFORE; else JAR=$AFTER; fi
   m0serve_start "$a" "${PORT[$a]}" --workers "$W" --blocking-threads 0 --accept-policy "${a%_*}"
 done
 nginx_start nginx "${PORT[nginx]}" "$W"
+if [ -n "${NGINX_DEFERRED_ARM:-}" ]; then NGINX_DEFERRED=1 nginx_start nginx_deferred "${PORT[nginx_deferred]}" "$W"; fi
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done
 echo "# $MODE hello, $W workers, wrk -t2 -c32 ${WRK_ARGS[*]} -d${SECS}s x$ROUNDS; before $BEFORE; $(date -u +%FT%TZ); load $(loadavg)"
 if [ "$PAUSE" = 0 ]; then PAUSE=""; fi

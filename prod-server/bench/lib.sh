@@ -31,7 +31,8 @@ m0serve_rebalance_flag() {
   if "${M0_JAVA[@]}" -jar "$JAR" --help 2>&1 | grep -q -- '--rebalance'; then echo yes; else echo no; fi
 }
 
-# nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path. NGINX_REUSEPORT=1: a listener per
+# nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path. NGINX_DEFERRED=1: `listen ... deferred`
+# (TCP_DEFER_ACCEPT, as m0serve's --defer-accept; ADR 0054). NGINX_REUSEPORT=1: a listener per
 # worker (`listen ... reuseport`), so the kernel's hash spreads connections instead of its wake-ups
 nginx_start() {
   local name=$1 port=$2 workers=$3
@@ -47,7 +48,7 @@ http {
   keepalive_requests 1000000;
   keepalive_timeout 60s;
   server {
-    listen 127.0.0.1:$port backlog=4096${NGINX_REUSEPORT:+ reuseport};
+    listen 127.0.0.1:$port backlog=4096${NGINX_REUSEPORT:+ reuseport}${NGINX_DEFERRED:+ deferred};
     location / { default_type text/plain; return 200 "\$pid\n"; }
   }
 }
