@@ -27,7 +27,7 @@ public final class M0serve implements Callable<Integer> {
 
     static final String BUILTIN = "builtin";
 
-    /** --defer-accept's cap: past a minute a client that connects and waits is held longer than any timeout here. */
+    /** --defer-accept's cap: a silent client is held up to the next retransmit past it (63 s at 60), then timed out. */
     static final int MAX_DEFER_ACCEPT_SECONDS = 60;
 
     @Option(names = "--bind", paramLabel = "HOST:PORT",
@@ -105,9 +105,10 @@ public final class M0serve implements Callable<Integer> {
 
     @Option(names = "--defer-accept", paramLabel = "SECONDS",
             description = "TCP_DEFER_ACCEPT on the listener m0serve binds: a connection is accepted when its request "
-                    + "arrives, or about this long after the handshake if nothing does; 0: at the handshake. Under "
-                    + "socket activation the .socket unit's DeferAcceptSec= says (default: ${DEFAULT-VALUE}).")
-    int deferAcceptSeconds = 1;
+                    + "arrives, or after about this long (the kernel rounds up to its SYN-ACK retransmits: 1, 3, 7, "
+                    + "15 s...) if nothing does; 0: at the handshake. Under socket activation the .socket unit's "
+                    + "DeferAcceptSec= says (default: ${DEFAULT-VALUE}).")
+    int deferAcceptSeconds = 0;
 
     @Option(names = "--main", paramLabel = "CLASS",
             description = "Run this class's own main in each worker (with the arguments after --), m0's "
@@ -368,7 +369,8 @@ public final class M0serve implements Callable<Integer> {
             throw usage("--rebalance must be on or off, got '" + rebalance + "'");
         }
         if (deferAcceptSeconds < 0 || deferAcceptSeconds > MAX_DEFER_ACCEPT_SECONDS) {
-            throw usage("--defer-accept must be 0.." + MAX_DEFER_ACCEPT_SECONDS + " seconds, got " + deferAcceptSeconds);
+            throw usage("--defer-accept must be 0.." + MAX_DEFER_ACCEPT_SECONDS + " seconds, got "
+                    + deferAcceptSeconds);
         }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,

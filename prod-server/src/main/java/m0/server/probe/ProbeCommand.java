@@ -27,7 +27,8 @@ public final class ProbeCommand implements Callable<Integer> {
     int workers;
 
     @Option(names = "--shape", split = ",", defaultValue = "burst",
-            description = "burst, ramp, bursts8 (comma-separated for several; default ${DEFAULT-VALUE})")
+            description = "burst, ramp, bursts8, asking (a burst whose connections ask as they open); "
+                    + "comma-separated for several (default ${DEFAULT-VALUE})")
     List<String> shapes;
 
     @Option(names = "--rounds", defaultValue = "3", description = "rounds per shape (default ${DEFAULT-VALUE})")
@@ -93,7 +94,7 @@ public final class ProbeCommand implements Callable<Integer> {
                 Spread spread;
                 if (settleMillis > 0) {
                     try (SpreadProbe.Held held = probe.open(shape, connections)) {
-                        Spread landed = held.spread(workers);
+                        Spread landed = held.landedSpread(workers);
                         Thread.sleep(settleMillis); // the settle time being measured, not synchronisation
                         spread = held.spread(workers);
                         System.out.println(spread + "  landed " + landed.counts());

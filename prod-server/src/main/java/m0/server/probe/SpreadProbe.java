@@ -64,21 +64,22 @@ public final class SpreadProbe {
     }
 
     /**
-     * One round: open {@code connections} in {@code shape}, then ask {@code /pid} on every one
-     * while all are open, and close them all.
+     * One round: open {@code connections} in {@code shape}, ask {@code /pid} on every one while
+     * all are open (or count the answers to what each asked as it opened, {@link Shape#ASKING}),
+     * and close them all.
      *
      * @param workers the workers expected; one that serves none counts 0
      */
     public Spread round(Shape shape, int connections, int workers) throws IOException {
         try (Held held = open(shape, connections)) {
-            return held.spread(workers);
+            return held.landedSpread(workers);
         }
     }
 
     /**
      * Opens {@code connections} in {@code shape} (a ramp or groups: each answered before the
-     * next opens) and keeps them open, for a caller that wants to look at the server while they
-     * are. Close the result.
+     * next opens; {@link Shape#ASKING}: each asks as it opens, {@link Held#landedSpread}) and keeps
+     * them open, for a caller that wants to look at the server while they are. Close the result.
      */
     public Held open(Shape shape, int connections) throws IOException {
         Held held = new Held(shape, connections);
@@ -92,8 +93,15 @@ public final class SpreadProbe {
                     socket.setTcpNoDelay(true);
                     socket.setSoTimeout(timeoutMillis);
                     socket.connect(server, timeoutMillis);
+                    if (shape.asksOnOpen()) {
+                        socket.getOutputStream().write(PID_REQUEST);
+                    }
                 }
-                if (group < connections) {
+                if (shape.asksOnOpen()) {
+                    for (int k = first; k < last; k++) {
+                        held.first.add(worker(readResponseBody(held.open.get(k).getInputStream())));
+                    }
+                } else if (group < connections) {
                     // Ramp and groups: the server has served each group before the next opens.
                     for (int k = first; k < last; k++) {
                         askWorker(held.open.get(k));
@@ -112,12 +120,16 @@ public final class SpreadProbe {
         private final Shape shape;
         private final int connections;
         private final List<Socket> open;
+        /** ASKING: the worker of each connection as the answer to what it asked on opening named it. */
+        private final List<Integer> first;
 
         private Held(Shape shape, int connections) {
             this.shape = shape;
             this.connections = connections;
             this.open = new ArrayList<>(connections);
+            this.first = new ArrayList<>(connections);
         }
+
 
         /** Asks {@code /pid} on every connection, in the order they were opened: the worker of each. */
         public List<Integer> workerOfEach() throws IOException {
@@ -150,13 +162,25 @@ public final class SpreadProbe {
             return reopened;
         }
 
-        /** Asks {@code /pid} on every connection and counts per worker. */
+        /** Asks {@code /pid} on every connection now and counts per worker. */
         public Spread spread(int workers) throws IOException {
+            return count(workerOfEach(), workers);
+        }
+
+        /**
+         * Where the connections landed, counted per worker: ASKING's first answers, or for the
+         * other shapes {@link #spread} (their first ask is now: "asked at once").
+         */
+        public Spread landedSpread(int workers) throws IOException {
+            return shape.asksOnOpen() ? count(first, workers) : spread(workers);
+        }
+
+        private Spread count(List<Integer> workerOfEach, int workers) {
             Map<Integer, Integer> perWorker = new HashMap<>();
             for (int i = 0; i < workers; i++) {
                 perWorker.put(i, 0);
             }
-            for (int w : workerOfEach()) {
+            for (int w : workerOfEach) {
                 perWorker.merge(w, 1, Integer::sum);
             }
             return new Spread(shape, connections, perWorker);
@@ -176,7 +200,11 @@ public final class SpreadProbe {
 
     /** The worker that answers {@code GET /pid} on this connection, as this probe's key says. */
     int askWorker(Socket socket) throws IOException {
-        String body = askPidBody(socket);
+        return worker(askPidBody(socket));
+    }
+
+    /** The worker a {@code /pid} body names, as this probe's key says. */
+    private int worker(String body) throws IOException {
         String[] fields = body.trim().split("\\s+");
         try {
             if (key == Key.PID) {

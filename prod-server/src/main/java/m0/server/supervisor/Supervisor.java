@@ -79,6 +79,23 @@ public final class Supervisor {
         this.budget = new RespawnBudget(slots.lines(), knobs.maxRespawns());
     }
 
+    /**
+     * TCP_DEFER_ACCEPT on the listener this process bound (ADR 0054); an adopted one keeps what
+     * its .socket unit set (DeferAcceptSec=), and WarmUp's own listener never has it (its
+     * connection is accepted before it writes). A kernel or sandbox that refuses the option
+     * costs the saving, not the server: one line, as nginx does.
+     */
+    private void deferAccept(int listener) {
+        if (config.deferAcceptSeconds() > 0) {
+            try {
+                Sockets.deferAccept(listener, config.deferAcceptSeconds());
+            } catch (NativeException e) {
+                System.err.println("m0serve: TCP_DEFER_ACCEPT not set, connections are accepted at the handshake: "
+                        + e.getMessage());
+            }
+        }
+    }
+
     /** Serves until SIGTERM/SIGINT; returns the process's exit status. */
     public int run() {
         String rejected = JavaCommand.rejectedArchive();
@@ -96,10 +113,7 @@ public final class Supervisor {
         try {
             if (listener < 0) {
                 listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
-                // An adopted listener keeps what its .socket unit set (DeferAcceptSec=): the operator's.
-                if (config.deferAcceptSeconds() > 0) {
-                    Sockets.deferAccept(listener, config.deferAcceptSeconds());
-                }
+                deferAccept(listener);
             }
         } catch (NativeException e) {
             String why = e.errno() == Native.EADDRINUSE

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Timeout;
  * request arrives, not at its handshake. Told apart by order, not by waiting: an idle connection
  * made first and a connection that asks second are in the kernel's queue in that order, so a
  * worker that has answered the second has accepted the first too, unless the kernel holds the
- * first back for its data. {@code --defer-accept 5} holds it about 7 s (SYN-ACK retransmits at
- * 1, 2 and 4 s), far longer than the test takes to look.
+ * first back for its data. {@code --defer-accept 5} holds it about 7 s (the kernel's timers at
+ * 1, 3 and 7 s), far longer than the test takes to look.
  */
 @Timeout(60)
 class DeferAcceptIntegrationTest {

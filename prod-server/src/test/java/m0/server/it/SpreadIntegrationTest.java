@@ -55,8 +55,9 @@ class SpreadIntegrationTest {
         }
     }
 
+    /** ASKING is not in the gate: it measures landing under passes that read, ADR 0054's open question. */
     @ParameterizedTest
-    @EnumSource(Shape.class)
+    @EnumSource(value = Shape.class, names = {"BURST", "RAMP", "BURSTS8"})
     void twoWorkersSplitThirtyTwoSixteenSixteenInEveryRound(Shape shape) throws Exception {
         assertEvenRounds(two, twoPage, shape, 32, 2);
     }
