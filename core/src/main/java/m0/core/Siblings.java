@@ -14,7 +14,10 @@ public final class Siblings {
     private final Page page;
     private final Clock clock;
     private final int workers;
-    /** The counts word each {@link #load} (and, for self, {@link #ownInFlight}) read last: this worker's, never shared. */
+    /**
+     * The counts word each {@link #load} (and, for self, {@link #ownInFlight}) read last: this
+     * worker's, never shared.
+     */
     private final long[] seen;
     /** Whether the pick under way read its own counts ({@link #ownInFlight}): cleared by {@link #forgetOwn}. */
     private boolean ownSeen;

@@ -81,9 +81,8 @@ public interface WorkerShare<C> {
      * decided on moved before the decision was published: the target's between the read and the
      * raise (a sibling's keep, receipt or raise), or this worker's own between the read and the
      * keep (a sibling's raise or take-back, the supervisor's heal request); each takes a write
-     * landing in a window of a few instructions. The
-     * last pick raises or keeps as the seed does, whatever moved (the two-acceptor bound of ADR
-     * 0040 again, never worse).
+     * landing in a window of a few instructions. The last pick raises or keeps as the seed does,
+     * whatever moved (the two-acceptor bound of ADR 0040 again, never worse).
      */
     int PICKS = 4;
 

@@ -134,11 +134,6 @@ public final class Sockets {
         setIntOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, seconds, "TCP_DEFER_ACCEPT");
     }
 
-    /** The listener's TCP_DEFER_ACCEPT as the kernel keeps it (a number of SYN-ACK retransmits' worth, in seconds). */
-    public static int deferAccept(int listener) {
-        return intOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, "TCP_DEFER_ACCEPT");
-    }
-
     /** Whether Nagle is off on {@code fd} (TCP_NODELAY set). */
     public static boolean noDelay(int fd) {
         return intOption(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, "TCP_NODELAY") != 0;
