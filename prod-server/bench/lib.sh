@@ -314,12 +314,17 @@ conn_split() {
 
 # Landing: where a burst lands at the first ask and where it settles 1 s later, per arm. The
 # caller defines arm_start NAME ARM PORT WORKERS (starts that arm's server as NAME; its pid in
-# BENCH_PID_NAME) and sets WORK; PROBE_JAR (default JAR) runs the probe.
+# BENCH_PID_NAME) and sets WORK; PROBE_JAR (default JAR) runs the probe. PROBE_SHAPE (default
+# burst, the seed's: all open, then asked) picks the probe's shape; asking is the burst a
+# TCP_DEFER_ACCEPT listener sees (ADR 0054). PROBE_NICE (default 0) runs the probe at that nice
+# value: the client shares this VM's two vCPUs with the workers, and at 19 it cannot preempt a
+# worker inside a pass (ADR 0055).
 
 # probe_settle PORT WORKERS CONNS ROUNDS -> one line per round: "settled landed"
 probe_settle() {
-  "${M0_JAVA[@]}" -jar "${PROBE_JAR:-$JAR}" probe --target "127.0.0.1:$1" --workers "$2" --connections "$3" \
-    --shape burst --rounds "$4" --pause-ms 300 --settle-ms 1000 | awk '{print $3, $NF}'
+  nice -n "${PROBE_NICE:-0}" "${M0_JAVA[@]}" -jar "${PROBE_JAR:-$JAR}" probe --target "127.0.0.1:$1" \
+    --workers "$2" --connections "$3" --shape "${PROBE_SHAPE:-burst}" --rounds "$4" --pause-ms 300 \
+    --settle-ms 1000 | awk '{print $3, $NF}'
 }
 
 # passed_over_slow SUPERVISOR_PID -> the siblings its workers' picks passed over as inside one pass
