@@ -629,6 +629,32 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return sharing && !left ? policy.shapeDeadline() : Long.MAX_VALUE;
     }
 
+    /**
+     * Every worker that serves keeps: this one by its own shape, each started sibling by the
+     * {@link #KEEPING_BIT} in its BUSY word. A sibling not started or left serves no arrivals
+     * and is not asked. A sibling's word may be a window old; the loop asks again at each pass,
+     * so a wrong answer lasts until the next pass of a worker that acted on it.
+     */
+    @Override
+    public boolean keepingEverywhere() {
+        if (!sharing || left || policy.balancing() || !policy.judgesShape()) {
+            return false;
+        }
+        for (int i = 0; i < siblings.workers(); i++) {
+            if (i == self) {
+                continue;
+            }
+            long state = siblings.state(i);
+            if (state == PageLayout.LEFT || state == PageLayout.NOT_STARTED) {
+                continue;
+            }
+            if ((siblings.busy(i) & KEEPING_BIT) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Idle connections this worker handed over to even the load. */
     public long rebalancedCount() {
         return rebalanced;

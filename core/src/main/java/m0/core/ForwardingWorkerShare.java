@@ -124,6 +124,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public boolean keepingEverywhere() {
+        return delegate.keepingEverywhere();
+    }
+
+    @Override
     public C receive() {
         return delegate.receive();
     }

@@ -164,6 +164,13 @@ public interface WorkerShare<C> {
     long shapeDeadline();
 
     /**
+     * Whether this worker and every live sibling keep what they accept ({@link LoadShape}: the
+     * arrivals close short everywhere), as the page shows now. The loop defers accepts to the
+     * request's arrival only then (ADR 0056); false for a policy that does not judge the shape.
+     */
+    boolean keepingEverywhere();
+
+    /**
      * The next connection from this worker's channel to admit through the accept path's tail,
      * or null at EAGAIN. After {@link #leave()} it forwards what arrives to a live sibling.
      */

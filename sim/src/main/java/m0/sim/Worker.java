@@ -174,6 +174,7 @@ public final class Worker {
     /** The loop takes over the index: the listener registered, then the core's start. */
     public void start() {
         loop().listen();
+        loop().deferOnChurn(); // as m0serve's default (ADR 0056): the rule runs here, its effect is the kernel's
         loop().start();
     }
 
@@ -305,6 +306,15 @@ public final class Worker {
         @Override
         public void listen(boolean in) {
             sim.interest(Worker.this, in);
+        }
+
+        /**
+         * What the modelled kernel would do differently (hold a silent connection back) is
+         * timing only: the worlds' connections are accepted either way. The call is traced.
+         */
+        @Override
+        public void deferAccept(boolean on) {
+            sim.trace(sim.me(), "deferAccept(" + on + ")");
         }
 
         @Override

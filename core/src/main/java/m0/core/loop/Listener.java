@@ -29,6 +29,14 @@ public interface Listener<C> {
      */
     void listen(boolean in);
 
+    /**
+     * Whether the kernel holds a new connection back until its first bytes arrive (Linux's
+     * TCP_DEFER_ACCEPT; ADR 0054, 0056) or queues it at the handshake. The socket is shared: a
+     * sibling may set it too. Called on a change of this worker's wish only, and only by a loop
+     * told to {@link WorkerLoop#deferOnChurn()}.
+     */
+    void deferAccept(boolean on);
+
     /** Leaving: this worker's copy of the listener is closed (out of the interest set already). */
     void close();
 }

@@ -83,6 +83,10 @@ public final class WorkerLoop<C> {
     private final boolean sampling;
     /** A policy that judges the arrivals' shape (share, ADR 0041): a reading at every pass start. */
     private final boolean shaping;
+    /** The listener defers accepts while every worker keeps (ADR 0056): {@link #deferOnChurn()}. */
+    private boolean deferOnChurn;
+    /** What this worker last asked of the listener's deferral. */
+    private boolean deferring;
     private final PassMeter meter = new PassMeter();
 
     /** start() has run: work stamps a pass of the protocol from now on. */
@@ -123,6 +127,17 @@ public final class WorkerLoop<C> {
     /** The listener goes into the interest set: before {@link #start()}, with the other registrations. */
     public void listen() {
         interest.register();
+    }
+
+    /**
+     * Before {@link #start()}: the listener's deferral follows the load (ADR 0056). While every
+     * worker keeps what it accepts (the arrivals close short everywhere), new connections are
+     * accepted when their request arrives, one wake-up a connection instead of two; otherwise at
+     * the handshake, so that a burst is seen, and placed, while it is still silent. Only a policy
+     * that judges the shape does this, and only on a listener the server's own settings govern.
+     */
+    public void deferOnChurn() {
+        deferOnChurn = shaping;
     }
 
     /**
@@ -199,6 +214,23 @@ public final class WorkerLoop<C> {
             // Before this pass's accepts: a burst that wakes a worker idle since a spell of
             // churn is judged on the idle time, not on the churn (ADR 0041).
             share.shape(now, connections.shortCloses(), connections.reuses());
+            if (deferOnChurn) {
+                followShape();
+            }
+        }
+    }
+
+    /**
+     * Asks the listener for what the page says now. The socket is shared and a sibling may have
+     * read a stale page when it last set it; a worker that set it asks again at its next pass,
+     * and a keeping worker has one at least every window ({@link #timeout()}), so a stale setting
+     * lasts until then.
+     */
+    private void followShape() {
+        boolean want = share.keepingEverywhere();
+        if (want != deferring) {
+            deferring = want;
+            listener.deferAccept(want);
         }
     }
 
@@ -448,6 +480,12 @@ public final class WorkerLoop<C> {
         stopDeadline = now + limits.graceNanos();
         share.leave();
         interest.close();
+        if (deferring) {
+            // Our siblings read us as gone and would not ask again for a wish that did not
+            // change: a setting left on would hold their silent connections back for nothing.
+            deferring = false;
+            listener.deferAccept(false);
+        }
         listener.close(); // the supervisor and the siblings keep the listener open
         draining = true;
         connections.leaveIdle(share::handOver, this::keepIdle);

@@ -59,6 +59,11 @@ final class FakePorts {
         }
 
         @Override
+        public void deferAccept(boolean on) {
+            events.add(on ? "defer" : "no-defer");
+        }
+
+        @Override
         public void close() {
             events.add("close");
             closed = true;

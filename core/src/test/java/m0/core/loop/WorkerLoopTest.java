@@ -414,6 +414,110 @@ class WorkerLoopTest {
         assertEquals(List.of("PARKED", "IN_PASS@" + T0), stateAtAccept, "stamped at its first accept");
     }
 
+    /** A window of churn on worker {@code w}: every connection closed after one request. */
+    private static void churn(Worker w) {
+        w.connections.shortCloses += 1_000;
+    }
+
+    private List<String> deferrals(Worker w) {
+        return w.listener.events.stream().filter(e -> e.endsWith("defer")).toList();
+    }
+
+    /**
+     * ADR 0056: a loop told to defer on churn asks the listener to hold connections back until
+     * their request only while every live worker keeps, and asks it once a change; a sibling that
+     * still balances (its arrivals live on) keeps the burst visible at the handshake.
+     */
+    @Test
+    void theListenerDefersOnlyWhileEveryWorkerKeepsAndIsAskedOnceAChange() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        w0.loop.deferOnChurn();
+        w1.loop.deferOnChurn();
+        churn(w0);
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w0.pass(false, false);
+        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(0)), "w0 keeps ...");
+        assertEquals(List.of(), deferrals(w0), "... but w1 balances: no deferral");
+        churn(w1);
+        w1.pass(false, false);
+        assertEquals(List.of("defer"), deferrals(w1), "both keep: the one that saw it asks");
+        w0.pass(false, false);
+        assertEquals(List.of("defer"), deferrals(w0), "and so does the other, at its next pass");
+        w0.pass(false, false);
+        w1.pass(false, false);
+        assertEquals(List.of("defer"), deferrals(w0), "asked once, not every pass");
+        assertEquals(List.of("defer"), deferrals(w1));
+        // w1's arrivals turn keep-alive: a reuse for every short close.
+        w1.connections.shortCloses += 1_000;
+        w1.connections.reuses += 1_000;
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w1.pass(false, false);
+        assertEquals(0, page.getVolatile(PageLayout.busyWord(1)), "w1 balances again");
+        assertEquals(List.of("defer", "no-defer"), deferrals(w1), "so it turns the deferral off ...");
+        churn(w0);
+        w0.pass(false, false);
+        assertEquals(List.of("defer", "no-defer"), deferrals(w0), "... and w0, still keeping, agrees");
+    }
+
+    /** A sibling's stale setting on the shared socket is undone by its own next pass. */
+    @Test
+    void aWorkerThatDeferredOnAStalePageUndoesItAtItsNextPass() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        w1.loop.deferOnChurn();
+        churn(w1);
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        page.setVolatile(PageLayout.busyWord(0), AcceptShare.KEEPING_BIT); // as w0 published a window ago
+        w1.pass(false, false);
+        assertEquals(List.of("defer"), deferrals(w1));
+        page.setVolatile(PageLayout.busyWord(0), 0); // w0 balances now
+        churn(w1);
+        w1.pass(false, false);
+        assertEquals(List.of("defer", "no-defer"), deferrals(w1));
+    }
+
+    @Test
+    void withoutTheRuleTheListenerIsNeverAskedAndNeitherIsItUnderFountainOrRace() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        churn(w0);
+        churn(w.get(1));
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w.get(1).pass(false, false);
+        w0.pass(false, false);
+        assertEquals(List.of(), deferrals(w0), "a loop not told to (--defer-accept 0 or N, an adopted socket)");
+        for (String policy : List.of("fountain", "race")) {
+            workers.clear();
+            Worker f = workers(2, policy, limits(64, 100)).get(0);
+            f.loop.deferOnChurn();
+            churn(f);
+            clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+            f.pass(false, false);
+            assertEquals(List.of(), deferrals(f), policy + " judges no shape");
+        }
+    }
+
+    /** A leaver that had the listener defer turns it off: its siblings would not ask again. */
+    @Test
+    void aLeaverThatDeferredTurnsItOff() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.loop.deferOnChurn();
+        page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT);
+        churn(w0);
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w0.pass(false, false);
+        assertEquals(List.of("defer"), deferrals(w0));
+        w0.loop.requestStop();
+        w0.pass(false, false);
+        assertEquals(List.of("defer", "no-defer"), deferrals(w0));
+        assertTrue(w0.listener.events.indexOf("no-defer") < w0.listener.events.indexOf("close"),
+                "before its copy of the listener is closed");
+    }
+
     @Test
     void leavingStoresLeftClosesTheListenerHandsOverIdleConnectionsDrainsAndExitsEmpty() {
         List<Worker> w = workers(2, "share", limits(64, 100));
