@@ -29,6 +29,7 @@ public final class M0serve implements Callable<Integer> {
 
     /** --defer-accept's cap: a silent client is held up to the next retransmit past it (63 s at 60), then timed out. */
     static final int MAX_DEFER_ACCEPT_SECONDS = 60;
+    private static final String AUTO = "auto";
 
     @Option(names = "--bind", paramLabel = "HOST:PORT",
             description = "Address to listen on; port 0 picks a free one (default: ${DEFAULT-VALUE}).")
@@ -103,12 +104,13 @@ public final class M0serve implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     String rebalance = "on";
 
-    @Option(names = "--defer-accept", paramLabel = "SECONDS",
+    @Option(names = "--defer-accept", paramLabel = "auto|SECONDS",
             description = "TCP_DEFER_ACCEPT on the listener m0serve binds: a connection is accepted when its request "
                     + "arrives, or after about this long (the kernel rounds up to its SYN-ACK retransmits: 1, 3, 7, "
-                    + "15 s...) if nothing does; 0: at the handshake. Under socket activation the .socket unit's "
+                    + "15 s...) if nothing does; 0: at the handshake; auto: 1 while every share worker's arrivals "
+                    + "close short, else 0 (docs/adr/0056). Under socket activation the .socket unit's "
                     + "DeferAcceptSec= says (default: ${DEFAULT-VALUE}).")
-    int deferAcceptSeconds = 0;
+    String deferAccept = AUTO;
 
     @Option(names = "--main", paramLabel = "CLASS",
             description = "Run this class's own main in each worker (with the arguments after --), m0's "
@@ -201,7 +203,7 @@ public final class M0serve implements Callable<Integer> {
             case "--access-log" -> accessLog = v;
             case "--app-classpath" -> appClasspath = v;
             case "--rebalance" -> rebalance = v;
-            case "--defer-accept" -> deferAcceptSeconds = (int) decimal(v, Integer.MAX_VALUE);
+            case "--defer-accept" -> deferAccept = v;
             case "--main" -> mainClass = v;
             default -> {
                 return false;
@@ -368,13 +370,24 @@ public final class M0serve implements Callable<Integer> {
         if (!"on".equals(rebalance) && !"off".equals(rebalance)) {
             throw usage("--rebalance must be on or off, got '" + rebalance + "'");
         }
-        if (deferAcceptSeconds < 0 || deferAcceptSeconds > MAX_DEFER_ACCEPT_SECONDS) {
-            throw usage("--defer-accept must be 0.." + MAX_DEFER_ACCEPT_SECONDS + " seconds, got "
-                    + deferAcceptSeconds);
-        }
+        int deferAcceptSeconds = deferAcceptSeconds();
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,
                 bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance), deferAcceptSeconds);
+    }
+
+    /** --defer-accept: {@link ServerConfig#DEFER_ON_CHURN} for auto, else 0..60 seconds. */
+    private int deferAcceptSeconds() {
+        if (AUTO.equals(deferAccept)) {
+            return ServerConfig.DEFER_ON_CHURN;
+        }
+        String v = deferAccept;
+        boolean digits = !v.isEmpty() && v.length() <= 2 && v.chars().allMatch(c -> c >= '0' && c <= '9');
+        int seconds = digits ? Integer.parseInt(v) : -1;
+        if (seconds < 0 || seconds > MAX_DEFER_ACCEPT_SECONDS) {
+            throw usage("--defer-accept must be auto or 0.." + MAX_DEFER_ACCEPT_SECONDS + " seconds, got '" + v + "'");
+        }
+        return seconds;
     }
 
     /** A usage error (exit 2, one line); read by {@link #plain}, picocli is asked to say it. */

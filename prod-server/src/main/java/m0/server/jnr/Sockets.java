@@ -134,6 +134,11 @@ public final class Sockets {
         setIntOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, seconds, "TCP_DEFER_ACCEPT");
     }
 
+    /** The listener's TCP_DEFER_ACCEPT as the kernel keeps it (rounded to its retransmits); 0: off. */
+    public static int deferAcceptSeconds(int listener) {
+        return intOption(listener, Native.IPPROTO_TCP, Native.TCP_DEFER_ACCEPT, "TCP_DEFER_ACCEPT");
+    }
+
     /** Whether Nagle is off on {@code fd} (TCP_NODELAY set). */
     public static boolean noDelay(int fd) {
         return intOption(fd, Native.IPPROTO_TCP, Native.TCP_NODELAY, "TCP_NODELAY") != 0;

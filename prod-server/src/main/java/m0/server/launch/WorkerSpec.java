@@ -19,7 +19,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
                          long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
-                         boolean rebalance) {
+                         boolean rebalance, boolean deferOnChurn) {
 
     /**
      * The worker JVM's main class, by name: the supervisor starts it without loading the
@@ -61,6 +61,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
         m.put("max-body-bytes", Long.toString(maxBodyBytes));
         m.put("max-connections", Long.toString(maxConnections));
         m.put("rebalance", rebalance ? "on" : "off");
+        m.put("defer-on-churn", deferOnChurn ? "on" : "off");
         List<String> args = new ArrayList<>();
         m.forEach((k, v) -> args.add(k + "=" + v));
         return args;
@@ -81,7 +82,8 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
                 get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
                 Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")),
                 Long.parseLong(get(m, "body-timeout-ms")), Long.parseLong(get(m, "max-body-bytes")),
-                Long.parseLong(get(m, "max-connections")), !"off".equals(m.get("rebalance")));
+                Long.parseLong(get(m, "max-connections")), !"off".equals(m.get("rebalance")),
+                "on".equals(m.get("defer-on-churn")));
     }
 
     private static String get(Map<String, String> m, String key) {

@@ -43,7 +43,7 @@ final class WorkerCommand {
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
                 config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
                 config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
-                config.rebalance());
+                config.rebalance(), config.deferAcceptSeconds() == ServerConfig.DEFER_ON_CHURN);
         makeOnce();
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());

@@ -6,6 +6,8 @@ import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Native;
 import m0.server.jnr.NativeException;
+import m0.server.jnr.Sockets;
+import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 
 /**
@@ -25,8 +27,12 @@ final class EpollListener implements Listener<Accepted> {
     /** The peer's sockaddr travels with a hand-off and goes to the access log; else not read. */
     private boolean peers;
 
-    EpollListener(Epoll epoll, int fd, long data, boolean exclusive) {
+    /** Where a refused TCP_DEFER_ACCEPT is told, once a second at most. */
+    private final RateLimitedLog failures;
+
+    EpollListener(Epoll epoll, int fd, long data, boolean exclusive, RateLimitedLog failures) {
         this.epoll = epoll;
+        this.failures = failures;
         this.fd = fd;
         this.data = data;
         this.events = Epoll.IN | (exclusive ? Epoll.EXCLUSIVE : 0);
@@ -63,6 +69,20 @@ final class EpollListener implements Listener<Accepted> {
             epoll.add(fd, events, data);
         } else {
             epoll.delete(fd);
+        }
+    }
+
+    /**
+     * One second, as nginx's {@code deferred} sets: a connection that sends nothing is accepted
+     * at the first SYN-ACK retransmit past it and meets its header timeout (ADR 0054). Refused,
+     * the listener goes on accepting at the handshake: the saving is lost, nothing else.
+     */
+    @Override
+    public void deferAccept(boolean on) {
+        try {
+            Sockets.deferAccept(fd, on ? 1 : 0);
+        } catch (NativeException e) {
+            failures.log("TCP_DEFER_ACCEPT " + (on ? "on" : "off") + " refused: " + e.getMessage());
         }
     }
 

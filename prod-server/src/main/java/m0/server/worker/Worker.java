@@ -97,7 +97,7 @@ public final class Worker {
                 knobs.keepReceivedRegistered(), sends);
         // One waiter per connection where the policy wants it (share, race); fountain must not (ADR 0022).
         this.listener = new EpollListener(epoll, spec.listenFd(), EventTags.LISTENER,
-                share.policy().wakesOne() && knobs.listenExclusive());
+                share.policy().wakesOne() && knobs.listenExclusive(), failures);
         long maxConnections = spec.maxConnections() > 0 ? spec.maxConnections()
                 : defaultMaxConnections(Fds.openFileLimit(), Fds.openCount(), spec.blockingThreads());
         this.loop = new WorkerLoop<>(protocol, listener, new HeldConnections(table, io, pool, System::nanoTime),
@@ -218,6 +218,9 @@ public final class Worker {
         }
         int parentFd = Processes.pidfdOpen(spec.supervisorPid());
         loop.listen();
+        if (spec.deferOnChurn()) {
+            loop.deferOnChurn();
+        }
         epoll.add(spec.receiveFd(), Epoll.IN, EventTags.CHANNEL);
         epoll.add(parentFd, Epoll.IN, EventTags.PARENT);
         holdBeforeStart();

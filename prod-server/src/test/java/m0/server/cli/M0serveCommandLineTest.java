@@ -121,6 +121,12 @@ class M0serveCommandLineTest {
         assertEquals("race", parse("--workers", "2", "--accept-policy", "race").acceptPolicy());
         ServerConfig v6 = parse("--bind", "[::1]:0");
         assertEquals(0, v6.port());
+        assertEquals(ServerConfig.DEFER_ON_CHURN, one.deferAcceptSeconds(), "deferral follows the load (ADR 0056)");
+        assertEquals(ServerConfig.DEFER_ON_CHURN, parse("--defer-accept", "auto").deferAcceptSeconds());
+        assertEquals(0, parse("--defer-accept", "0").deferAcceptSeconds());
+        assertEquals(60, parse("--defer-accept", "60").deferAcceptSeconds());
+        assertEquals(0, one.adopted().deferAcceptSeconds(), "an adopted socket keeps its unit's setting");
+        assertEquals(5, parse("--defer-accept", "5").adopted().deferAcceptSeconds());
     }
 
     private static ServerConfig parse(String... args) {
@@ -193,7 +199,8 @@ class M0serveCommandLineTest {
         // main() then runs picocli over the same arguments, which prints the one line and exits 2
         // (CommandLineIntegrationTest runs that on a real JVM).
         for (String[] args : new String[][] {{"--workers", "0"}, {"--bind", "nohostport"}, {"--app", "no.such.App"},
-                {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}, {"--defer-accept", "61"}}) {
+                {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}, {"--defer-accept", "61"},
+                {"--defer-accept", "1.5"}, {"--defer-accept", "on"}}) {
             M0serve plain = M0serve.plain(args);
             assertNotNull(plain, String.join(" ", args));
             assertThrows(RuntimeException.class, plain::config, String.join(" ", args));

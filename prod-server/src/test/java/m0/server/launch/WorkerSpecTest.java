@@ -20,7 +20,7 @@ class WorkerSpecTest {
     @Test
     void aSpecAndItsOperationsSurviveTheCommandLine() {
         WorkerSpec spec = new WorkerSpec(2, 5, 4242, WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD,
-                new int[] {6, 7, 8, 9, 10}, "builtin", 2, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, false);
+                new int[] {6, 7, 8, 9, 10}, "builtin", 2, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, false, true);
         WorkerOperations ops = new WorkerOperations(true, "-", null);
         List<String> argv = new ArrayList<>(spec.toArgs());
         argv.addAll(ops.toArgs());
@@ -32,6 +32,7 @@ class WorkerSpecTest {
         assertArrayEquals(spec.sendFds(), read.sendFds());
         assertEquals(spec.acceptPolicy(), read.acceptPolicy());
         assertEquals(spec.rebalance(), read.rebalance());
+        assertEquals(spec.deferOnChurn(), read.deferOnChurn());
         WorkerOperations readOps = WorkerOperations.parse(args);
         assertEquals(ops, readOps);
         assertNull(readOps.appClasspath());

@@ -14,6 +14,7 @@ import m0.core.loop.ListenerInterest;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Sockets;
+import m0.server.log.RateLimitedLog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 class EpollListenerTest {
 
     private static final long DATA = 0xABCDL;
+    private static final RateLimitedLog FAILURES = new RateLimitedLog(System.err, "test: ");
     private static final Pattern WATCHED = Pattern.compile("(?m)^tfd:\\s+(\\d+)\\s+events:\\s+([0-9a-f]+)");
 
     private Epoll epoll;
@@ -48,19 +50,29 @@ class EpollListenerTest {
 
     @Test
     void shareAndRaceRegisterExclusiveFountainPlain() throws IOException {
-        ListenerInterest exclusive = new ListenerInterest(new EpollListener(epoll, listener, DATA, true));
+        ListenerInterest exclusive = new ListenerInterest(new EpollListener(epoll, listener, DATA, true, FAILURES));
         exclusive.register();
         assertEquals(Epoll.EXCLUSIVE, kernelEvents() & Epoll.EXCLUSIVE, "share/race: EPOLLEXCLUSIVE");
         assertEquals(Epoll.IN, kernelEvents() & Epoll.IN);
         exclusive.close();
-        ListenerInterest plain = new ListenerInterest(new EpollListener(epoll, listener, DATA, false));
+        ListenerInterest plain = new ListenerInterest(new EpollListener(epoll, listener, DATA, false, FAILURES));
         plain.register();
         assertEquals(0, kernelEvents() & Epoll.EXCLUSIVE, "fountain: not exclusive");
     }
 
     @Test
+    void theLoopsDeferralReachesTheSharedSocket() {
+        EpollListener l = new EpollListener(epoll, listener, DATA, true, FAILURES);
+        assertEquals(0, Sockets.deferAcceptSeconds(listener), "bound without it");
+        l.deferAccept(true);
+        assertTrue(Sockets.deferAcceptSeconds(listener) > 0, "on: the kernel holds connections back");
+        l.deferAccept(false);
+        assertEquals(0, Sockets.deferAcceptSeconds(listener), "off: accepted at the handshake again");
+    }
+
+    @Test
     void inExactlyWhileNoReasonHoldsAndEachEndsByItsOwnRule() throws IOException {
-        ListenerInterest l = new ListenerInterest(new EpollListener(epoll, listener, DATA, true));
+        ListenerInterest l = new ListenerInterest(new EpollListener(epoll, listener, DATA, true, FAILURES));
         l.register();
         assertIn(l, true);
 
