@@ -50,7 +50,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * Share's BUSY word while its worker keeps what it accepts (arrivals close short, ADR 0041):
-     * for {@code m0serve stats} and the tests; no sibling decides on it.
+     * for {@code m0serve stats}, and for whether the listener defers (every worker keeps,
+     * ADR 0056). No pick and no hand-off reads it.
      */
     public static final long KEEPING_BIT = 1L << 34;
 
@@ -615,7 +616,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /**
      * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
      * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
-     * for {@code m0serve stats} and the tests; no sibling's decision reads it.
+     * for {@code m0serve stats} and the listener's deferral (ADR 0056); no pick reads it.
      */
     @Override
     public void shape(long now, long shortCloses, long reuses) {

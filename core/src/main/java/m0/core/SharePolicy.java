@@ -55,6 +55,12 @@ final class SharePolicy implements AcceptPolicy {
         judged = false;
     }
 
+    /** A cold start balances: a predecessor's KEEPING on this index must not outlive it (ADR 0056). */
+    @Override
+    public void started(Siblings siblings, int self) {
+        siblings.publishBusy(self, 0);
+    }
+
     @Override
     public boolean judgesShape() {
         return true;

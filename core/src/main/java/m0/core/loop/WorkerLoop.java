@@ -57,6 +57,8 @@ public final class WorkerLoop<C> {
      * heal requests (ADR 0024) at least once a second: one read of a page word.
      */
     public static final long HEAL_LOOK_NANOS = 1_000_000_000L;
+    /** How often a loop that follows the shape sends its wish to the shared listener unchanged. */
+    public static final long DEFER_REASK_NANOS = m0.core.LoadShape.WINDOW_NANOS;
     /** While leaving, the drain and the grace deadline are looked at this often. */
     public static final long STOP_POLL_NANOS = 5_000_000L;
 
@@ -85,8 +87,9 @@ public final class WorkerLoop<C> {
     private final boolean shaping;
     /** The listener defers accepts while every worker keeps (ADR 0056): {@link #deferOnChurn()}. */
     private boolean deferOnChurn;
-    /** What this worker last asked of the listener's deferral. */
+    /** What this worker last asked of the listener's deferral, and when. */
     private boolean deferring;
+    private long deferAskedAt;
     private final PassMeter meter = new PassMeter();
 
     /** start() has run: work stamps a pass of the protocol from now on. */
@@ -156,6 +159,11 @@ public final class WorkerLoop<C> {
         if (shaping) {
             // The shape's first window starts here: what the warm-up closed is not the load's.
             share.shape(passEnd, connections.shortCloses(), connections.reuses());
+            if (deferOnChurn) {
+                // A cold start balances: a setting a predecessor (or the last run, on a socket
+                // systemd kept) left on is put right before the first connection.
+                askListener(share.keepingEverywhere(), passEnd);
+            }
         }
     }
 
@@ -215,23 +223,25 @@ public final class WorkerLoop<C> {
             // churn is judged on the idle time, not on the churn (ADR 0041).
             share.shape(now, connections.shortCloses(), connections.reuses());
             if (deferOnChurn) {
-                followShape();
+                boolean want = share.keepingEverywhere();
+                if (want != deferring || now - deferAskedAt >= DEFER_REASK_NANOS) {
+                    askListener(want, now);
+                }
             }
         }
     }
 
     /**
-     * Asks the listener for what the page says now. The socket is shared and a sibling may have
-     * read a stale page when it last set it; a worker that set it asks again at its next pass,
-     * and a keeping worker has one at least every window ({@link #timeout()}), so a stale setting
-     * lasts until then.
+     * The socket is shared: a sibling may have set it on a stale page, or set it and died, or
+     * left. So the wish is sent when it changes and again once a {@link #DEFER_REASK_NANOS} at
+     * the first pass past it (level, not edge): a wrong setting lasts until a live worker's next
+     * pass past its re-ask, a window for a keeping worker, {@link #HEAL_LOOK_NANOS} for an idle
+     * balancing one.
      */
-    private void followShape() {
-        boolean want = share.keepingEverywhere();
-        if (want != deferring) {
-            deferring = want;
-            listener.deferAccept(want);
-        }
+    private void askListener(boolean want, long at) {
+        deferring = want;
+        deferAskedAt = at;
+        listener.deferAccept(want);
     }
 
     /** This pass's start, for the driver's connection I/O. */
@@ -480,12 +490,6 @@ public final class WorkerLoop<C> {
         stopDeadline = now + limits.graceNanos();
         share.leave();
         interest.close();
-        if (deferring) {
-            // Our siblings read us as gone and would not ask again for a wish that did not
-            // change: a setting left on would hold their silent connections back for nothing.
-            deferring = false;
-            listener.deferAccept(false);
-        }
         listener.close(); // the supervisor and the siblings keep the listener open
         draining = true;
         connections.leaveIdle(share::handOver, this::keepIdle);

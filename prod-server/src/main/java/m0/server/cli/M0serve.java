@@ -108,8 +108,8 @@ public final class M0serve implements Callable<Integer> {
             description = "TCP_DEFER_ACCEPT on the listener m0serve binds: a connection is accepted when its request "
                     + "arrives, or after about this long (the kernel rounds up to its SYN-ACK retransmits: 1, 3, 7, "
                     + "15 s...) if nothing does; 0: at the handshake; auto: 1 while every share worker's arrivals "
-                    + "close short, else 0 (docs/adr/0056). Under socket activation the .socket unit's "
-                    + "DeferAcceptSec= says (default: ${DEFAULT-VALUE}).")
+                    + "close short, else 0 (docs/adr/0056). Under socket activation a number leaves the .socket "
+                    + "unit's DeferAcceptSec= as it is; auto governs the socket (default: ${DEFAULT-VALUE}).")
     String deferAccept = AUTO;
 
     @Option(names = "--main", paramLabel = "CLASS",

@@ -7,7 +7,8 @@ import java.net.InetAddress;
  *
  * @param rebalance {@code --rebalance on}: workers move idle keep-alive connections to even the load
  * @param deferAcceptSeconds {@code --defer-accept}: the bound listener's TCP_DEFER_ACCEPT, 0 off (ADR 0054),
- *        or {@link #DEFER_ON_CHURN} (auto, the default): the workers set it while their arrivals close short
+ *        or {@link #DEFER_ON_CHURN} (auto, the default): the workers set it, on an adopted socket too,
+ *        while every worker's arrivals close short (ADR 0056)
  */
 public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
                            String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
@@ -17,11 +18,4 @@ public record ServerConfig(InetAddress host, int port, int workers, String app, 
 
     /** {@code --defer-accept auto}: the share workers defer while every one keeps (ADR 0056). */
     public static final int DEFER_ON_CHURN = -1;
-
-    /** The same settings on a listener the server did not bind: its own TCP_DEFER_ACCEPT stands. */
-    public ServerConfig adopted() {
-        return deferAcceptSeconds == DEFER_ON_CHURN ? new ServerConfig(host, port, workers, app, blockingThreads,
-                acceptPolicy, maxHeaderBytes, idleTimeoutMillis, headerTimeoutMillis, graceMillis, bodyTimeoutMillis,
-                maxBodyBytes, maxConnections, rebalance, 0) : this;
-    }
 }

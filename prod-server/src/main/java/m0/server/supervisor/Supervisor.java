@@ -80,11 +80,12 @@ public final class Supervisor {
     }
 
     /**
-     * TCP_DEFER_ACCEPT on the listener this process bound (ADR 0054); an adopted one keeps what
-     * its .socket unit set (DeferAcceptSec=), and WarmUp's own listener never has it (its
-     * connection is accepted before it writes). Under auto (ADR 0056) the listener starts at the
-     * handshake and the workers set it. A kernel or sandbox that refuses the option costs the
-     * saving, not the server: one line, as nginx does.
+     * A fixed TCP_DEFER_ACCEPT on the listener this process bound (ADR 0054); an adopted one keeps
+     * what its .socket unit set (DeferAcceptSec=), and WarmUp's own listener never has it (its
+     * connection is accepted before it writes). Under auto (ADR 0056) the workers set it, on an
+     * adopted socket too: systemd keeps a socket across restarts, so what is on it may be a past
+     * run's and not the unit's. A kernel or sandbox that refuses the option costs the saving, not
+     * the server: one line, as nginx does.
      */
     private void deferAccept(int listener) {
         if (config.deferAcceptSeconds() > 0) {
@@ -111,8 +112,6 @@ public final class Supervisor {
             System.err.println("m0serve: " + e.getMessage());
             return 2;
         }
-        // The workers' settings: on an adopted listener the .socket unit's DeferAcceptSec= stands.
-        ServerConfig workers = listener < 0 ? config : config.adopted();
         try {
             if (listener < 0) {
                 listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
@@ -156,7 +155,7 @@ public final class Supervisor {
                 new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
-                new WorkerCommand(workers, ops, knobs, listener, shared.fd(), sendFds, receiveFds),
+                new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds),
                 epoll, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out);

@@ -125,8 +125,6 @@ class M0serveCommandLineTest {
         assertEquals(ServerConfig.DEFER_ON_CHURN, parse("--defer-accept", "auto").deferAcceptSeconds());
         assertEquals(0, parse("--defer-accept", "0").deferAcceptSeconds());
         assertEquals(60, parse("--defer-accept", "60").deferAcceptSeconds());
-        assertEquals(0, one.adopted().deferAcceptSeconds(), "an adopted socket keeps its unit's setting");
-        assertEquals(5, parse("--defer-accept", "5").adopted().deferAcceptSeconds());
     }
 
     private static ServerConfig parse(String... args) {
