@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# --defer-accept (ADR 0054) side by side under a connection-close hello: one jar with the option
-# off, at 1, and at 1 with M0_EAGER_READ=1 (a new connection read at once, as nginx with
-# `deferred` does), beside nginx 1.22 with and without `listen ... deferred`; server CPU per
+# --defer-accept (ADR 0054, 0056) side by side under a connection-close hello: one jar with the
+# option off, auto (the default: deferred while every worker keeps), at 1, and at 1 with
+# M0_EAGER_READ=1 (a new connection read at once, as nginx with `deferred` does), beside nginx
+# 1.22 with and without `listen ... deferred`; server CPU per
 # request and its ratio to plain nginx, arms rotated round by round (lib.sh's rounds_vs_nginx).
 #   prod-server/bench/defer-accept.sh [rounds=4] [seconds=4] [workers=2] [pause=3]
 # WARM (default 10) seconds of unmeasured load per arm first; M0SERVE_JAR picks the jar.
@@ -16,9 +17,10 @@ trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 export WARM=${WARM:-10}
 declare -A PORT PID REQ TCK
-ARMS="off defer1 defer1_eager nginx nginx_deferred"
+ARMS="off auto defer1 defer1_eager nginx nginx_deferred"
 for a in $ARMS; do PORT[$a]=$(free_port); done
-m0serve_start off "${PORT[off]}" --workers "$W" --blocking-threads 0
+m0serve_start off "${PORT[off]}" --workers "$W" --blocking-threads 0 --defer-accept 0
+m0serve_start auto "${PORT[auto]}" --workers "$W" --blocking-threads 0
 m0serve_start defer1 "${PORT[defer1]}" --workers "$W" --blocking-threads 0 --defer-accept 1
 M0_EAGER_READ=1 m0serve_start defer1_eager "${PORT[defer1_eager]}" --workers "$W" --blocking-threads 0 \
   --defer-accept 1
