@@ -186,11 +186,11 @@ MUTANTS = {
         ("        return share.policy().movesConnections() && share.awaitingStart();", "        return share.awaitingStart();"),
     ]),
     # ADR 0056, caught by WorkerLoopTest's deferral tests.
-    "ADR 0056: the deferral wish sent on a change only (an edge; a dead setter's stands)": ("loop/WorkerLoop.java", [
-        ("if (want != deferring || now - deferAskedAt >= DEFER_REASK_NANOS) {", "if (want != deferring) {"),
+    "ADR 0056: the deferral wish sent on a change only (an edge; a dead setter's stands)": ("loop/ListenerDeferral.java", [
+        ("if (everyWorkerKeeps != deferring || now - askedAt >= REASK_NANOS) {", "if (everyWorkerKeeps != deferring) {"),
     ]),
-    "ADR 0056: no wish sent at start (a past run's deferral stands on a cold start)": ("loop/WorkerLoop.java", [
-        ("                askListener(share.keepingEverywhere(), passEnd);", "                deferAskedAt = passEnd;"),
+    "ADR 0056: no wish sent at start (a past run's deferral stands on a cold start)": ("loop/ListenerDeferral.java", [
+        ("    public void start(boolean everyWorkerKeeps, long now) {\n        ask(everyWorkerKeeps, now);", "    public void start(boolean everyWorkerKeeps, long now) {\n        askedAt = now;"),
     ]),
     "ADR 0056: a predecessor's KEEPING outlives it": ("SharePolicy.java", [
         ("        siblings.publishBusy(self, 0);\n", ""),

@@ -57,8 +57,6 @@ public final class WorkerLoop<C> {
      * heal requests (ADR 0024) at least once a second: one read of a page word.
      */
     public static final long HEAL_LOOK_NANOS = 1_000_000_000L;
-    /** How often a loop that follows the shape sends its wish to the shared listener unchanged. */
-    public static final long DEFER_REASK_NANOS = m0.core.LoadShape.WINDOW_NANOS;
     /** While leaving, the drain and the grace deadline are looked at this often. */
     public static final long STOP_POLL_NANOS = 5_000_000L;
 
@@ -85,11 +83,8 @@ public final class WorkerLoop<C> {
     private final boolean sampling;
     /** A policy that judges the arrivals' shape (share, ADR 0041): a reading at every pass start. */
     private final boolean shaping;
-    /** The listener defers accepts while every worker keeps (ADR 0056): {@link #deferOnChurn()}. */
-    private boolean deferOnChurn;
-    /** What this worker last asked of the listener's deferral, and when. */
-    private boolean deferring;
-    private long deferAskedAt;
+    /** The listener defers accepts while every worker keeps (ADR 0056); null: never asked. */
+    private ListenerDeferral deferral;
     private final PassMeter meter = new PassMeter();
 
     /** start() has run: work stamps a pass of the protocol from now on. */
@@ -140,7 +135,7 @@ public final class WorkerLoop<C> {
      * that judges the shape does this, and only on a listener the server's own settings govern.
      */
     public void deferOnChurn() {
-        deferOnChurn = shaping;
+        deferral = shaping ? new ListenerDeferral(listener) : null;
     }
 
     /**
@@ -159,10 +154,8 @@ public final class WorkerLoop<C> {
         if (shaping) {
             // The shape's first window starts here: what the warm-up closed is not the load's.
             share.shape(passEnd, connections.shortCloses(), connections.reuses());
-            if (deferOnChurn) {
-                // A cold start balances: a setting a predecessor (or the last run, on a socket
-                // systemd kept) left on is put right before the first connection.
-                askListener(share.keepingEverywhere(), passEnd);
+            if (deferral != null) {
+                deferral.start(share.keepingEverywhere(), passEnd);
             }
         }
     }
@@ -222,26 +215,10 @@ public final class WorkerLoop<C> {
             // Before this pass's accepts: a burst that wakes a worker idle since a spell of
             // churn is judged on the idle time, not on the churn (ADR 0041).
             share.shape(now, connections.shortCloses(), connections.reuses());
-            if (deferOnChurn) {
-                boolean want = share.keepingEverywhere();
-                if (want != deferring || now - deferAskedAt >= DEFER_REASK_NANOS) {
-                    askListener(want, now);
-                }
+            if (deferral != null) {
+                deferral.follow(share.keepingEverywhere(), now);
             }
         }
-    }
-
-    /**
-     * The socket is shared: a sibling may have set it on a stale page, or set it and died, or
-     * left. So the wish is sent when it changes and again once a {@link #DEFER_REASK_NANOS} at
-     * the first pass past it (level, not edge): a wrong setting lasts until a live worker's next
-     * pass past its re-ask, a window for a keeping worker, {@link #HEAL_LOOK_NANOS} for an idle
-     * balancing one.
-     */
-    private void askListener(boolean want, long at) {
-        deferring = want;
-        deferAskedAt = at;
-        listener.deferAccept(want);
     }
 
     /** This pass's start, for the driver's connection I/O. */

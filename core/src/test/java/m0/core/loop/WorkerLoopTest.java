@@ -482,7 +482,7 @@ class WorkerLoopTest {
         w1.pass(false, false);
         List<String> before = deferrals(w1);
         // w0 read a stale page, set the listener deferring, and was SIGKILLed: nothing says so.
-        clock.advance(WorkerLoop.DEFER_REASK_NANOS - 1);
+        clock.advance(ListenerDeferral.REASK_NANOS - 1);
         w1.pass(false, false);
         assertEquals(before, deferrals(w1), "within the period: not asked again");
         clock.advance(1);
