@@ -192,6 +192,9 @@ MUTANTS = {
     "ADR 0056: no wish sent at start (a past run's deferral stands on a cold start)": ("loop/ListenerDeferral.java", [
         ("    public void start(boolean everyWorkerKeeps, long now) {\n        ask(everyWorkerKeeps, now);", "    public void start(boolean everyWorkerKeeps, long now) {\n        askedAt = now;"),
     ]),
+    "ADR 0056: a leaver goes on asking of the listener it closed": ("loop/WorkerLoop.java", [
+        ("        deferral = null;\n        listener.close();", "        listener.close();"),
+    ]),
     "ADR 0056: a predecessor's KEEPING outlives it": ("SharePolicy.java", [
         ("        siblings.publishBusy(self, 0);\n", ""),
     ]),

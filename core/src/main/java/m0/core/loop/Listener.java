@@ -32,8 +32,8 @@ public interface Listener<C> {
     /**
      * Whether the kernel holds a new connection back until its first bytes arrive (Linux's
      * TCP_DEFER_ACCEPT; ADR 0054, 0056) or queues it at the handshake. The socket is shared: a
-     * sibling may set it too. Called on a change of this worker's wish only, and only by a loop
-     * told to {@link WorkerLoop#deferOnChurn()}.
+     * sibling may set it too. Called only by a loop told to {@link WorkerLoop#deferOnChurn()}:
+     * at its start, on a change of its wish, and once a {@link ListenerDeferral#REASK_NANOS}.
      */
     void deferAccept(boolean on);
 

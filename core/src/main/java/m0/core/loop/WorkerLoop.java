@@ -467,6 +467,9 @@ public final class WorkerLoop<C> {
         stopDeadline = now + limits.graceNanos();
         share.leave();
         interest.close();
+        // Our copy of the listener closes now: its deferral is the siblings' to keep right (they
+        // re-ask each period), and a setsockopt after the close would hit a closed or reused fd.
+        deferral = null;
         listener.close(); // the supervisor and the siblings keep the listener open
         draining = true;
         connections.leaveIdle(share::handOver, this::keepIdle);

@@ -471,24 +471,54 @@ class WorkerLoopTest {
     }
 
     /**
-     * The socket is shared: a setting made on a stale page, by a worker that then died, is put
-     * right by a live sibling within its re-ask period, though that sibling's wish never changed.
+     * The socket is shared: a setting made on a stale page by a sibling that then died, stopped or
+     * left is put right by a live worker that re-sends its unchanged wish once a re-ask period.
      */
     @Test
-    void aSettingADeadSiblingLeftIsPutRightWithinAReAskPeriod() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w1 = w.get(1);
+    void anUnchangedWishIsSentAgainOnceAReAskPeriod() {
+        page = AtomicLongArrayPage.forWorkers(2);
+        channel = new QueueChannel<>(2, 16);
+        Worker w1 = new Worker(1, 2, "share", limits(64, 100));
+        w1.share.bind();
+        w1.loop.listen();
         w1.loop.deferOnChurn();
-        w1.pass(false, false);
-        List<String> before = deferrals(w1);
+        w1.loop.start();
+        assertEquals(List.of("no-defer"), deferrals(w1), "said at start");
         // w0 read a stale page, set the listener deferring, and was SIGKILLed: nothing says so.
         clock.advance(ListenerDeferral.REASK_NANOS - 1);
         w1.pass(false, false);
-        assertEquals(before, deferrals(w1), "within the period: not asked again");
+        assertEquals(List.of("no-defer"), deferrals(w1), "within the period: not said again");
         clock.advance(1);
         w1.pass(false, false);
-        assertEquals(List.of("no-defer"), deferrals(w1).subList(before.size(), deferrals(w1).size()),
-                "the period over: the wish it had all along, sent again");
+        assertEquals(List.of("no-defer", "no-defer"), deferrals(w1), "the period over: the same wish, sent again");
+    }
+
+    /** A leaver's copy of the listener is closed: nothing is asked of it after that. */
+    @Test
+    void aLeaverAsksNothingOfTheListenerItClosed() {
+        page = AtomicLongArrayPage.forWorkers(2);
+        channel = new QueueChannel<>(2, 16);
+        Worker w0 = new Worker(0, 2, "share", limits(64, 100));
+        w0.share.bind();
+        w0.loop.listen();
+        w0.loop.deferOnChurn();
+        w0.loop.start();
+        page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT);
+        churn(w0);
+        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        w0.pass(false, false);
+        assertEquals(List.of("no-defer", "defer"), deferrals(w0));
+        w0.connections.hold("k1");
+        w0.connections.held.get(0).idle = false; // mid-request: the leaver drains over several passes
+        w0.loop.requestStop();
+        w0.pass(false, false);
+        for (int k = 0; k < 4; k++) {
+            clock.advance(ListenerDeferral.REASK_NANOS);
+            w0.pass(false, false);
+        }
+        List<String> events = w0.listener.events;
+        assertEquals(List.of(), events.subList(events.indexOf("close"), events.size()).stream()
+                .filter(e -> e.endsWith("defer")).toList(), "no setsockopt on a closed descriptor: " + events);
     }
 
     @Test

@@ -105,11 +105,11 @@ public final class M0serve implements Callable<Integer> {
     String rebalance = "on";
 
     @Option(names = "--defer-accept", paramLabel = "auto|SECONDS",
-            description = "TCP_DEFER_ACCEPT on the listener m0serve binds: a connection is accepted when its request "
+            description = "TCP_DEFER_ACCEPT on the listener: a connection is accepted when its request "
                     + "arrives, or after about this long (the kernel rounds up to its SYN-ACK retransmits: 1, 3, 7, "
                     + "15 s...) if nothing does; 0: at the handshake; auto: 1 while every share worker's arrivals "
-                    + "close short, else 0 (docs/adr/0056). Under socket activation a number leaves the .socket "
-                    + "unit's DeferAcceptSec= as it is; auto governs the socket (default: ${DEFAULT-VALUE}).")
+                    + "close short, else 0 (docs/adr/0056). A socket systemd passes is set alike, whatever its unit's "
+                    + "DeferAcceptSec= (default: ${DEFAULT-VALUE}).")
     String deferAccept = AUTO;
 
     @Option(names = "--main", paramLabel = "CLASS",

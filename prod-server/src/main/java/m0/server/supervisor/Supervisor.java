@@ -80,21 +80,20 @@ public final class Supervisor {
     }
 
     /**
-     * A fixed TCP_DEFER_ACCEPT on the listener this process bound (ADR 0054); an adopted one keeps
-     * what its .socket unit set (DeferAcceptSec=), and WarmUp's own listener never has it (its
-     * connection is accepted before it writes). Under auto (ADR 0056) the workers set it, on an
-     * adopted socket too: systemd keeps a socket across restarts, so what is on it may be a past
-     * run's and not the unit's. A kernel or sandbox that refuses the option costs the saving, not
-     * the server: one line, as nginx does.
+     * TCP_DEFER_ACCEPT as {@code --defer-accept} says, on the listener this process bound and on
+     * one systemd passed alike (ADR 0054, 0056): a fixed number is set, and auto starts at 0 for
+     * the share workers to set while every one keeps (fountain and race never do). systemd keeps a
+     * socket across restarts, so what is on an adopted one may be a past run's; the flag, not the
+     * unit's DeferAcceptSec=, is what holds. WarmUp's own listener never has it (its connection is
+     * accepted before it writes). A kernel or sandbox that refuses the option costs the saving,
+     * not the server: one line, as nginx does.
      */
     private void deferAccept(int listener) {
-        if (config.deferAcceptSeconds() > 0) {
-            try {
-                Sockets.deferAccept(listener, config.deferAcceptSeconds());
-            } catch (NativeException e) {
-                System.err.println("m0serve: TCP_DEFER_ACCEPT not set, connections are accepted at the handshake: "
-                        + e.getMessage());
-            }
+        int seconds = Math.max(0, config.deferAcceptSeconds());
+        try {
+            Sockets.deferAccept(listener, seconds);
+        } catch (NativeException e) {
+            System.err.println("m0serve: TCP_DEFER_ACCEPT " + seconds + " not set on the listener: " + e.getMessage());
         }
     }
 
@@ -115,7 +114,6 @@ public final class Supervisor {
         try {
             if (listener < 0) {
                 listener = Sockets.listenTcp(config.host(), config.port(), BACKLOG);
-                deferAccept(listener);
             }
         } catch (NativeException e) {
             String why = e.errno() == Native.EADDRINUSE
@@ -124,6 +122,7 @@ public final class Supervisor {
             System.err.println("m0serve: cannot bind " + where + ": " + why);
             return 1;
         }
+        deferAccept(listener);
         StartTrace.mark("listener bound");
         String address = Sockets.localHostPort(listener);
         int lines = slots.lines();
