@@ -632,28 +632,14 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * Every worker that serves keeps: this one by its own shape, each started sibling by the
-     * {@link #KEEPING_BIT} in its BUSY word. A sibling not started or left serves no arrivals
-     * and is not asked. A sibling's word may be a window old; the loop asks again at each pass,
-     * so a wrong answer lasts until the next pass of a worker that acted on it.
+     * {@link #KEEPING_BIT} in its BUSY word. A sibling's word may be a window old; the loop's
+     * {@link m0.core.loop.ListenerDeferral} re-asks once a window, so a wrong answer lasts until
+     * then.
      */
     @Override
     public boolean keepingEverywhere() {
-        if (!sharing || left || policy.balancing() || !policy.judgesShape()) {
-            return false;
-        }
-        for (int i = 0; i < siblings.workers(); i++) {
-            if (i == self) {
-                continue;
-            }
-            long state = siblings.state(i);
-            if (state == PageLayout.LEFT || state == PageLayout.NOT_STARTED) {
-                continue;
-            }
-            if ((siblings.busy(i) & KEEPING_BIT) == 0) {
-                return false;
-            }
-        }
-        return true;
+        return sharing && !left && policy.judgesShape() && !policy.balancing()
+                && siblings.everyLiveSiblingShows(self, KEEPING_BIT);
     }
 
     /** Idle connections this worker handed over to even the load. */

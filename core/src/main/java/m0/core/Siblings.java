@@ -85,6 +85,23 @@ public final class Siblings {
         return page.getVolatile(PageLayout.busyWord(i));
     }
 
+    /**
+     * Whether every sibling of {@code self} that serves (neither NOT_STARTED nor LEFT) has
+     * {@code bit} in its busy word; true when none serves.
+     */
+    public boolean everyLiveSiblingShows(int self, long bit) {
+        for (int i = 0; i < workers; i++) {
+            if (i == self) {
+                continue;
+            }
+            long state = state(i);
+            if (state != LEFT && state != NOT_STARTED && (busy(i) & bit) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Publish worker {@code self}'s own busy word (fountain; written by worker self only). */
     public void publishBusy(int self, long word) {
         page.setVolatile(PageLayout.busyWord(self), word);

@@ -132,7 +132,8 @@ public final class WorkerLoop<C> {
      * worker keeps what it accepts (the arrivals close short everywhere), new connections are
      * accepted when their request arrives, one wake-up a connection instead of two; otherwise at
      * the handshake, so that a burst is seen, and placed, while it is still silent. Only a policy
-     * that judges the shape does this, and only on a listener the server's own settings govern.
+     * that judges the shape does this, and only when the server leaves it to the workers
+     * ({@code --defer-accept auto}).
      */
     public void deferOnChurn() {
         deferral = shaping ? new ListenerDeferral(listener) : null;

@@ -87,6 +87,21 @@ class WorkerLoopTest {
         return workers;
     }
 
+    /** As {@link #workers}, each loop told to defer on churn before it starts (ADR 0056). */
+    private List<Worker> deferringWorkers(int n) {
+        page = AtomicLongArrayPage.forWorkers(n);
+        channel = new QueueChannel<>(n, 16);
+        for (int i = 0; i < n; i++) {
+            Worker w = new Worker(i, n, "share", limits(64, 100));
+            w.share.bind();
+            w.loop.listen();
+            w.loop.deferOnChurn();
+            w.loop.start();
+            workers.add(w);
+        }
+        return workers;
+    }
+
     private static WorkerLoop.Limits limits(int batch, long cap) {
         return new WorkerLoop.Limits(batch, cap, 10_000 * MS);
     }
@@ -430,16 +445,11 @@ class WorkerLoopTest {
      */
     @Test
     void theListenerDefersOnlyWhileEveryWorkerKeeps() {
-        page = AtomicLongArrayPage.forWorkers(2);
-        channel = new QueueChannel<>(2, 16);
-        Worker w0 = new Worker(0, 2, "share", limits(64, 100));
-        Worker w1 = new Worker(1, 2, "share", limits(64, 100));
-        for (Worker w : List.of(w0, w1)) {
-            w.share.bind();
-            w.loop.listen();
-            w.loop.deferOnChurn();
-            w.loop.start();
-            assertEquals(List.of("no-defer"), deferrals(w), "a cold start balances, and says so");
+        List<Worker> w = deferringWorkers(2);
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        for (Worker started : w) {
+            assertEquals(List.of("no-defer"), deferrals(started), "a cold start balances, and says so");
         }
         churn(w0);
         clock.advance(m0.core.LoadShape.WINDOW_NANOS - 1);
@@ -476,13 +486,7 @@ class WorkerLoopTest {
      */
     @Test
     void anUnchangedWishIsSentAgainOnceAReAskPeriod() {
-        page = AtomicLongArrayPage.forWorkers(2);
-        channel = new QueueChannel<>(2, 16);
-        Worker w1 = new Worker(1, 2, "share", limits(64, 100));
-        w1.share.bind();
-        w1.loop.listen();
-        w1.loop.deferOnChurn();
-        w1.loop.start();
+        Worker w1 = deferringWorkers(2).get(1);
         assertEquals(List.of("no-defer"), deferrals(w1), "said at start");
         // w0 read a stale page, set the listener deferring, and was SIGKILLed: nothing says so.
         clock.advance(ListenerDeferral.REASK_NANOS - 1);
@@ -496,14 +500,8 @@ class WorkerLoopTest {
     /** A leaver's copy of the listener is closed: nothing is asked of it after that. */
     @Test
     void aLeaverAsksNothingOfTheListenerItClosed() {
-        page = AtomicLongArrayPage.forWorkers(2);
-        channel = new QueueChannel<>(2, 16);
-        Worker w0 = new Worker(0, 2, "share", limits(64, 100));
-        w0.share.bind();
-        w0.loop.listen();
-        w0.loop.deferOnChurn();
-        w0.loop.start();
-        page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT);
+        Worker w0 = deferringWorkers(2).get(0);
+        page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT); // w1 keeps, as it would publish
         churn(w0);
         clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         w0.pass(false, false);
