@@ -5,7 +5,8 @@
 # (`ss` on both ends, joined on the client's port): "A16/B0 A0/B16" is paired, each worker talks to
 # one client; "A8/B8 A8/B8" is crossed, every client talks to both workers.
 #   prod-server/bench/crossing.sh [rounds=6] [seconds=4] [gap=0]
-# ARM=m0 (default; POLICY=share|race|fountain) or ARM=c-MODE (floor/hello.c, HELLO_CAP=16 so it
+# ARM=m0 (default; POLICY=share|race|fountain, M0_FLAGS more of m0serve's flags), ARM=nginx (2
+# workers, the reference in the same shape of load) or ARM=c-MODE (floor/hello.c, HELLO_CAP=16 so it
 # splits 16/16 as share does, or HELLO_CPU=1 to steer by the incoming CPU instead; MODE as in
 # kernel-floor.sh). SWITCHES=1 also counts, a request, the server's context switches (perf, over
 # its processes' threads) and the machine's inter-processor interrupts (wrk's included: a wake-up
@@ -20,7 +21,11 @@ trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 ARM=${ARM:-m0}; PORT=$(free_port)
 case $ARM in
-  m0) m0serve_start m0 "$PORT" --workers 2 --blocking-threads 0 --accept-policy "${POLICY:-share}"; PID=$BENCH_PID_m0 ;;
+  m0)
+    # shellcheck disable=SC2086
+    m0serve_start m0 "$PORT" --workers 2 --blocking-threads 0 --accept-policy "${POLICY:-share}" ${M0_FLAGS:-}
+    PID=$BENCH_PID_m0 ;;
+  nginx) nginx_start nginx "$PORT" 2; PID=$BENCH_PID_nginx ;;
   c-*)
     gcc -O2 -o "$WORK/hello" "$BENCH_DIR/floor/hello.c" -luring
     # capped to 16 each, as share splits, unless HELLO_CPU steers (the two do not combine)
@@ -38,7 +43,7 @@ owners() {
     | awk -v col="$2" 'match($0, /pid=[0-9]+/) { n = split($col, a, ":"); print a[n], substr($0, RSTART + 4, RLENGTH - 4) }' \
     | LC_ALL=C sort -k1,1
 }
-echo "# crossing: $ARM ${POLICY:-}${cap:+ HELLO_CAP=$cap}${HELLO_CPU:+ HELLO_CPU=$HELLO_CPU}, 2 workers, two wrk -t1 -c16 -d${SECS}s (B ${GAP}s after A) x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
+echo "# crossing: $ARM ${POLICY:-}${M0_FLAGS:+ $M0_FLAGS}${cap:+ HELLO_CAP=$cap}${HELLO_CPU:+ HELLO_CPU=$HELLO_CPU}, 2 workers, two wrk -t1 -c16 -d${SECS}s (B ${GAP}s after A) x$ROUNDS; $(date -u +%FT%TZ); load $(loadavg)"
 wrk -t2 -c32 -d"${WARM:-10}s" "http://127.0.0.1:$PORT/" >/dev/null
 for r in $(seq "$ROUNDS"); do
   t0=$(tree_ticks "$PID")

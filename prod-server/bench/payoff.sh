@@ -9,8 +9,9 @@
 #   nginx                   wrk -t2 -c32 -> nginx (1 worker, upstream keepalive 32) -> server
 #   java                    HttpClientLoad.java: 32 threads sharing one java.net.http.HttpClient
 # Arms: share, race, share-rboff (share with --rebalance off; only when `m0serve --help` lists
-# --rebalance, and then share runs with --rebalance on and race with it off), uvicorn (sleep_app.py,
-# --workers 2, 2 pool threads per worker).
+# --rebalance, and then share runs with --rebalance on and race with it off), share-nodefer (share
+# with --defer-accept 0, the listener as before ADR 0056; ask for it in ARMS), uvicorn
+# (sleep_app.py, --workers 2, 2 pool threads per worker).
 #
 #   prod-server/bench/payoff.sh [rounds=10] [seconds=10]
 #   SHAPES="wrk-t2 java" ARMS="share race" prod-server/bench/payoff.sh 3 5   # a subset
@@ -54,6 +55,7 @@ m0serve_args() {
   case $1 in
     share) args+=(--accept-policy share); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     share-rboff) args+=(--accept-policy share --rebalance off) ;;
+    share-nodefer) args+=(--accept-policy share --defer-accept 0); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     race) args+=(--accept-policy race); [ "$REBALANCE" = yes ] && args+=(--rebalance off) ;;
   esac
   echo "${args[@]}"
