@@ -68,6 +68,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     private final int stateWord;
     private final int countsWord;
+    private final int affineWord;
     /** This index's heal (ADR 0024): when asked, pending - taken recounted at an EAGAIN. */
     private final Heal<C> heal;
 
@@ -86,6 +87,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private boolean stamped;
     /** What the active field of this worker's counts holds: written by start, the keeps and passEnd only. */
     private long publishedActive;
+    /** What this worker's AFFINE word holds: written by start and publishAffinities only. */
+    private long publishedAffinities;
 
     private long sent;
     private long pickedAgain;
@@ -126,6 +129,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         this.rebalance = rebalance;
         this.stateWord = PageLayout.stateWord(self);
         this.countsWord = PageLayout.countsWord(self);
+        this.affineWord = PageLayout.affineWord(self);
         this.heal = new Heal<>(page, channel, self, workers);
     }
 
@@ -188,6 +192,9 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             page.getAndAdd(countsWord, settle);
         }
         publishedActive = 0;
+        // AFFINE: the predecessor's connections died with it; a swap must not count on them.
+        page.setVolatile(affineWord, 0);
+        publishedAffinities = 0;
         policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
@@ -515,11 +522,30 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * move. See {@link Rebalance} for the rules.
      */
     @Override
-    public int rebalancePick(long open) {
+    public int rebalancePick(long open, long affinities) {
         if (!sharing || left || !rebalance.on() || !policy.movesConnections() || !policy.balancing()) {
             return self; // keeping (ADR 0041): arrivals close short, and a move would only chase them
         }
-        return rebalance.pick(siblings, self, open, clock.nanoTime());
+        return rebalance.pick(siblings, self, open, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
+    }
+
+    @Override
+    public int affinityToMove(int target, long affinities) {
+        return Rebalance.affinityToMove(target, affinities);
+    }
+
+    /**
+     * AFFINE, this worker's mark: the siblings it holds a connection for, which a sibling's
+     * swap reads (ADR 0057). Written on a change only, by this worker alone; a leaver's stays as
+     * it was (LEFT: nobody swaps with it), a replacement's start zeroes it.
+     */
+    @Override
+    public void publishAffinities(long affinities) {
+        long mark = affinities & ~PageLayout.affineBit(self);
+        if (sharing && !left && mark != publishedAffinities) {
+            page.setVolatile(affineWord, mark);
+            publishedAffinities = mark;
+        }
     }
 
     /**

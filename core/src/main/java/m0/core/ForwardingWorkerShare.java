@@ -164,8 +164,18 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
-    public int rebalancePick(long open) {
-        return delegate.rebalancePick(open);
+    public int rebalancePick(long open, long affinities) {
+        return delegate.rebalancePick(open, affinities);
+    }
+
+    @Override
+    public int affinityToMove(int target, long affinities) {
+        return delegate.affinityToMove(target, affinities);
+    }
+
+    @Override
+    public void publishAffinities(long affinities) {
+        delegate.publishAffinities(affinities);
     }
 
     @Override

@@ -17,7 +17,8 @@ package m0.core;
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: in a pass, stamped at its   |
  *        |            |   first stamped work (ADR 0015, 0052) |
- *   +1   | reserved (was ACTIVE: now in COUNTS, ADR 0040)   |
+ *   +1   | AFFINE     bit j: i holds a connection whose     |
+ *        |            client pairs with worker j (ADR 0057) |
  *   +2   | COUNTS     version|active|pending|taken|HEAL |
  *        |            (Counts), one word: i's open          |
  *        |            connections (each pass end; mid-pass, |
@@ -40,7 +41,8 @@ package m0.core;
  * <p>The words of a line and who writes them:
  * <ul>
  *   <li>STATE: worker i (bind, start, pass start and end, leave); the supervisor on reap.
- *   <li>BUSY, and the active field of COUNTS: worker i only (its replacement's start zeroes it).
+ *   <li>BUSY, AFFINE, and the active field of COUNTS: worker i only (its replacement's start
+ *       zeroes them).
  *   <li>SENT, RECEIVED, FORWARDED (line) and REHOMED, LOST (header): statistics for observers
  *       ({@code m0serve stats}), published by their owner's loop; the protocol never reads them.
  *   <li>COUNTS, its pending half: raised and taken back by any sender; retired by worker i, its
@@ -89,11 +91,20 @@ public final class PageLayout {
     /** Offset in a line: the worker's state. */
     public static final int STATE_OFFSET = 0;
     /**
+     * Offset in a line: the siblings this worker holds a connection for, bit j for worker j
+     * (j below {@link #AFFINE_WORKERS}, never its own): a connection whose client's thread
+     * pairs with worker j, which a rebalance swap would place there (ADR 0057). Published at
+     * pass ends, on a change; read by a sibling deciding whether a swap with this worker pays.
+     * The word once held active alone, whose tear ADR 0012 measured; active is in COUNTS now.
+     */
+    public static final int AFFINE_OFFSET = 1;
+    /** Workers an AFFINE word can name: one bit each. Indices past it never swap. */
+    public static final int AFFINE_WORKERS = 64;
+    /**
      * Offset in a line: the worker's counts ({@link Counts}), active (its open connections, as
      * published at each pass end and each kept accept), pending (passed to it and not yet
      * retired) and taken (received by it and not yet retired) in one word: a sibling reads its
-     * load {@code active + pending} from one load (ADR 0040). Offset 1 is reserved (it held
-     * active in its own word, whose tear ADR 0012 measured).
+     * load {@code active + pending} from one load (ADR 0040).
      */
     public static final int COUNTS_OFFSET = 2;
     /**
@@ -177,6 +188,16 @@ public final class PageLayout {
 
     public static int stateWord(int i) {
         return lineOf(i) + STATE_OFFSET;
+    }
+
+    /** Worker i's AFFINE mark: the siblings it holds a connection for. */
+    public static int affineWord(int i) {
+        return lineOf(i) + AFFINE_OFFSET;
+    }
+
+    /** Worker j's bit in an AFFINE word; 0 for an index past {@link #AFFINE_WORKERS}. */
+    public static long affineBit(int j) {
+        return j < AFFINE_WORKERS ? 1L << j : 0L;
     }
 
     /** Worker i's active, pending and taken, in one word ({@link Counts}). */

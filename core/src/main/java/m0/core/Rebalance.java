@@ -2,6 +2,7 @@ package m0.core;
 
 import static m0.core.PageLayout.LEFT;
 import static m0.core.PageLayout.NOT_STARTED;
+import static m0.core.PageLayout.affineBit;
 
 /**
  * The rebalance rules: when a worker hands one of its idle keep-alive connections to a sibling.
@@ -31,9 +32,30 @@ import static m0.core.PageLayout.NOT_STARTED;
  *       of milliseconds, yet the loop never spends a long stretch handing over.
  * </ul>
  *
+ * <p>The swap (ADR 0057): loads even, a worker may still hold a connection whose client's
+ * thread pairs with a sibling that holds one pairing with it: two clients crossed over two
+ * workers, whose wake-ups cross CPUs. Then it hands that one over though the loads are even,
+ * and the sibling, now two over, hands one back by the rules above, one that pairs with this
+ * worker: counts end as they were, two connections placed. The rules that keep it finite:
+ * <ul>
+ *   <li><b>Both sides marked.</b> Move only where the sibling's AFFINE mark names this worker:
+ *       it holds one to give back. A one-sided swap gets a connection back that pairs with the
+ *       sibling, and the next look swaps again: ping-pong (the simulator's PAIR-one-sided).
+ *   <li><b>Give back in kind.</b> Every move, a swap's or a return's, takes an idle connection
+ *       that pairs with its target when one is idle ({@link #affinityToMove}). A return in
+ *       kind places a connection; any other undoes the swap it answers.
+ *   <li><b>Not over the target.</b> Only while own load is at least the sibling's, so that
+ *       the swap leaves it at most two over: within what one return evens.
+ * </ul>
+ * Each swap and its return place two connections and leave the loads as they were; each plain
+ * move lowers the sum of squared loads. With nothing arriving or closing, moves stop.
+ *
  * <p>One instance per worker (it remembers its last move); called from that worker's loop.
  */
 public final class Rebalance {
+
+    /** A move that may take any idle connection: no affinity asked for, or none known. */
+    public static final int ANY_AFFINITY = -1;
 
     private final boolean on;
     private final long deadBand;
@@ -76,9 +98,10 @@ public final class Rebalance {
     /**
      * To whom {@code self}, holding {@code open} connections, should hand one idle connection
      * now: the lightest live sibling that is not in a slow pass, when the gap is over the dead
-     * band and the rate allows; {@code self} for nobody.
+     * band and the rate allows; else, loads even, a sibling to swap with ({@code affinities}:
+     * bit j while a held connection pairs with worker j, own bit clear); {@code self} for nobody.
      */
-    int pick(Siblings siblings, int self, long open, long now) {
+    int pick(Siblings siblings, int self, long open, long affinities, long now) {
         if (!on || (moved && now - lastMoveAt < intervalNanos)) {
             return self;
         }
@@ -89,6 +112,7 @@ public final class Rebalance {
         int workers = siblings.workers();
         int lightest = self;
         long lightestLoad = Long.MAX_VALUE;
+        int swap = self;
         // A scan from self + 1, so that two heavy workers looking at once tend to name
         // different siblings among equals; no rotation word: a look is not worth a shared write.
         for (int k = 1; k < workers; k++) {
@@ -108,11 +132,24 @@ public final class Rebalance {
                 lightestLoad = load;
                 lightest = i;
             }
+            if (swap == self && (affinities & affineBit(i)) != 0 && load <= own
+                    && (siblings.affine(i) & affineBit(self)) != 0) {
+                swap = i; // both sides marked, not over it: see the swap's rules
+            }
         }
-        if (lightest == self || own - lightestLoad <= deadBand) {
-            return self;
+        if (lightest != self && own - lightestLoad > deadBand) {
+            return lightest;
         }
-        return lightest;
+        return swap;
+    }
+
+    /**
+     * Which connection a move to {@code target} takes: one whose client pairs with the target
+     * while this worker holds one ({@code affinities}' bit), so a swap's return places one
+     * instead of undoing the swap; else any idle one ({@link #ANY_AFFINITY}).
+     */
+    static int affinityToMove(int target, long affinities) {
+        return (affinities & affineBit(target)) != 0 ? target : ANY_AFFINITY;
     }
 
     /** A move happened at {@code now}: the next waits out the interval. */

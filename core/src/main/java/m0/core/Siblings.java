@@ -46,6 +46,11 @@ public final class Siblings {
         return Counts.active(counts(i));
     }
 
+    /** Worker i's AFFINE mark: bit j while it holds a connection whose client pairs with j. */
+    public long affine(int i) {
+        return page.getVolatile(PageLayout.affineWord(i));
+    }
+
     /** Worker i's counts word ({@link Counts}): active, pending and taken from one load. */
     public long counts(int i) {
         return page.getVolatile(PageLayout.countsWord(i));

@@ -197,8 +197,21 @@ public interface WorkerShare<C> {
      */
     boolean rebalances();
 
-    /** Rebalance, the look: to whom to hand one idle connection now; {@link #self()} for nobody. */
-    int rebalancePick(long open);
+    /**
+     * Rebalance, the look: to whom to hand one idle connection now; {@link #self()} for nobody.
+     * {@code affinities}: the held connections' ({@link m0.core.loop.Connections#affinities}),
+     * for the swap (ADR 0057).
+     */
+    int rebalancePick(long open, long affinities);
+
+    /**
+     * Rebalance, which connection a move to {@code target} takes: an affinity to ask the
+     * connections for, or {@link Rebalance#ANY_AFFINITY}.
+     */
+    int affinityToMove(int target, long affinities);
+
+    /** At a pass end: the held connections' affinities, published as this worker's AFFINE mark on a change. */
+    void publishAffinities(long affinities);
 
     /** Rebalance, the move: hand the idle {@code connection} to {@code target}. */
     boolean rebalance(int target, C connection);

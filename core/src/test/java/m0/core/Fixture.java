@@ -101,6 +101,10 @@ final class Fixture {
         page.put(word, value);
     }
 
+    long get(int word) {
+        return page.getVolatile(word);
+    }
+
     /** Index in the log of the first entry starting with {@code prefix}, or -1. */
     int first(String prefix) {
         for (int k = 0; k < log.size(); k++) {

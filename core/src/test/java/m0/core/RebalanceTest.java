@@ -21,9 +21,9 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 4);
         published(f, 2, 3);
-        assertEquals(0, f.w(0).rebalancePick(3), "lighter than one sibling, equal to the other");
-        assertEquals(0, f.w(0).rebalancePick(4), "a gap of one: a move would only swap the loads");
-        assertEquals(2, f.w(0).rebalancePick(5), "a gap of two to the lightest (3)");
+        assertEquals(0, f.w(0).rebalancePick(3, 0), "lighter than one sibling, equal to the other");
+        assertEquals(0, f.w(0).rebalancePick(4, 0), "a gap of one: a move would only swap the loads");
+        assertEquals(2, f.w(0).rebalancePick(5, 0), "a gap of two to the lightest (3)");
     }
 
     @Test
@@ -31,32 +31,32 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 0);
         published(f, 2, 4);
-        assertEquals(0, f.w(0).rebalancePick(2), "two over the lightest, but a sibling is heavier");
-        assertEquals(1, f.w(0).rebalancePick(4), "as heavy as the heaviest: it may move");
+        assertEquals(0, f.w(0).rebalancePick(2, 0), "two over the lightest, but a sibling is heavier");
+        assertEquals(1, f.w(0).rebalancePick(4, 0), "as heavy as the heaviest: it may move");
         f.w(2).work();
         f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
-        assertEquals(0, f.w(0).rebalancePick(2), "a slow sibling is no target, but its load still counts");
+        assertEquals(0, f.w(0).rebalancePick(2, 0), "a slow sibling is no target, but its load still counts");
     }
 
     @Test
     void aMoveIsAHandOffAndTheNextWaitsOutTheInterval() {
         Fixture f = new Fixture(2).started();
         AcceptShare<String> w0 = f.w(0);
-        assertEquals(1, w0.rebalancePick(10));
+        assertEquals(1, w0.rebalancePick(10, 0));
         assertTrue(w0.rebalance(1, "idle-1"));
         assertEquals(1, f.pending(1), "raised like any hand-off (R5)");
         assertEquals("idle-1", f.channel.receive(1));
         assertEquals(1, w0.rebalancedCount());
-        assertEquals(0, w0.rebalancePick(9), "rate: one move per interval");
+        assertEquals(0, w0.rebalancePick(9, 0), "rate: one move per interval");
         f.clock.advance(REBALANCE_INTERVAL_NANOS);
-        assertEquals(1, w0.rebalancePick(9));
+        assertEquals(1, w0.rebalancePick(9, 0));
     }
 
     @Test
     void ownLoadCountsWhatIsInFlightToUs() {
         Fixture f = new Fixture(2).started();
         f.counts(0, 3, 0); // three raised against worker 0, none received yet
-        assertEquals(1, f.w(0).rebalancePick(0), "0 open + 3 in flight against an idle sibling");
+        assertEquals(1, f.w(0).rebalancePick(0, 0), "0 open + 3 in flight against an idle sibling");
     }
 
     @Test
@@ -66,9 +66,9 @@ class RebalanceTest {
         f.put(PageLayout.stateWord(2), PageLayout.NOT_STARTED);
         f.w(3).work();
         f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
-        assertEquals(0, f.w(0).rebalancePick(20));
+        assertEquals(0, f.w(0).rebalancePick(20, 0));
         f.w(3).passEnd(0);
-        assertEquals(3, f.w(0).rebalancePick(20), "the same sibling once its pass ended");
+        assertEquals(3, f.w(0).rebalancePick(20, 0), "the same sibling once its pass ended");
     }
 
     /**
@@ -80,15 +80,15 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 9);
         f.put(PageLayout.stateWord(1), PageLayout.LEFT); // reaped: its active still reads 9
-        assertEquals(2, f.w(0).rebalancePick(4), "w1's 9 died with it: w0 (4) is the heaviest live one");
+        assertEquals(2, f.w(0).rebalancePick(4, 0), "w1's 9 died with it: w0 (4) is the heaviest live one");
         f.put(PageLayout.stateWord(1), PageLayout.NOT_STARTED); // its replacement, bound, not started
-        assertEquals(2, f.w(0).rebalancePick(4), "the replacement's words are its predecessor's");
+        assertEquals(2, f.w(0).rebalancePick(4, 0), "the replacement's words are its predecessor's");
     }
 
     @Test
     void aRefusedMoveKeepsTheConnectionAndCountsNothing() {
         Fixture f = new Fixture(2, 0).started(); // a channel that holds nothing: every send refused
-        assertEquals(1, f.w(0).rebalancePick(10));
+        assertEquals(1, f.w(0).rebalancePick(10, 0));
         assertFalse(f.w(0).rebalance(1, "idle-1"));
         assertEquals(0, f.pending(1), "the raise is taken back");
         assertEquals(0, f.w(0).rebalancedCount());
@@ -99,10 +99,10 @@ class RebalanceTest {
         Fixture f = new Fixture(2).started();
         AcceptShare<String> off = new AcceptShare<>(f.page, f.channel, f.clock, AcceptPolicy.share(), 2, 0,
                 AcceptShare.LEAVE_DRAIN_NANOS, Rebalance.off());
-        assertEquals(0, off.rebalancePick(30));
+        assertEquals(0, off.rebalancePick(30, 0));
         assertFalse(f.w(0).rebalance(0, "c"), "never to self");
         f.w(0).leave();
-        assertEquals(0, f.w(0).rebalancePick(30), "a leaver hands over everything anyway");
+        assertEquals(0, f.w(0).rebalancePick(30, 0), "a leaver hands over everything anyway");
         assertFalse(f.w(0).rebalance(1, "c"));
     }
 
@@ -118,7 +118,7 @@ class RebalanceTest {
                 while (w.receive() != null) {
                     open[i]++;
                 }
-                int target = w.rebalancePick(open[i]);
+                int target = w.rebalancePick(open[i], 0);
                 if (target != i && w.rebalance(target, "c")) {
                     open[i]--;
                     moves++;
@@ -149,7 +149,7 @@ class RebalanceTest {
                 while (ws[i].receive() != null) {
                     open[i]++;
                 }
-                int target = ws[i].rebalancePick(open[i]);
+                int target = ws[i].rebalancePick(open[i], 0);
                 if (target != i && ws[i].rebalance(target, "c")) {
                     open[i]--;
                     moves++;
@@ -159,5 +159,133 @@ class RebalanceTest {
             f.clock.advance(REBALANCE_INTERVAL_NANOS);
         }
         assertTrue(moves >= 10, "the mutant moves one connection back and forth: " + moves);
+    }
+
+    // ---- the swap (ADR 0057)
+
+    private static final long PAIRS_WITH_0 = PageLayout.affineBit(0);
+    private static final long PAIRS_WITH_1 = PageLayout.affineBit(1);
+
+    @Test
+    void swapsOnlyWhereBothSidesAreMarkedAndNotOverTheSibling() {
+        Fixture f = new Fixture(2).started();
+        published(f, 1, 16);
+        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1), "w1 holds none that pairs with w0: a swap would be one-sided");
+        f.w(1).publishAffinities(PAIRS_WITH_0 | PAIRS_WITH_1);
+        assertEquals(PAIRS_WITH_0, f.get(PageLayout.affineWord(1)), "a worker's own bit is never published");
+        assertEquals(1, f.w(0).rebalancePick(16, PAIRS_WITH_1), "both marked, loads even: swap");
+        assertEquals(1, f.w(0).rebalancePick(17, PAIRS_WITH_1), "one over: the move evens the loads and places one");
+        assertEquals(0, f.w(0).rebalancePick(15, PAIRS_WITH_1), "under the sibling: a move would leave it three over");
+        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_0), "only its own kind held: nothing to place");
+        assertEquals(0, f.w(0).rebalancePick(16, 0), "no affinity known: nothing to place");
+    }
+
+    @Test
+    void aMoveTakesOneThatPairsWithItsTargetWhileOneIsHeld() {
+        Fixture f = new Fixture(2).started();
+        assertEquals(1, f.w(0).affinityToMove(1, PAIRS_WITH_0 | PAIRS_WITH_1));
+        assertEquals(Rebalance.ANY_AFFINITY, f.w(0).affinityToMove(1, PAIRS_WITH_0), "none of its kind: any idle one");
+    }
+
+    @Test
+    void aReplacementsStartClearsItsPredecessorsMark() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).publishAffinities(PAIRS_WITH_0);
+        published(f, 1, 16);
+        f.put(PageLayout.stateWord(1), PageLayout.LEFT); // reaped
+        AcceptShare<String> r = new AcceptShare<>(f.page, f.channel, f.clock, AcceptPolicy.share(), 2, 1);
+        r.bind();
+        r.start();
+        assertEquals(0, f.get(PageLayout.affineWord(1)), "the predecessor's connections died with it");
+        r.passStart();
+        r.passEnd(16);
+        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1), "loads even, and the replacement marks none");
+    }
+
+    @Test
+    void aLeaverPublishesNoMark() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).leave();
+        f.w(1).publishAffinities(PAIRS_WITH_0);
+        assertEquals(0, f.get(PageLayout.affineWord(1)));
+    }
+
+    /**
+     * Two clients crossed over two workers, 8 of each on each ("A" pairs with w0, "B" with w1):
+     * eight swaps pair them, 16 moves, and the loads never part by more than two.
+     */
+    @Test
+    void crossedClientsEndPairedWithTheLoadsAsTheyWere() {
+        Fixture f = new Fixture(2).started();
+        java.util.List<java.util.List<String>> held = java.util.List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        for (int k = 0; k < 8; k++) {
+            for (int i = 0; i < 2; i++) {
+                held.get(i).add("A" + i + "." + k);
+                held.get(i).add("B" + i + "." + k);
+            }
+        }
+        long moves = runSwaps(f, held, 200);
+        assertEquals(16, moves, "eight swaps, two moves each, no more");
+        assertTrue(held.get(0).stream().allMatch(c -> c.startsWith("A")), "w0 holds " + held.get(0));
+        assertTrue(held.get(1).stream().allMatch(c -> c.startsWith("B")), "w1 holds " + held.get(1));
+    }
+
+    /** w0 holds one of B's, but w1 none of A's: no swap would place anything, and none is made. */
+    @Test
+    void aOneSidedStrangerStaysPut() {
+        Fixture f = new Fixture(2).started();
+        java.util.List<java.util.List<String>> held = java.util.List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        held.get(0).add("B0");
+        for (int k = 1; k < 16; k++) {
+            held.get(0).add("A" + k);
+        }
+        for (int k = 0; k < 16; k++) {
+            held.get(1).add("B" + (16 + k));
+        }
+        assertEquals(0, runSwaps(f, held, 50));
+    }
+
+    private static long affinities(java.util.List<String> held) {
+        long mask = 0;
+        for (String c : held) {
+            mask |= c.startsWith("A") ? PAIRS_WITH_0 : PAIRS_WITH_1;
+        }
+        return mask;
+    }
+
+    /** Rounds of both workers' passes as the loop makes them: receive, look, move in kind, publish. */
+    private static long runSwaps(Fixture f, java.util.List<java.util.List<String>> held, int rounds) {
+        for (int i = 0; i < 2; i++) { // published as at a pass end before the first look
+            f.w(i).passStart();
+            f.w(i).publishAffinities(affinities(held.get(i)));
+            f.w(i).passEnd(held.get(i).size());
+        }
+        long moves = 0;
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < 2; i++) {
+                AcceptShare<String> w = f.w(i);
+                java.util.List<String> mine = held.get(i);
+                w.work();
+                String got;
+                while ((got = w.receive()) != null) {
+                    mine.add(got);
+                }
+                long kinds = affinities(mine);
+                int target = w.rebalancePick(mine.size(), kinds);
+                if (target != i) {
+                    String prefix = w.affinityToMove(target, kinds) == 0 ? "A" : w.affinityToMove(target, kinds) == 1 ? "B" : "";
+                    String c = mine.stream().filter(x -> x.startsWith(prefix)).findFirst().orElseThrow();
+                    if (w.rebalance(target, c)) {
+                        mine.remove(c);
+                        moves++;
+                    }
+                }
+                assertTrue(Math.abs(held.get(0).size() - held.get(1).size()) <= 2 + 1, "loads " + held);
+                w.publishAffinities(affinities(mine));
+                w.passEnd(mine.size());
+            }
+            f.clock.advance(REBALANCE_INTERVAL_NANOS);
+        }
+        return moves;
     }
 }

@@ -27,6 +27,12 @@ public final class Conn {
     /** When it entered the backlog, and when (and by whom) it left it: the WAIT and FILL oracles. */
     long arrivedAt;
     long acceptedAt = -1;
+    /**
+     * The worker its client's thread pairs with (ADR 0057; m0serve reads it off the CPU its
+     * packets arrive on), or -1: none known. A property of the client: it travels with the
+     * connection.
+     */
+    int affinity = -1;
 
     Conn(int id) {
         this.id = id;

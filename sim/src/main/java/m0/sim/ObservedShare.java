@@ -76,12 +76,13 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
     }
 
     @Override
-    public int rebalancePick(long open) {
+    public int rebalancePick(long open, long affinities) {
         Actor me = sim.me();
         Arrays.fill(me.stateReadStep, -1);
         long lookAt = sim.now(); // rebalance judges a pass as of its look's clock read, its first step
-        int target = inner.rebalancePick(open);
-        sim.trace(me, "rebalancePick(open=" + open + ") -> w" + target);
+        int target = inner.rebalancePick(open, affinities);
+        sim.trace(me, "rebalancePick(open=" + open + (affinities == 0 ? "" : ", affinities=" + Long.toBinaryString(affinities))
+                + ") -> w" + target);
         if (target != w.index) {
             Oracles.checkPick(sim, me, target, lookAt);
         }

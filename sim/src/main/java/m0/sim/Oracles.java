@@ -251,6 +251,9 @@ final class Oracles {
             connections(s);
             moves(s);
             converged(s);
+            if (s.pairOracle) {
+                paired(s);
+            }
         }
         for (Conn c : s.conns) {
             if (c.served || c.eof != null) {
@@ -419,13 +422,65 @@ final class Oracles {
         return excess;
     }
 
-    /** PING-PONG: no more moves than the initial excess (plus one per connection a death took). */
+    /**
+     * The initial swaps (ADR 0057): {@code sum over i < j of min(held_i(j), held_j(i))}, where
+     * held_i(j) counts the connections worker i starts with whose client pairs with worker j.
+     * Each is two moves, a swap and its return, that leave the loads as they were.
+     */
+    static long initialSwaps(Sim s) {
+        long swaps = 0;
+        for (int i = 0; i < s.workers; i++) {
+            for (int j = i + 1; j < s.workers; j++) {
+                swaps += Math.min(s.initialPaired[i][j], s.initialPaired[j][i]);
+            }
+        }
+        return swaps;
+    }
+
+    /**
+     * PING-PONG: no more moves than the initial excess and two per initial swap (plus one per
+     * connection a death took).
+     */
     private static void moves(Sim s) {
-        long bound = initialExcess(s) + s.diedWithHolder;
+        long bound = initialExcess(s) + 2 * initialSwaps(s) + s.diedWithHolder;
         if (s.moves > bound) {
             s.violation("PING-PONG", s.moves + " moves, over the initial excess " + initialExcess(s)
+                    + (initialSwaps(s) > 0 ? " + 2 x " + initialSwaps(s) + " swaps" : "")
                     + (s.diedWithHolder > 0 ? " + " + s.diedWithHolder + " died with a killed worker" : ""));
         }
+    }
+
+    /**
+     * PAIRED (ADR 0057): at quiescence no two live workers each hold a connection whose client
+     * pairs with the other: every swap that would place two connections was made.
+     */
+    private static void paired(Sim s) {
+        for (int i = 0; i < s.workers; i++) {
+            for (int j = i + 1; j < s.workers; j++) {
+                Worker a = s.current[i];
+                Worker b = s.current[j];
+                if (!servingAtEnd(s, a, i) || !servingAtEnd(s, b, j)) {
+                    continue;
+                }
+                if (holdsPairedWith(a, j) && holdsPairedWith(b, i)) {
+                    s.violation("PAIRED", "w" + i + " and w" + j + " each hold a connection that pairs with the other"
+                            + " at quiescence: " + a.actor.held + " / " + b.actor.held);
+                }
+            }
+        }
+    }
+
+    private static boolean servingAtEnd(Sim s, Worker w, int i) {
+        return w != null && w.started && !w.dead && !w.exited && !w.left && !s.givenUp[i];
+    }
+
+    private static boolean holdsPairedWith(Worker w, int j) {
+        for (Conn c : w.actor.held) {
+            if (c.affinity == j) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -129,6 +129,14 @@ public final class Scenarios {
             "REBALANCE while w0 is killed at any point of its first move, reaped and respawned", 3,
             Scenarios::rebalanceKillSender);
 
+    public static final Scenario PAIR = new Scenario("PAIR",
+            "two workers, two clients crossed: w0 holds one of w1's client's and one of its own, w1 one of w0's"
+            + " client's and one of its own; each looks and moves at most one every 2 ms (ADR 0057)",
+            Scenarios::pair);
+    public static final Scenario PAIR_ONE_SIDED = new Scenario("PAIR-one-sided",
+            "w0 holds one of w1's client's and one of its own, w1 two of its own: no swap places anything",
+            Scenarios::pairOneSided);
+
     public static final Scenario HEAL_SEND = new Scenario("HEAL-send",
             "w0 is killed at any point of a hand-off to w1 (before, inside or after its raise and send), reaped and"
             + " respawned", Scenarios::healSend);
@@ -161,7 +169,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
+            PAIR, PAIR_ONE_SIDED, HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
             PickScenarios.RECEIVE_STALL, PickScenarios.PICK_SLOW, PickScenarios.BURST_THREE, LEAVE_UNSEEN);
 
     private Scenarios() {
@@ -422,6 +430,38 @@ public final class Scenarios {
         s.actor("sup", () -> {
             s.kill(w[0]);
             respawned(s, sup, 0, SKEW_END);
+        });
+    }
+
+    /** The swap worlds' end: past a swap, its return, their receipts and a tick that finds nothing. */
+    static final long PAIR_END = Sim.T0 + 30 * Sim.MS;
+
+    /** Two started workers that rebalance, none accepting; the rebalance and PAIRED oracles on. */
+    private static Worker[] pairWorld(Sim s) {
+        s.rebalance(true);
+        Worker w0 = s.worker(0).accepts(false);
+        Worker w1 = s.worker(1).accepts(false);
+        started(s, w0, w1);
+        s.rebalanceOracle = true;
+        s.pairOracle = true;
+        return new Worker[] {w0, w1};
+    }
+
+    static void pair(Sim s) {
+        Worker[] w = pairWorld(s);
+        running(s, PAIR_END, w);
+        s.setup(() -> {
+            s.holdsPaired(w[0], 1, 0);
+            s.holdsPaired(w[1], 0, 1);
+        });
+    }
+
+    static void pairOneSided(Sim s) {
+        Worker[] w = pairWorld(s);
+        running(s, PAIR_END, w);
+        s.setup(() -> {
+            s.holdsPaired(w[0], 1, 0);
+            s.holdsPaired(w[1], 1, 1);
         });
     }
 

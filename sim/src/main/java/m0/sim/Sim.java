@@ -53,6 +53,8 @@ public final class Sim {
      * have converged.
      */
     boolean rebalanceOracle;
+    /** The swap worlds (ADR 0057): PAIRED at quiescence, on top of the rebalance oracles. */
+    boolean pairOracle;
     /**
      * The heal oracle (HEAL): at quiescence, every index's pending - taken equals what is queued
      * to it, orphans of a death included (they must have been healed by the index's recovery).
@@ -110,6 +112,8 @@ public final class Sim {
     final long[] healed;
     /** Each index's connections at the start of the run ({@link #holds}): the excess is over these. */
     final long[] initialLoad;
+    /** initialPaired[i][j]: connections worker i starts with whose client pairs with worker j (ADR 0057). */
+    final long[][] initialPaired;
     /** Idle connections rebalance moved (successful {@link #rebalance} calls). */
     long moves;
     /** Open connections that died with a killed worker. */
@@ -148,6 +152,7 @@ public final class Sim {
         this.giveUpDoneStep = new long[workers];
         Arrays.fill(giveUpDoneStep, -1);
         this.initialLoad = new long[workers];
+        this.initialPaired = new long[workers][workers];
         this.healed = new long[workers];
         Arrays.fill(reapStep, -1);
         Arrays.fill(bindStep, -1);
@@ -224,16 +229,35 @@ public final class Sim {
      * connections, answered and idle, and has published them as its load at a pass end.
      */
     public List<Conn> holds(Worker w, int n) {
+        int[] unknown = new int[n];
+        java.util.Arrays.fill(unknown, -1);
+        return holdsPaired(w, unknown);
+    }
+
+    /**
+     * Worker {@code w} holds one idle connection per entry of {@code affinities}, each with the
+     * worker its client pairs with (-1: none known), published as at a pass end.
+     */
+    public List<Conn> holdsPaired(Worker w, int... affinities) {
         List<Conn> out = new ArrayList<>();
-        for (int k = 0; k < n; k++) {
+        long mark = 0;
+        for (int a : affinities) {
             Conn c = newConn();
             c.served = true;
             c.servedBy = w.index;
             c.holder = w.actor;
+            c.affinity = a;
+            if (a >= 0) {
+                mark |= m0.core.PageLayout.affineBit(a);
+                initialPaired[w.index][a]++;
+            }
             w.actor.held.add(c);
             out.add(c);
         }
-        initialLoad[w.index] += n;
+        initialLoad[w.index] += affinities.length;
+        if (mark != 0) {
+            w.share.publishAffinities(mark);
+        }
         w.share.passEnd(w.open()); // published as at a pass end: the core's own add, its own record of it
         return out;
     }

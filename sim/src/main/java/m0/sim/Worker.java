@@ -269,14 +269,21 @@ public final class Worker {
     }
 
     /** A connection this worker holds between requests: answered, nothing owed. */
-    private Conn idle() {
+    /** The newest idle connection whose client pairs with {@code affinity}; else the newest idle one. */
+    private Conn idle(int affinity) {
+        Conn any = null;
         for (int k = actor.held.size() - 1; k >= 0; k--) {
             Conn c = actor.held.get(k);
             if (c.served) {
-                return c;
+                if (affinity < 0 || c.affinity == affinity) {
+                    return c;
+                }
+                if (any == null) {
+                    any = c;
+                }
             }
         }
-        return null;
+        return any;
     }
 
     /** The listener, as this worker's loop sees it. */
@@ -362,9 +369,20 @@ public final class Worker {
         }
 
         @Override
-        public boolean moveIdle(Predicate<? super Conn> send) {
-            Conn c = idle();
+        public boolean moveIdle(int affinity, Predicate<? super Conn> send) {
+            Conn c = idle(affinity);
             return c != null && send.test(c);
+        }
+
+        @Override
+        public long affinities() {
+            long mark = 0;
+            for (Conn c : actor.held) {
+                if (!c.inCore && c.affinity >= 0) {
+                    mark |= m0.core.PageLayout.affineBit(c.affinity);
+                }
+            }
+            return mark;
         }
 
         @Override

@@ -185,6 +185,10 @@ class ModelCheckTest {
         // 2 / 0 / 4: exhaustive since the loop runs in the world (ADR 0037): a worker wakes for a
         // move or its tick, not every 10 ms.
         {Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"},
+        // The swap (ADR 0057): one-sided, it swaps for ever; in any kind, its return undoes it.
+        // A death inside a swap is a death inside a move: REBALANCE-kill and -kill-sender.
+        {Scenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"},
+        {Scenarios.PAIR, Mutants.SWAP_ANY_KIND, "PING-PONG"},
     };
 
     /**

@@ -617,7 +617,7 @@ final class Mutants {
             }
 
             @Override
-            public int rebalancePick(long open) {
+            public int rebalancePick(long open, long affinities) {
                 if (moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS) {
                     return self; // one move per interval, as the core's
                 }
@@ -645,6 +645,56 @@ final class Mutants {
             }
         });
     }
+    // ---- the swap (ADR 0057): each of its rules undone
+
+    /**
+     * The swap without "both sides marked": loads even, a worker hands over a connection that
+     * pairs with a sibling whatever the sibling holds. Where it holds none pairing back, its
+     * return (any idle one) is one that pairs with it: the same swap again, for ever.
+     */
+    static final Protocol SWAP_ONE_SIDED = worker("mutant-swap-one-sided", (p, self) -> new WorkerMutant(p, self) {
+        private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
+        private boolean moved;
+        private long lastMoveAt;
+
+        @Override
+        public boolean rebalance(int target, Conn c) {
+            boolean m = real.rebalance(target, c);
+            if (m) {
+                moved = true;
+                lastMoveAt = p.clock.nanoTime();
+            }
+            return m;
+        }
+
+        @Override
+        public int rebalancePick(long open, long affinities) {
+            int target = real.rebalancePick(open, affinities);
+            if (target != self || (moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS)) {
+                return target;
+            }
+            long own = open + siblings.inFlight(self);
+            for (int i = 0; i < p.workers; i++) {
+                if (i != self && (affinities & PageLayout.affineBit(i)) != 0 && Siblings.live(siblings.state(i))
+                        && siblings.load(i) <= own) {
+                    return i; // the sibling's AFFINE mark unread
+                }
+            }
+            return self;
+        }
+    });
+
+    /**
+     * The swap whose moves take any idle connection, not one that pairs with the target: the
+     * swap hands over the wrong one, or its return undoes it.
+     */
+    static final Protocol SWAP_ANY_KIND = worker("mutant-swap-any-kind", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public int affinityToMove(int target, long affinities) {
+            return m0.core.Rebalance.ANY_AFFINITY;
+        }
+    });
+
     // ---- self-healing counts (ADR 0024): each rule of the heal undone
 
     /**

@@ -31,6 +31,8 @@ class MutantsTest {
                 Arguments.of(Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"),
                 Arguments.of(Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"),
                 Arguments.of(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"),
+                Arguments.of(Scenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"),
+                Arguments.of(Scenarios.PAIR, Mutants.SWAP_ANY_KIND, "PING-PONG"),
                 Arguments.of(Scenarios.HEAL_SEND, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_TAKE_BACK, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_RECEIVE, Mutants.NO_HEAL, "HEAL"),

@@ -25,11 +25,23 @@ public interface Connections<C> {
     /**
      * Rebalance's move: one connection that can move now (between requests, nothing buffered,
      * nothing owed), taken out of service and offered to {@code send}; on true it is gone, on
-     * false it is served again as before.
+     * false it is served again as before. One whose affinity is {@code affinity} when one can
+     * move; else any ({@link m0.core.Rebalance#ANY_AFFINITY}: any from the start).
      *
      * @return true when one moved; false when none could, or {@code send} refused it
      */
-    boolean moveIdle(Predicate<? super C> send);
+    boolean moveIdle(int affinity, Predicate<? super C> send);
+
+    /**
+     * The affinities of the connections held now, bit j while one pairs with worker j (j below
+     * {@link m0.core.PageLayout#AFFINE_WORKERS}): the worker whose loop its client's thread
+     * should meet, as the implementation reads it (m0serve: the CPU its packets arrive on,
+     * ADR 0057). A connection whose affinity is not known yet has no bit. Without a reading: 0,
+     * and no rebalance swap ever starts here.
+     */
+    default long affinities() {
+        return 0;
+    }
 
     /**
      * A leaver's idle connections: each one offered to {@code handOver}; one it refuses, or that

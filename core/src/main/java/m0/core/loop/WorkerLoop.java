@@ -289,6 +289,9 @@ public final class WorkerLoop<C> {
                 drainChannel();
             }
         }
+        if (rebalancing) {
+            share.publishAffinities(connections.affinities()); // for a sibling's swap (ADR 0057)
+        }
         share.passEnd(connections.open());
         if (stopping && !draining && connections.open() == 0) {
             return false;
@@ -431,18 +434,19 @@ public final class WorkerLoop<C> {
 
     /**
      * Rebalance (the core's {@link m0.core.Rebalance}): while the core's look names a lighter
-     * sibling, hand it one idle connection. The core allows one move per interval, so this moves
+     * sibling, or one to swap with, hand it one idle connection, of the kind the core asks for. The core allows one move per interval, so this moves
      * at most one now and schedules the next look; with nothing to move, the next look is a tick
      * away while we hold enough that one could ever move.
      */
     private void rebalance() {
         boolean moved = false;
         for (;;) {
-            int target = share.rebalancePick(connections.open());
+            long affinities = connections.affinities();
+            int target = share.rebalancePick(connections.open(), affinities);
             if (target == share.self()) {
                 break;
             }
-            if (!connections.moveIdle(c -> {
+            if (!connections.moveIdle(share.affinityToMove(target, affinities), c -> {
                 work(); // a move is work, stamped before it like any
                 return share.rebalance(target, c);
             })) {

@@ -70,11 +70,12 @@ final class FakePorts {
         }
     }
 
-    /** One held connection: its name, whether it is idle (movable), and whether it was received. */
+    /** One held connection: its name, whether it is idle (movable), whether it was received, its affinity. */
     static final class Held {
         final String name;
         final boolean received;
         boolean idle = true;
+        int affinity = m0.core.Rebalance.ANY_AFFINITY;
 
         Held(String name, boolean received) {
             this.name = name;
@@ -106,6 +107,22 @@ final class FakePorts {
             held.add(new Held(name, false));
         }
 
+        /** Holds an idle connection whose client pairs with worker {@code affinity}. */
+        void hold(String name, int affinity) {
+            Held h = new Held(name, false);
+            h.affinity = affinity;
+            held.add(h);
+        }
+
+        @Override
+        public long affinities() {
+            long mask = 0;
+            for (Held h : held) {
+                mask |= h.affinity < 0 ? 0 : m0.core.PageLayout.affineBit(h.affinity);
+            }
+            return mask;
+        }
+
         @Override
         public long open() {
             return unmodelled + held.size();
@@ -119,9 +136,15 @@ final class FakePorts {
         }
 
         @Override
-        public boolean moveIdle(Predicate<? super String> send) {
+        public boolean moveIdle(int affinity, Predicate<? super String> send) {
+            Held kind = null;
             for (Held h : held) {
-                if (h.idle) {
+                if (h.idle && h.affinity == affinity && kind == null) {
+                    kind = h;
+                }
+            }
+            for (Held h : held) {
+                if (h.idle && (kind == null || h == kind)) {
                     if (send.test(h.name)) {
                         held.remove(h);
                         log.add("moved " + h.name);

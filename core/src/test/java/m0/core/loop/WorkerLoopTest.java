@@ -176,7 +176,7 @@ class WorkerLoopTest {
             assertEquals(wakeUp, w0.connections.held.size(), "one more a wake-up");
         }
         assertEquals(0, channel.queued(1), "all four kept, none handed off");
-        assertEquals(w0.share.self(), w0.share.rebalancePick(4), "and nothing moved: they would close anyway");
+        assertEquals(w0.share.self(), w0.share.rebalancePick(4, 0), "and nothing moved: they would close anyway");
         // The churn stops; a second later a keep-alive burst wakes it.
         clock.advance(1_000 * MS);
         backlog.clear();
@@ -301,6 +301,33 @@ class WorkerLoopTest {
         w0.pass(false, false);
         assertEquals(2, channel.queued(1), "2 against 2: none");
         assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "a tick away while it holds two");
+    }
+
+    /**
+     * The swap (ADR 0057) through the loop: a pass end publishes what the connections hold as
+     * the AFFINE mark; with loads even and both sides marked, the look moves one of the kind
+     * the core names, not the first idle one.
+     */
+    @Test
+    void aPassPublishesItsAffinitiesAndASwapMovesOneOfTheTargetsKind() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        w0.connections.hold("a0", 0);
+        w0.connections.hold("b0", 1);
+        w1.connections.hold("b1", 1);
+        w1.connections.hold("a1", 0);
+        for (Worker x : w) { // both loads published, as at earlier pass ends: 2 against 2
+            x.share.passStart();
+            x.share.passEnd(2);
+        }
+        w1.pass(false, false);
+        assertEquals(PageLayout.affineBit(0), page.getVolatile(PageLayout.affineWord(1)),
+                "w1 marks w0's client's connection, never its own kind");
+        w0.pass(false, false);
+        assertEquals(List.of("moved b0"), w0.connections.log, "2 against 2, both marked: w0 hands over B's, not a0");
+        assertEquals(0, page.getVolatile(PageLayout.affineWord(0)), "w0 now holds only its own kind");
+        assertEquals("b0", channel.receive(1));
     }
 
     @Test

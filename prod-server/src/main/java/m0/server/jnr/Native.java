@@ -37,6 +37,7 @@ public final class Native {
     static final int SO_TYPE = 3;
     static final int SO_ACCEPTCONN = 30;
     static final int SO_DOMAIN = 39;
+    static final int SO_INCOMING_CPU = 49;
     static final int CLOCK_MONOTONIC = 1;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;

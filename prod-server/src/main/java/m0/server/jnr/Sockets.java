@@ -119,6 +119,21 @@ public final class Sockets {
         }
     }
 
+    /**
+     * SO_INCOMING_CPU: the CPU that processed the socket's latest incoming packet (ADR 0057), or
+     * -1 where the kernel cannot say (none arrived yet, or an error: the caller has no use for
+     * its reason, a connection without an affinity is simply never swapped).
+     */
+    public static int incomingCpu(int fd) {
+        Memory m = SCRATCH.get();
+        m.buffer().putInt(0, -1);
+        m.buffer().putInt(8, 4);
+        if (Native.libc().getsockopt(fd, Native.SOL_SOCKET, Native.SO_INCOMING_CPU, m.address(), m.address(8)) != 0) {
+            return -1;
+        }
+        return m.buffer().getInt(0);
+    }
+
     /** Turns Nagle off: responses go out as soon as they are written. */
     public static void setNoDelay(int fd) {
         Native.check("setsockopt(" + fd + ", TCP_NODELAY)",

@@ -32,6 +32,8 @@ final class Connection {
     boolean sendDue;
     /** Its second request was counted as a reuse (share's gate, ADR 0041). */
     boolean reused;
+    /** The worker its client pairs with ({@link Affinities}), or {@link Affinities#UNKNOWN}. */
+    int affinity = Affinities.UNKNOWN;
     /** Write side shut down after an error answer; reads are discarded until these bounds. */
     boolean lingering;
     long lingerEnd;

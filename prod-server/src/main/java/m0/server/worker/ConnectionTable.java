@@ -11,11 +11,25 @@ import java.util.function.Predicate;
  */
 final class ConnectionTable {
 
+    private final Affinities affinities;
     private Connection[] byFd = new Connection[1024];
     private int maxFd = -1;
     private long open;
     /** Where the last {@link #next} stopped: connections are taken in turn. */
     private int cursor;
+
+    ConnectionTable() {
+        this(Affinities.none());
+    }
+
+    ConnectionTable(Affinities affinities) {
+        this.affinities = affinities;
+    }
+
+    /** The affinities of the connections held (ADR 0057). */
+    Affinities affinities() {
+        return affinities;
+    }
 
     /** The connection at {@code fd}, or null. */
     Connection get(int fd) {
@@ -36,6 +50,7 @@ final class ConnectionTable {
         if (byFd[c.fd] == c) {
             byFd[c.fd] = null;
             open--;
+            affinities.forget(c);
         }
     }
 

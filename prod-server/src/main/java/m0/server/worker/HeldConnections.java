@@ -41,9 +41,17 @@ final class HeldConnections implements Connections<Accepted> {
      * meanwhile waits in the socket for the sibling.
      */
     @Override
-    public boolean moveIdle(Predicate<? super Accepted> send) {
-        Connection c = table.next(HeldConnections::movable);
+    public boolean moveIdle(int affinity, Predicate<? super Accepted> send) {
+        Connection c = affinity < 0 ? null : table.next(x -> x.affinity == affinity && movable(x));
+        if (c == null) {
+            c = table.next(HeldConnections::movable);
+        }
         return c != null && io.handOff(c, send);
+    }
+
+    @Override
+    public long affinities() {
+        return table.affinities().mark();
     }
 
     private static boolean movable(Connection c) {

@@ -91,7 +91,9 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
-        ConnectionTable table = new ConnectionTable();
+        // Affinities are read only where a swap can follow: share rebalancing over siblings.
+        ConnectionTable table = new ConnectionTable(share.rebalances() && knobs.pairs()
+                ? new Affinities(m0.server.jnr.Sockets::incomingCpu, spec.lines()) : Affinities.none());
         RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
                 knobs.keepReceivedRegistered(), sends);

@@ -20,6 +20,8 @@ import m0.core.WorkerShare;
  *   <li>{@code M0_WARM_UP=0}: no warm-up before the start (ADR 0016's A/B arm).
  *   <li>{@code M0_RING_SENDS=0}: each answer written with write(2) as it is made, not sent with the
  *       pass's others through io_uring at its end (ADR 0049's A/B arm).
+ *   <li>{@code M0_PAIR=0}: no connection's affinity is read, so rebalance never swaps (ADR 0057's
+ *       A/B arm).
  *   <li>{@code M0_TEST_ARM_GAP_MS} (and {@code M0_TEST_ARM_GAP_INDEX}): hold the worker that long
  *       between bind and start (only that index when given).
  *   <li>{@code M0_TEST_DIE_AT_START_INDEX}: that index exits 1 right after its start (a respawn storm).
@@ -37,10 +39,10 @@ import m0.core.WorkerShare;
  */
 record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, long armGapMillis, int armGapIndex,
                    int dieAtStartIndex, long lookLateNanos, boolean keepReceivedRegistered, long holdSentCopyNanos,
-                   boolean hideHeld, boolean ringSends) {
+                   boolean hideHeld, boolean ringSends, boolean pairs) {
 
     /** Production: no fault, every knob at its default. */
-    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true);
+    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, true);
 
     /** The knobs the environment sets; a malformed number is an error at start, not a default. */
     static WorkerKnobs from(Map<String, String> env) {
@@ -55,13 +57,14 @@ record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, l
                 "1".equals(env.get("M0_TEST_KEEP_RECEIVED_REGISTERED")),
                 TimeUnit.MILLISECONDS.toNanos(number(env, "M0_TEST_HOLD_SENT_COPY_MS", 0)),
                 "1".equals(env.get("M0_TEST_HIDE_HELD")),
-                !"0".equals(env.get("M0_RING_SENDS")));
+                !"0".equals(env.get("M0_RING_SENDS")),
+                !"0".equals(env.get("M0_PAIR")));
     }
 
     /** The same knobs but the warm-up (--main: its requests would reach the app's own handlers). */
     WorkerKnobs withoutWarmUp() {
         return new WorkerKnobs(eagerRead, listenExclusive, false, armGapMillis, armGapIndex, dieAtStartIndex,
-                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends);
+                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairs);
     }
 
     private static long number(Map<String, String> env, String name, long otherwise) {

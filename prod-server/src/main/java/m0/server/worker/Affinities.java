@@ -1,0 +1,76 @@
+package m0.server.worker;
+
+import java.util.function.IntUnaryOperator;
+import m0.core.PageLayout;
+
+/**
+ * Which worker each held connection's client pairs with, and the mark of them the core's swap
+ * reads (ADR 0057): {@code SO_INCOMING_CPU}, the CPU that took the connection's latest packet,
+ * modulo the workers. On loopback that is the CPU the client's thread sent from; from a NIC, the
+ * one its queue's interrupt ran on. Read once per connection, at its second request: a
+ * connection-close load never pays the call, and a connection keeps the group it was read into
+ * while its client's thread wanders (a fresh reading at every look would move it after each
+ * migration). A received connection is read afresh at its second request here.
+ *
+ * <p>Invariant: {@code counts[j]} is the number of held connections whose affinity is j, and bit
+ * j of {@link #mark} is set exactly while it is above zero. Not thread-safe: the loop owns it.
+ */
+final class Affinities {
+
+    /** A connection whose affinity is not read yet, or could not be. */
+    static final int UNKNOWN = -1;
+
+    private final IntUnaryOperator incomingCpu;
+    private final int workers;
+    private final int[] counts;
+    private long mark;
+
+    /**
+     * @param incomingCpu descriptor to the CPU its latest packet arrived on, negative when the
+     *                    kernel cannot say
+     * @param workers     how many workers the CPUs are spread over
+     */
+    Affinities(IntUnaryOperator incomingCpu, int workers) {
+        this.incomingCpu = incomingCpu;
+        this.workers = Math.min(workers, PageLayout.AFFINE_WORKERS);
+        this.counts = new int[this.workers];
+    }
+
+    /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
+    static Affinities none() {
+        return new Affinities(fd -> UNKNOWN, 0);
+    }
+
+    /** Reads {@code c}'s affinity if it has none yet and counts it. */
+    void read(Connection c) {
+        if (c.affinity != UNKNOWN || workers == 0) {
+            return;
+        }
+        int cpu = incomingCpu.applyAsInt(c.fd);
+        if (cpu < 0) {
+            return;
+        }
+        int j = cpu % workers;
+        c.affinity = j;
+        if (counts[j]++ == 0) {
+            mark |= PageLayout.affineBit(j);
+        }
+    }
+
+    /** {@code c} leaves the worker (closed or handed off): uncounted. */
+    void forget(Connection c) {
+        int j = c.affinity;
+        if (j == UNKNOWN) {
+            return;
+        }
+        c.affinity = UNKNOWN;
+        if (--counts[j] == 0) {
+            mark &= ~PageLayout.affineBit(j);
+        }
+    }
+
+    /** Bit j while a held connection's affinity is j. */
+    long mark() {
+        return mark;
+    }
+}

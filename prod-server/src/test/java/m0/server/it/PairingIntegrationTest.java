@@ -1,0 +1,228 @@
+package m0.server.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * ADR 0057 on the real binary: two clients, each a thread pinned to its own CPU, whose
+ * connections share lands crossed (each worker holds half of each client's) end paired (each
+ * worker holds one client's), the loads 8/8 throughout, every request answered once. The
+ * connections open client after client, so share's exact landing crosses them for certain:
+ * {@code M0_PAIR=0}, no affinity read, is the arm that shows the test can fail.
+ */
+class PairingIntegrationTest {
+
+    private static final int PER_CLIENT = 8;
+    /** A swap is two moves 2 ms apart; four make a few tens of ms. This shared machine gets 100 times that. */
+    private static final long PAIR_WITHIN_MS = 5_000;
+    /** How long the negative arm's clients go on asking before the split is read. */
+    private static final long CONTROL_MS = 1_500;
+    private static final String IDLE_MS = "120000";
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void twoClientsOnTwoCpusEndEachWithOneWorker() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--idle-timeout-ms", IDLE_MS)) {
+            assertNotNull(s.awaitReady(30), "ready line");
+            Clients c = Clients.open(s.port);
+            try {
+                long start = System.nanoTime();
+                String split = c.askUntilPaired(PAIR_WITHIN_MS);
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                System.out.println("paired in " + ms + " ms: " + split + " (landed " + Clients.describe(c.landed) + ")");
+                assertTrue(Clients.crossed(c.landed), "landed crossed, as share lands them: " + Clients.describe(c.landed));
+                assertTrue(Clients.paired(c.latest()), "paired within " + PAIR_WITHIN_MS + " ms: " + split);
+                assertEquals(Map.of(0, PER_CLIENT, 1, PER_CLIENT), c.perWorker(), "the loads stay even");
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void withoutAffinitiesTheyStayCrossed() throws Exception {
+        try (ServerProcess s = ServerProcess.start(Map.of("M0_PAIR", "0"), "--workers", "2", "--idle-timeout-ms", IDLE_MS)) {
+            assertNotNull(s.awaitReady(30), "ready line");
+            Clients c = Clients.open(s.port);
+            try {
+                c.askFor(CONTROL_MS);
+                assertTrue(Clients.crossed(c.latest()), "nothing swaps them: " + Clients.describe(c.latest()));
+                assertEquals(Map.of(0, PER_CLIENT, 1, PER_CLIENT), c.perWorker());
+            } finally {
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * Client A on CPU 0, then client B on CPU 1, each holding {@link #PER_CLIENT} keep-alive
+     * connections and asking {@code /pid} on each in turn from its pinned thread: the worker
+     * index each connection's latest answer named.
+     */
+    private static final class Clients {
+        final List<List<Http>> conns = List.of(new ArrayList<>(), new ArrayList<>());
+        final int[][] worker = new int[2][PER_CLIENT];
+        final long[] answered = new long[2];
+        int[][] landed;
+        private final int port;
+
+        private Clients(int port) {
+            this.port = port;
+        }
+
+        static Clients open(int port) throws Exception {
+            Clients c = new Clients(port);
+            for (int client = 0; client < 2; client++) {
+                int k = client;
+                c.onPinnedThread(k, () -> {
+                    for (int i = 0; i < PER_CLIENT; i++) {
+                        c.conns.get(k).add(new Http(c.port));
+                    }
+                    c.askEach(k);
+                });
+            }
+            c.landed = c.latest();
+            return c;
+        }
+
+        /** Both clients sweep their connections, alternately, until paired or {@code ms} is out. */
+        String askUntilPaired(long ms) throws Exception {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            while (System.nanoTime() - end < 0) {
+                sweep();
+                if (paired(latest())) {
+                    break;
+                }
+            }
+            return describe(latest());
+        }
+
+        void askFor(long ms) throws Exception {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            while (System.nanoTime() - end < 0) {
+                sweep();
+            }
+        }
+
+        private void sweep() throws Exception {
+            for (int k = 0; k < 2; k++) {
+                int client = k;
+                onPinnedThread(k, () -> askEach(client));
+            }
+        }
+
+        /** One request on each of client k's connections; every one is answered. */
+        private void askEach(int k) throws Exception {
+            List<Http> mine = conns.get(k);
+            for (int i = 0; i < mine.size(); i++) {
+                Http h = mine.get(i);
+                h.send(Http.get("/pid"));
+                Http.Response r = h.read();
+                assertNotNull(r, "client " + k + " connection " + i + ": EOF after " + answered[k] + " answers");
+                assertEquals(200, r.status());
+                worker[k][i] = Integer.parseInt(r.body().trim().split(" ")[1]);
+                answered[k]++;
+            }
+        }
+
+        /** Runs {@code body} on a fresh thread pinned to CPU {@code cpu} (taskset on its own tid), and waits. */
+        private void onPinnedThread(int cpu, ThrowingRunnable body) throws Exception {
+            Throwable[] failed = new Throwable[1];
+            Thread t = new Thread(() -> {
+                try {
+                    pin(cpu);
+                    body.run();
+                } catch (Throwable e) {
+                    failed[0] = e;
+                }
+            }, "client-" + cpu);
+            t.start();
+            t.join(20_000);
+            if (t.isAlive()) {
+                throw new AssertionError("client " + cpu + " is stuck");
+            }
+            if (failed[0] instanceof Exception e) {
+                throw e;
+            }
+            if (failed[0] != null) {
+                throw new AssertionError(failed[0]);
+            }
+        }
+
+        private static void pin(int cpu) throws Exception {
+            String tid = Files.readSymbolicLink(Path.of("/proc/thread-self")).getFileName().toString();
+            Process p = new ProcessBuilder("taskset", "-p", "-c", Integer.toString(cpu), tid)
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "taskset: " + out);
+        }
+
+        int[][] latest() {
+            return new int[][] {worker[0].clone(), worker[1].clone()};
+        }
+
+        Map<Integer, Integer> perWorker() {
+            Map<Integer, Integer> n = new TreeMap<>();
+            for (int[] client : worker) {
+                for (int w : client) {
+                    n.merge(w, 1, Integer::sum);
+                }
+            }
+            return n;
+        }
+
+        /** Each client's connections all on one worker, and the two clients on different ones. */
+        static boolean paired(int[][] w) {
+            return allOn(w[0], w[0][0]) && allOn(w[1], w[1][0]) && w[0][0] != w[1][0];
+        }
+
+        /** Each client has connections on both workers. */
+        static boolean crossed(int[][] w) {
+            return !allOn(w[0], w[0][0]) && !allOn(w[1], w[1][0]);
+        }
+
+        private static boolean allOn(int[] w, int worker) {
+            for (int x : w) {
+                if (x != worker) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        static String describe(int[][] w) {
+            int[][] n = new int[2][2];
+            for (int k = 0; k < 2; k++) {
+                for (int x : w[k]) {
+                    n[x][k]++;
+                }
+            }
+            return "w0 A" + n[0][0] + "/B" + n[0][1] + ", w1 A" + n[1][0] + "/B" + n[1][1];
+        }
+
+        void close() throws Exception {
+            for (List<Http> mine : conns) {
+                for (Http h : mine) {
+                    h.close();
+                }
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+}

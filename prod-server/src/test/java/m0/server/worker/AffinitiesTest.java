@@ -1,0 +1,59 @@
+package m0.server.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.HashMap;
+import java.util.Map;
+import m0.core.PageLayout;
+import org.junit.jupiter.api.Test;
+
+/** The affinity counts and their mark (ADR 0057): read once, forgotten on the way out, bit j while any is j. */
+class AffinitiesTest {
+
+    private final Map<Integer, Integer> cpuOf = new HashMap<>();
+    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), 2);
+
+    private Connection held(int fd, int cpu) {
+        cpuOf.put(fd, cpu);
+        Connection c = new Connection(fd, null);
+        affinities.read(c);
+        return c;
+    }
+
+    @Test
+    void theMarkHasABitWhileAnyHeldConnectionPairsWithThatWorker() {
+        Connection a = held(10, 0);
+        Connection b = held(11, 3); // CPU 3 over 2 workers: worker 1
+        Connection c = held(12, 1);
+        assertEquals(1, b.affinity);
+        assertEquals(PageLayout.affineBit(0) | PageLayout.affineBit(1), affinities.mark());
+        affinities.forget(b);
+        assertEquals(PageLayout.affineBit(0) | PageLayout.affineBit(1), affinities.mark(), "c still pairs with 1");
+        affinities.forget(c);
+        assertEquals(PageLayout.affineBit(0), affinities.mark());
+        affinities.forget(a);
+        affinities.forget(a); // a second forget (closed after a failed hand-off) counts nothing twice
+        assertEquals(0, affinities.mark());
+    }
+
+    @Test
+    void aConnectionIsReadOnceAndOneTheKernelCannotPlaceHasNoAffinity() {
+        Connection a = held(10, 0);
+        cpuOf.put(10, 1); // its client's thread moved: the reading stands
+        affinities.read(a);
+        assertEquals(0, a.affinity);
+        Connection unknown = held(11, -1);
+        assertEquals(Affinities.UNKNOWN, unknown.affinity);
+        affinities.forget(unknown);
+        assertEquals(PageLayout.affineBit(0), affinities.mark());
+    }
+
+    @Test
+    void noneReadsNothing() {
+        Affinities none = Affinities.none();
+        Connection c = new Connection(10, null);
+        none.read(c);
+        assertEquals(Affinities.UNKNOWN, c.affinity);
+        assertEquals(0, none.mark());
+    }
+}
