@@ -6,6 +6,7 @@ fountain's, the heal's, rebalance's, the starting marks') are here too, each as 
 change that the test named in its comment catches. Run from the repository root:
 
     python3 core/mutants/revert-corrections.py
+    python3 core/mutants/revert-corrections.py "ADR 0057"   # only the mutants whose name holds this
 """
 import pathlib, re, subprocess, sys
 
@@ -198,6 +199,22 @@ MUTANTS = {
     "ADR 0056: a predecessor's KEEPING outlives it": ("SharePolicy.java", [
         ("        siblings.publishBusy(self, 0);\n", ""),
     ]),
+    # ADR 0057, the swap, caught by RebalanceTest's swap tests and WorkerLoopTest's.
+    "ADR 0057: a one-sided swap (the sibling's AFFINE mark unread)": ("Rebalance.java", [
+        ("                    && (siblings.affine(i) & affineBit(self)) != 0) {", "                    ) {"),
+    ]),
+    "ADR 0057: a move of any kind (a swap's return undoes it)": ("Rebalance.java", [
+        ("return (affinities & affineBit(target)) != 0 ? target : ANY_AFFINITY;", "return ANY_AFFINITY;"),
+    ]),
+    "ADR 0057: a swap onto a heavier sibling": ("Rebalance.java", [
+        ("(affinities & affineBit(i)) != 0 && load <= own", "(affinities & affineBit(i)) != 0"),
+    ]),
+    "ADR 0057: a predecessor's AFFINE mark outlives it": ("AcceptShare.java", [
+        ("        page.setVolatile(affineWord, 0);\n        publishedAffinities = 0;\n", ""),
+    ]),
+    "ADR 0057: a worker marks its own kind": ("AcceptShare.java", [
+        ("        long mark = affinities & ~PageLayout.affineBit(self);", "        long mark = affinities;"),
+    ]),
 }
 
 def run_tests():
@@ -206,6 +223,8 @@ def run_tests():
         sys.exit("a mutant does not compile; fix the mutant:\n" + out[-3000:])
     return sorted(set(re.findall(r"^\[ERROR\] m0\.core\.([\w.]+) -- Time elapsed", out, re.M)))
 
+if len(sys.argv) > 1:
+    MUTANTS = {k: v for k, v in MUTANTS.items() if sys.argv[1] in k}
 survivors = []
 for name, (fname, edits) in MUTANTS.items():
     path = CORE / fname

@@ -10,7 +10,8 @@
 #   java                    HttpClientLoad.java: 32 threads sharing one java.net.http.HttpClient
 # Arms: share, race, share-rboff (share with --rebalance off; only when `m0serve --help` lists
 # --rebalance, and then share runs with --rebalance on and race with it off), share-nodefer (share
-# with --defer-accept 0, the listener as before ADR 0056; ask for it in ARMS), uvicorn
+# with --defer-accept 0, the listener as before ADR 0056), share-nopair (share under M0_PAIR=0, no
+# rebalance swap, ADR 0057; ask for these two in ARMS), uvicorn
 # (sleep_app.py, --workers 2, 2 pool threads per worker).
 #
 #   prod-server/bench/payoff.sh [rounds=10] [seconds=10]
@@ -56,6 +57,7 @@ m0serve_args() {
     share) args+=(--accept-policy share); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     share-rboff) args+=(--accept-policy share --rebalance off) ;;
     share-nodefer) args+=(--accept-policy share --defer-accept 0); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
+    share-nopair) args+=(--accept-policy share); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     race) args+=(--accept-policy race); [ "$REBALANCE" = yes ] && args+=(--rebalance off) ;;
   esac
   echo "${args[@]}"
@@ -67,8 +69,11 @@ start_arm() {
   if [ "$arm" = uvicorn ]; then
     uvicorn_start "$name" "$port" "$WORKERS" sleep_app:app
   else
+    # share-nopair: no affinity read, so no swap (M0_PAIR=0, ADR 0057's A/B arm)
+    if [ "$arm" = share-nopair ]; then export M0_PAIR=0; fi
     # shellcheck disable=SC2046
     m0serve_start "$name" "$port" $(m0serve_args "$arm")
+    unset M0_PAIR
   fi
   local var="BENCH_PID_$name"
   SERVER_PID=${!var}

@@ -18,6 +18,9 @@ import java.util.concurrent.RejectedExecutionException;
  * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
  */
 public final class HttpSession {
+
+    /** Where {@link #requests} stops counting: no overflow however long a connection lives. */
+    public static final int REQUESTS_COUNTED = 1024;
     /** Requests queued behind a blocking one (or waiting on the pool) before parsing stops. */
     static final int MAX_QUEUED = 16;
     /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
@@ -139,7 +142,10 @@ public final class HttpSession {
     }
 
     /** The peer shut its write side (read returned 0). */
-    /** Requests dispatched on this connection so far, counted up to 2: 2 means it was reused. */
+    /**
+     * Requests dispatched on this connection so far, counted up to {@link #REQUESTS_COUNTED}: 2
+     * means it was reused (ADR 0041); the affinity is read at the 256th (ADR 0057).
+     */
     public int requests() {
         return requests;
     }
@@ -376,7 +382,7 @@ public final class HttpSession {
     }
 
     private void dispatch(Request request, boolean keepAlive) {
-        if (requests < 2) {
+        if (requests < REQUESTS_COUNTED) {
             requests++;
         }
         if (!keepAlive) {

@@ -7,10 +7,14 @@ import m0.core.PageLayout;
  * Which worker each held connection's client pairs with, and the mark of them the core's swap
  * reads (ADR 0057): {@code SO_INCOMING_CPU}, the CPU that took the connection's latest packet,
  * modulo the workers. On loopback that is the CPU the client's thread sent from; from a NIC, the
- * one its queue's interrupt ran on. Read once per connection, at its second request: a
- * connection-close load never pays the call, and a connection keeps the group it was read into
- * while its client's thread wanders (a fresh reading at every look would move it after each
- * migration). A received connection is read afresh at its second request here.
+ * one its queue's interrupt ran on. Read once per connection, at its {@link #READ_AT}th request
+ * on this worker, tens of milliseconds into a busy connection's life: a connection-close load
+ * never pays the call; the client's threads have settled on their CPUs (read at the second
+ * request, wrk's two threads paired in 2 of 6 rounds; at the 64th in 3 of 6 and 5 of 8; at the
+ * 256th in 7 of 8; ADR 0057); only connections busy enough for a swap to pay are read; and a
+ * connection keeps the group it was read into while its client's thread wanders (a fresh
+ * reading at every look would move it after each migration). A received connection is read
+ * afresh at its {@link #READ_AT}th request here.
  *
  * <p>Invariant: {@code counts[j]} is the number of held connections whose affinity is j, and bit
  * j of {@link #mark} is set exactly while it is above zero. Not thread-safe: the loop owns it.
@@ -19,9 +23,12 @@ final class Affinities {
 
     /** A connection whose affinity is not read yet, or could not be. */
     static final int UNKNOWN = -1;
+    /** The request at which a connection's affinity is read: see the class comment. */
+    static final int READ_AT = 256;
 
     private final IntUnaryOperator incomingCpu;
     private final int workers;
+    private final int readAt;
     private final int[] counts;
     private long mark;
 
@@ -30,15 +37,23 @@ final class Affinities {
      *                    kernel cannot say
      * @param workers     how many workers the CPUs are spread over
      */
-    Affinities(IntUnaryOperator incomingCpu, int workers) {
+    Affinities(IntUnaryOperator incomingCpu, int workers, int readAt) {
         this.incomingCpu = incomingCpu;
+        this.readAt = readAt;
         this.workers = Math.min(workers, PageLayout.AFFINE_WORKERS);
         this.counts = new int[this.workers];
     }
 
     /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
     static Affinities none() {
-        return new Affinities(fd -> UNKNOWN, 0);
+        return new Affinities(fd -> UNKNOWN, 0, Integer.MAX_VALUE);
+    }
+
+    /** {@code c} has begun its {@code requests}th request here: its affinity is read once due. */
+    void requested(Connection c, long requests) {
+        if (requests >= readAt && c.affinity == UNKNOWN) {
+            read(c);
+        }
     }
 
     /** Reads {@code c}'s affinity if it has none yet and counts it. */

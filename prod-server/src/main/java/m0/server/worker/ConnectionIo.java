@@ -246,7 +246,9 @@ final class ConnectionIo {
                 if (!c.reused && c.session.requests() > 1) {
                     c.reused = true;
                     reuses++; // keep-alive: this connection's second request (ADR 0041)
-                    table.affinities().read(c); // and now worth a swap (ADR 0057)
+                }
+                if (c.reused) {
+                    table.affinities().requested(c, c.session.requests()); // a swap's kind (ADR 0057)
                 }
                 if (n < IO_BYTES) {
                     break;

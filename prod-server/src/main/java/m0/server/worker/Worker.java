@@ -92,8 +92,8 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         // Affinities are read only where a swap can follow: share rebalancing over siblings.
-        ConnectionTable table = new ConnectionTable(share.rebalances() && knobs.pairs()
-                ? new Affinities(m0.server.jnr.Sockets::incomingCpu, spec.lines()) : Affinities.none());
+        ConnectionTable table = new ConnectionTable(share.rebalances() && knobs.pairAt() > 0
+                ? new Affinities(m0.server.jnr.Sockets::incomingCpu, spec.lines(), knobs.pairAt()) : Affinities.none());
         RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
                 knobs.keepReceivedRegistered(), sends);

@@ -21,7 +21,8 @@ import m0.core.WorkerShare;
  *   <li>{@code M0_RING_SENDS=0}: each answer written with write(2) as it is made, not sent with the
  *       pass's others through io_uring at its end (ADR 0049's A/B arm).
  *   <li>{@code M0_PAIR=0}: no connection's affinity is read, so rebalance never swaps (ADR 0057's
- *       A/B arm).
+ *       A/B arm); {@code M0_PAIR=N}: read at a connection's Nth request instead of
+ *       {@link Affinities#READ_AT}th.
  *   <li>{@code M0_TEST_ARM_GAP_MS} (and {@code M0_TEST_ARM_GAP_INDEX}): hold the worker that long
  *       between bind and start (only that index when given).
  *   <li>{@code M0_TEST_DIE_AT_START_INDEX}: that index exits 1 right after its start (a respawn storm).
@@ -39,10 +40,10 @@ import m0.core.WorkerShare;
  */
 record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, long armGapMillis, int armGapIndex,
                    int dieAtStartIndex, long lookLateNanos, boolean keepReceivedRegistered, long holdSentCopyNanos,
-                   boolean hideHeld, boolean ringSends, boolean pairs) {
+                   boolean hideHeld, boolean ringSends, int pairAt) {
 
     /** Production: no fault, every knob at its default. */
-    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, true);
+    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, Affinities.READ_AT);
 
     /** The knobs the environment sets; a malformed number is an error at start, not a default. */
     static WorkerKnobs from(Map<String, String> env) {
@@ -58,13 +59,13 @@ record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, l
                 TimeUnit.MILLISECONDS.toNanos(number(env, "M0_TEST_HOLD_SENT_COPY_MS", 0)),
                 "1".equals(env.get("M0_TEST_HIDE_HELD")),
                 !"0".equals(env.get("M0_RING_SENDS")),
-                !"0".equals(env.get("M0_PAIR")));
+                (int) number(env, "M0_PAIR", Affinities.READ_AT));
     }
 
     /** The same knobs but the warm-up (--main: its requests would reach the app's own handlers). */
     WorkerKnobs withoutWarmUp() {
         return new WorkerKnobs(eagerRead, listenExclusive, false, armGapMillis, armGapIndex, dieAtStartIndex,
-                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairs);
+                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairAt);
     }
 
     private static long number(Map<String, String> env, String name, long otherwise) {

@@ -24,7 +24,10 @@ import org.junit.jupiter.api.Timeout;
 class PairingIntegrationTest {
 
     private static final int PER_CLIENT = 8;
-    /** A swap is two moves 2 ms apart; four make a few tens of ms. This shared machine gets 100 times that. */
+    /**
+     * A connection's affinity is read at its 256th request; a swap is two moves 2 ms apart, four
+     * make a few tens of ms. This shared machine gets 10 times the whole.
+     */
     private static final long PAIR_WITHIN_MS = 5_000;
     /** How long the negative arm's clients go on asking before the split is read. */
     private static final long CONTROL_MS = 1_500;
@@ -73,8 +76,9 @@ class PairingIntegrationTest {
      */
     private static final class Clients {
         final List<List<Http>> conns = List.of(new ArrayList<>(), new ArrayList<>());
-        final int[][] worker = new int[2][PER_CLIENT];
-        final long[] answered = new long[2];
+        final java.util.concurrent.atomic.AtomicIntegerArray[] worker = {
+            new java.util.concurrent.atomic.AtomicIntegerArray(PER_CLIENT), new java.util.concurrent.atomic.AtomicIntegerArray(PER_CLIENT)};
+        final long[] answered = new long[2]; // each client's own count, read after its thread ends
         int[][] landed;
         private final int port;
 
@@ -97,29 +101,51 @@ class PairingIntegrationTest {
             return c;
         }
 
-        /** Both clients sweep their connections, alternately, until paired or {@code ms} is out. */
+        /** Both clients ask on their connections, each on its pinned thread, until paired or {@code ms} is out. */
         String askUntilPaired(long ms) throws Exception {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-            while (System.nanoTime() - end < 0) {
-                sweep();
-                if (paired(latest())) {
-                    break;
-                }
-            }
+            ask(ms, true);
             return describe(latest());
         }
 
         void askFor(long ms) throws Exception {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-            while (System.nanoTime() - end < 0) {
-                sweep();
-            }
+            ask(ms, false);
         }
 
-        private void sweep() throws Exception {
+        private void ask(long ms, boolean untilPaired) throws Exception {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            List<Thread> threads = new ArrayList<>();
+            Throwable[] failed = new Throwable[2];
             for (int k = 0; k < 2; k++) {
                 int client = k;
-                onPinnedThread(k, () -> askEach(client));
+                Thread t = new Thread(() -> {
+                    try {
+                        pin(client);
+                        while (!stop.get() && System.nanoTime() - end < 0) {
+                            askEach(client);
+                        }
+                    } catch (Throwable e) {
+                        failed[client] = e;
+                    }
+                }, "client-" + k);
+                t.start();
+                threads.add(t);
+            }
+            while (System.nanoTime() - end < 0 && !(untilPaired && paired(latest()))
+                    && threads.stream().allMatch(Thread::isAlive)) {
+                Thread.sleep(5); // the test's own poll of what the clients saw, not a synchronisation
+            }
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join(20_000);
+                if (t.isAlive()) {
+                    throw new AssertionError(t.getName() + " is stuck");
+                }
+            }
+            for (Throwable e : failed) {
+                if (e != null) {
+                    throw new AssertionError(e);
+                }
             }
         }
 
@@ -132,7 +158,7 @@ class PairingIntegrationTest {
                 Http.Response r = h.read();
                 assertNotNull(r, "client " + k + " connection " + i + ": EOF after " + answered[k] + " answers");
                 assertEquals(200, r.status());
-                worker[k][i] = Integer.parseInt(r.body().trim().split(" ")[1]);
+                worker[k].set(i, Integer.parseInt(r.body().trim().split(" ")[1]));
                 answered[k]++;
             }
         }
@@ -170,12 +196,18 @@ class PairingIntegrationTest {
         }
 
         int[][] latest() {
-            return new int[][] {worker[0].clone(), worker[1].clone()};
+            int[][] w = new int[2][PER_CLIENT];
+            for (int k = 0; k < 2; k++) {
+                for (int i = 0; i < PER_CLIENT; i++) {
+                    w[k][i] = worker[k].get(i);
+                }
+            }
+            return w;
         }
 
         Map<Integer, Integer> perWorker() {
             Map<Integer, Integer> n = new TreeMap<>();
-            for (int[] client : worker) {
+            for (int[] client : latest()) {
                 for (int w : client) {
                     n.merge(w, 1, Integer::sum);
                 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class AffinitiesTest {
 
     private final Map<Integer, Integer> cpuOf = new HashMap<>();
-    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), 2);
+    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), 2, 3);
 
     private Connection held(int fd, int cpu) {
         cpuOf.put(fd, cpu);
@@ -46,6 +46,20 @@ class AffinitiesTest {
         assertEquals(Affinities.UNKNOWN, unknown.affinity);
         affinities.forget(unknown);
         assertEquals(PageLayout.affineBit(0), affinities.mark());
+    }
+
+    @Test
+    void aConnectionIsReadAtItsThirdRequestHereNotBefore() {
+        cpuOf.put(20, 1);
+        Connection c = new Connection(20, null);
+        affinities.requested(c, 2);
+        assertEquals(Affinities.UNKNOWN, c.affinity);
+        affinities.requested(c, 3);
+        assertEquals(1, c.affinity);
+        affinities.requested(c, 4);
+        assertEquals(PageLayout.affineBit(1), affinities.mark(), "counted once");
+        affinities.forget(c);
+        assertEquals(0, affinities.mark());
     }
 
     @Test
