@@ -201,13 +201,22 @@ MUTANTS = {
     ]),
     # ADR 0057, the swap, caught by RebalanceTest's swap tests and WorkerLoopTest's.
     "ADR 0057: a one-sided swap (the sibling's AFFINE mark unread)": ("Rebalance.java", [
-        ("                    && (siblings.affine(i) & affineBit(self)) != 0) {", "                    ) {"),
+        ("if (swap == self && holds(affinities, i) && (siblings.affine(i) & affineBit(self)) != 0) {", "if (swap == self && holds(affinities, i)) {"),
     ]),
     "ADR 0057: a move of any kind (a swap's return undoes it)": ("Rebalance.java", [
         ("return (affinities & affineBit(target)) != 0 ? target : ANY_AFFINITY;", "return ANY_AFFINITY;"),
     ]),
-    "ADR 0057: a swap onto a heavier sibling": ("Rebalance.java", [
-        ("(affinities & affineBit(i)) != 0 && load <= own", "(affinities & affineBit(i)) != 0"),
+    "ADR 0057: a swap whose return goes to another sibling": ("Rebalance.java", [
+        ("if (swap != self && (lowestAt == swap ? secondLowest : lowest) >= own - 1) {", "if (swap != self) {"),
+    ]),
+    "ADR 0057: a swap of any kind when its own is busy": ("loop/WorkerLoop.java", [
+        ("share.affinityToMove(target, affinities), share.swapping(), c -> {", "share.affinityToMove(target, affinities), false, c -> {"),
+    ]),
+    "ADR 0057: a tie among the lightest not given to the kind held": ("Rebalance.java", [
+        ("if (load < lightestLoad || load == lightestLoad && holds(affinities, i) && !holds(affinities, lightest)) {", "if (load < lightestLoad) {"),
+    ]),
+    "ADR 0057: a CPU mapped over the page's lines, not the live workers": ("AcceptShare.java", [
+        ("            if (i == self || Siblings.live(siblings.state(i))) {\n                live++;", "            if (true) {\n                live++;"),
     ]),
     "ADR 0057: a predecessor's AFFINE mark outlives it": ("AcceptShare.java", [
         ("        page.setVolatile(affineWord, 0);\n        publishedAffinities = 0;\n", ""),

@@ -534,14 +534,45 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return Rebalance.affinityToMove(target, affinities);
     }
 
+    @Override
+    public boolean swapping() {
+        return rebalance.swapping();
+    }
+
+    /**
+     * The worker a client whose packets arrive on {@code cpu} pairs with (ADR 0057): the live
+     * worker of rank {@code cpu % live} in index order, among the indices an AFFINE word names.
+     * Every worker maps a CPU alike while the live set stands; a kind read under an older set
+     * may name a worker that has left, and a left worker is never swapped with. Self counts as
+     * live (it is reading). Reads every line's state: once per connection, not per request.
+     */
+    public int pairedWorker(int cpu) {
+        int lines = Math.min(siblings.workers(), PageLayout.AFFINE_WORKERS);
+        int live = 0;
+        for (int i = 0; i < lines; i++) {
+            if (i == self || Siblings.live(siblings.state(i))) {
+                live++;
+            }
+        }
+        int rank = Math.floorMod(cpu, Math.max(live, 1));
+        for (int i = 0; i < lines; i++) {
+            if ((i == self || Siblings.live(siblings.state(i))) && rank-- == 0) {
+                return i;
+            }
+        }
+        return self;
+    }
+
     /**
      * AFFINE, this worker's mark: the siblings it holds a connection for, which a sibling's
      * swap reads (ADR 0057). Written on a change only, by this worker alone; a leaver's stays as
-     * it was (LEFT: nobody swaps with it), a replacement's start zeroes it.
+     * it was (LEFT: nobody swaps with it), a replacement's start zeroes it, a keeping worker
+     * clears it.
      */
     @Override
     public void publishAffinities(long affinities) {
-        long mark = affinities & ~PageLayout.affineBit(self);
+        // Keeping, it neither swaps nor returns a swap (its look names nobody): it marks none.
+        long mark = policy.balancing() ? affinities & ~PageLayout.affineBit(self) : 0;
         if (sharing && !left && mark != publishedAffinities) {
             page.setVolatile(affineWord, mark);
             publishedAffinities = mark;

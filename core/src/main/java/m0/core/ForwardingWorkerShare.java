@@ -174,6 +174,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public boolean swapping() {
+        return delegate.swapping();
+    }
+
+    @Override
     public void publishAffinities(long affinities) {
         delegate.publishAffinities(affinities);
     }

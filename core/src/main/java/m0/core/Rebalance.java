@@ -41,11 +41,17 @@ import static m0.core.PageLayout.affineBit;
  *   <li><b>Both sides marked.</b> Move only where the sibling's AFFINE mark names this worker:
  *       it holds one to give back. A one-sided swap gets a connection back that pairs with the
  *       sibling, and the next look swaps again: ping-pong (the simulator's PAIR-one-sided).
- *   <li><b>Give back in kind.</b> Every move, a swap's or a return's, takes an idle connection
- *       that pairs with its target when one is idle ({@link #affinityToMove}). A return in
- *       kind places a connection; any other undoes the swap it answers.
- *   <li><b>Not over the target.</b> Only while own load is at least the sibling's, so that
- *       the swap leaves it at most two over: within what one return evens.
+ *   <li><b>Only in kind.</b> A swap moves only a connection that pairs with its target; none
+ *       idle, no swap this look. Any other would hand over one already placed.
+ *   <li><b>Give back in kind.</b> Every plain move takes an idle connection that pairs with
+ *       its target when one is idle ({@link #affinityToMove}), else any (a busy one must not
+ *       hold a plain move up for good); among equally light siblings it names one whose kind
+ *       it holds. A return in kind places a connection; any other undoes the swap it answers.
+ *   <li><b>The return comes back.</b> Only while every other live sibling, one in a slow pass
+ *       too, reads at least own - 1: after the swap this worker is among the lightest, so the
+ *       target, two over and the heaviest ("heaviest only" kept it not over us), returns here,
+ *       among equals to the one whose kind it holds. At 16 / 16 / 14 with the third in a slow
+ *       pass (no plain move to it now), a swap between the first two would be returned to it.
  * </ul>
  * Each swap and its return place two connections and leave the loads as they were; each plain
  * move lowers the sum of squared loads. With nothing arriving or closing, moves stop.
@@ -62,6 +68,8 @@ public final class Rebalance {
     private final long intervalNanos;
     private boolean moved;
     private long lastMoveAt;
+    /** The last pick named a swap, not a plain move. */
+    private boolean swapping;
 
     /**
      * @param deadBand      move only while own load exceeds the lightest sibling's by more
@@ -113,6 +121,12 @@ public final class Rebalance {
         int lightest = self;
         long lightestLoad = Long.MAX_VALUE;
         int swap = self;
+        // The two lowest loads of live siblings, slow ones too, and whose the lowest is: the
+        // swap's return must come back here (every sibling but its target at least own - 1).
+        long lowest = Long.MAX_VALUE;
+        long secondLowest = Long.MAX_VALUE;
+        int lowestAt = self;
+        swapping = false;
         // A scan from self + 1, so that two heavy workers looking at once tend to name
         // different siblings among equals; no rotation word: a look is not worth a shared write.
         for (int k = 1; k < workers; k++) {
@@ -125,22 +139,42 @@ public final class Rebalance {
             if (load > own) {
                 return self; // its moves are the needed ones: heaviest only, above
             }
+            if (load < lowest) {
+                secondLowest = lowest;
+                lowest = load;
+                lowestAt = i;
+            } else if (load < secondLowest) {
+                secondLowest = load;
+            }
             if (state > 0 && Siblings.slowPass(state, now)) {
                 continue; // its load counts above, but it is no target
             }
-            if (load < lightestLoad) {
+            // Among equals, one whose kind we hold: a swap's return lands where it places one.
+            if (load < lightestLoad || load == lightestLoad && holds(affinities, i) && !holds(affinities, lightest)) {
                 lightestLoad = load;
                 lightest = i;
             }
-            if (swap == self && (affinities & affineBit(i)) != 0 && load <= own
-                    && (siblings.affine(i) & affineBit(self)) != 0) {
-                swap = i; // both sides marked, not over it: see the swap's rules
+            if (swap == self && holds(affinities, i) && (siblings.affine(i) & affineBit(self)) != 0) {
+                swap = i; // both sides marked; heaviest only (above) keeps it not over us
             }
         }
         if (lightest != self && own - lightestLoad > deadBand) {
             return lightest;
         }
-        return swap;
+        if (swap != self && (lowestAt == swap ? secondLowest : lowest) >= own - 1) {
+            swapping = true;
+            return swap;
+        }
+        return self;
+    }
+
+    /** True when the last {@link #pick} named a swap: its move takes only a connection of the target's kind. */
+    boolean swapping() {
+        return swapping;
+    }
+
+    private static boolean holds(long affinities, int i) {
+        return (affinities & affineBit(i)) != 0;
     }
 
     /**

@@ -210,6 +210,12 @@ public interface WorkerShare<C> {
      */
     int affinityToMove(int target, long affinities);
 
+    /**
+     * Rebalance: whether the last look named a swap, whose move takes only a connection of its
+     * target's kind ({@link #affinityToMove}); a plain move takes any idle one when none is.
+     */
+    boolean swapping();
+
     /** At a pass end: the held connections' affinities, published as this worker's AFFINE mark on a change. */
     void publishAffinities(long affinities);
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The rebalance rules, one at a time, and a whole rebalance from a cold skew to even. */
@@ -181,6 +183,52 @@ class RebalanceTest {
     }
 
     @Test
+    void aSwapIsMadeOnlyWhereItsReturnComesBack() {
+        Fixture f = new Fixture(3).started();
+        published(f, 1, 16);
+        published(f, 2, 14);
+        f.w(1).publishAffinities(PAIRS_WITH_0);
+        f.w(2).work();
+        f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1); // w2 in a slow pass: no plain move to it now
+        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1),
+                "16 / 16 / 14: after the swap w1 (17) would return one to w2 (14), not here");
+        assertFalse(f.w(0).swapping());
+        f.w(2).passEnd(15);
+        assertEquals(1, f.w(0).rebalancePick(16, PAIRS_WITH_1),
+                "16 / 16 / 15: w0 and w2 tie at 15 after it, and w1 holds w0's kind");
+        assertTrue(f.w(0).swapping(), "its move takes only one of w1's kind");
+        assertEquals(2, f.w(0).rebalancePick(17, PAIRS_WITH_1), "two over w2: a plain move first");
+        assertFalse(f.w(0).swapping());
+    }
+
+    @Test
+    void amongEquallyLightSiblingsAMoveGoesWhereItPlacesOne() {
+        Fixture f = new Fixture(3).started();
+        published(f, 0, 15);
+        published(f, 2, 15);
+        assertEquals(2, f.w(1).rebalancePick(17, 0), "no kind held: the first in the scan");
+        assertEquals(0, f.w(1).rebalancePick(17, PAIRS_WITH_0), "w0's kind held: to w0, the swap's return");
+    }
+
+    @Test
+    void aCpuPairsWithALiveWorkerByRank() {
+        Fixture f = new Fixture(5).started();
+        f.put(PageLayout.stateWord(2), PageLayout.NOT_STARTED); // spare lines, as m0serve's 2N + 1
+        f.put(PageLayout.stateWord(3), PageLayout.NOT_STARTED);
+        f.put(PageLayout.stateWord(4), PageLayout.NOT_STARTED);
+        assertEquals(0, f.w(0).pairedWorker(0));
+        assertEquals(1, f.w(0).pairedWorker(1));
+        assertEquals(0, f.w(1).pairedWorker(2), "4 CPUs over 2 workers: CPU 2 pairs with w0, not a spare line");
+        assertEquals(1, f.w(1).pairedWorker(3));
+        f.put(PageLayout.stateWord(0), PageLayout.LEFT); // a reload: w0 and w1 replaced on 2 and 3
+        f.put(PageLayout.stateWord(1), PageLayout.LEFT);
+        f.put(PageLayout.stateWord(2), PageLayout.PARKED);
+        f.put(PageLayout.stateWord(3), PageLayout.PARKED);
+        assertEquals(2, f.w(2).pairedWorker(0));
+        assertEquals(3, f.w(2).pairedWorker(1));
+    }
+
+    @Test
     void aMoveTakesOneThatPairsWithItsTargetWhileOneIsHeld() {
         Fixture f = new Fixture(2).started();
         assertEquals(1, f.w(0).affinityToMove(1, PAIRS_WITH_0 | PAIRS_WITH_1));
@@ -217,7 +265,7 @@ class RebalanceTest {
     @Test
     void crossedClientsEndPairedWithTheLoadsAsTheyWere() {
         Fixture f = new Fixture(2).started();
-        java.util.List<java.util.List<String>> held = java.util.List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        List<List<String>> held = List.of(new ArrayList<>(), new ArrayList<>());
         for (int k = 0; k < 8; k++) {
             for (int i = 0; i < 2; i++) {
                 held.get(i).add("A" + i + "." + k);
@@ -234,7 +282,7 @@ class RebalanceTest {
     @Test
     void aOneSidedStrangerStaysPut() {
         Fixture f = new Fixture(2).started();
-        java.util.List<java.util.List<String>> held = java.util.List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        List<List<String>> held = List.of(new ArrayList<>(), new ArrayList<>());
         held.get(0).add("B0");
         for (int k = 1; k < 16; k++) {
             held.get(0).add("A" + k);
@@ -245,7 +293,7 @@ class RebalanceTest {
         assertEquals(0, runSwaps(f, held, 50));
     }
 
-    private static long affinities(java.util.List<String> held) {
+    private static long affinities(List<String> held) {
         long mask = 0;
         for (String c : held) {
             mask |= c.startsWith("A") ? PAIRS_WITH_0 : PAIRS_WITH_1;
@@ -254,7 +302,7 @@ class RebalanceTest {
     }
 
     /** Rounds of both workers' passes as the loop makes them: receive, look, move in kind, publish. */
-    private static long runSwaps(Fixture f, java.util.List<java.util.List<String>> held, int rounds) {
+    private static long runSwaps(Fixture f, List<List<String>> held, int rounds) {
         for (int i = 0; i < 2; i++) { // published as at a pass end before the first look
             f.w(i).passStart();
             f.w(i).publishAffinities(affinities(held.get(i)));
@@ -264,7 +312,7 @@ class RebalanceTest {
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < 2; i++) {
                 AcceptShare<String> w = f.w(i);
-                java.util.List<String> mine = held.get(i);
+                List<String> mine = held.get(i);
                 w.work();
                 String got;
                 while ((got = w.receive()) != null) {
@@ -280,7 +328,7 @@ class RebalanceTest {
                         moves++;
                     }
                 }
-                assertTrue(Math.abs(held.get(0).size() - held.get(1).size()) <= 2 + 1, "loads " + held);
+                assertTrue(Math.abs(held.get(0).size() - held.get(1).size()) <= 2, "never more than two apart: " + held);
                 w.publishAffinities(affinities(mine));
                 w.passEnd(mine.size());
             }

@@ -133,6 +133,9 @@ public final class Scenarios {
             "two workers, two clients crossed: w0 holds one of w1's client's and one of its own, w1 one of w0's"
             + " client's and one of its own; each looks and moves at most one every 2 ms (ADR 0057)",
             Scenarios::pair);
+    public static final Scenario PAIR_THREE = new Scenario("PAIR-three",
+            "PAIR beside a third worker one lighter (2 / 2 / 1): after the swap w0 and w2 tie at 1, and w1's"
+            + " return must come to w0, whose kind it holds", 3, Scenarios::pairThree);
     public static final Scenario PAIR_ONE_SIDED = new Scenario("PAIR-one-sided",
             "w0 holds one of w1's client's and one of its own, w1 two of its own: no swap places anything",
             Scenarios::pairOneSided);
@@ -169,7 +172,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            PAIR, PAIR_ONE_SIDED, HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
+            PAIR, PAIR_THREE, PAIR_ONE_SIDED, HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
             PickScenarios.RECEIVE_STALL, PickScenarios.PICK_SLOW, PickScenarios.BURST_THREE, LEAVE_UNSEEN);
 
     private Scenarios() {
@@ -453,6 +456,20 @@ public final class Scenarios {
         s.setup(() -> {
             s.holdsPaired(w[0], 1, 0);
             s.holdsPaired(w[1], 0, 1);
+        });
+    }
+
+    static void pairThree(Sim s) {
+        s.rebalance(true);
+        Worker[] w = {s.worker(0).accepts(false), s.worker(1).accepts(false), s.worker(2).accepts(false)};
+        started(s, w);
+        s.rebalanceOracle = true;
+        s.pairOracle = true;
+        running(s, PAIR_END, w);
+        s.setup(() -> {
+            s.holdsPaired(w[0], 1, 0);
+            s.holdsPaired(w[1], 0, 1);
+            s.holdsPaired(w[2], 2);
         });
     }
 

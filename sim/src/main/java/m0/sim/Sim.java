@@ -230,7 +230,7 @@ public final class Sim {
      */
     public List<Conn> holds(Worker w, int n) {
         int[] unknown = new int[n];
-        java.util.Arrays.fill(unknown, -1);
+        Arrays.fill(unknown, -1);
         return holdsPaired(w, unknown);
     }
 
@@ -248,7 +248,7 @@ public final class Sim {
             c.holder = w.actor;
             c.affinity = a;
             if (a >= 0) {
-                mark |= m0.core.PageLayout.affineBit(a);
+                mark |= PageLayout.affineBit(a);
                 initialPaired[w.index][a]++;
             }
             w.actor.held.add(c);

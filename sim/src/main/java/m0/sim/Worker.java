@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Predicate;
+import m0.core.PageLayout;
 import m0.core.WorkerShare;
 import m0.core.loop.Channels;
 import m0.core.loop.Connections;
@@ -268,8 +269,10 @@ public final class Worker {
         sim.trace(sim.me(), "log: " + line);
     }
 
-    /** A connection this worker holds between requests: answered, nothing owed. */
-    /** The newest idle connection whose client pairs with {@code affinity}; else the newest idle one. */
+    /**
+     * A connection this worker holds between requests (answered, nothing owed): the newest whose
+     * client pairs with {@code affinity}, else the newest.
+     */
     private Conn idle(int affinity) {
         Conn any = null;
         for (int k = actor.held.size() - 1; k >= 0; k--) {
@@ -369,8 +372,11 @@ public final class Worker {
         }
 
         @Override
-        public boolean moveIdle(int affinity, Predicate<? super Conn> send) {
+        public boolean moveIdle(int affinity, boolean onlyThatKind, Predicate<? super Conn> send) {
             Conn c = idle(affinity);
+            if (c != null && onlyThatKind && affinity >= 0 && c.affinity != affinity) {
+                return false; // a swap's move: none of the kind idle, none moves
+            }
             return c != null && send.test(c);
         }
 
@@ -379,7 +385,7 @@ public final class Worker {
             long mark = 0;
             for (Conn c : actor.held) {
                 if (!c.inCore && c.affinity >= 0) {
-                    mark |= m0.core.PageLayout.affineBit(c.affinity);
+                    mark |= PageLayout.affineBit(c.affinity);
                 }
             }
             return mark;

@@ -691,7 +691,7 @@ final class Mutants {
     static final Protocol SWAP_ANY_KIND = worker("mutant-swap-any-kind", (p, self) -> new WorkerMutant(p, self) {
         @Override
         public int affinityToMove(int target, long affinities) {
-            return m0.core.Rebalance.ANY_AFFINITY;
+            return Rebalance.ANY_AFFINITY;
         }
     });
 

@@ -26,11 +26,12 @@ public interface Connections<C> {
      * Rebalance's move: one connection that can move now (between requests, nothing buffered,
      * nothing owed), taken out of service and offered to {@code send}; on true it is gone, on
      * false it is served again as before. One whose affinity is {@code affinity} when one can
-     * move; else any ({@link m0.core.Rebalance#ANY_AFFINITY}: any from the start).
+     * move; else, unless {@code onlyThatKind} (a swap's move), any
+     * ({@link m0.core.Rebalance#ANY_AFFINITY}: any from the start).
      *
      * @return true when one moved; false when none could, or {@code send} refused it
      */
-    boolean moveIdle(int affinity, Predicate<? super C> send);
+    boolean moveIdle(int affinity, boolean onlyThatKind, Predicate<? super C> send);
 
     /**
      * The affinities of the connections held now, bit j while one pairs with worker j (j below

@@ -434,7 +434,8 @@ public final class WorkerLoop<C> {
 
     /**
      * Rebalance (the core's {@link m0.core.Rebalance}): while the core's look names a lighter
-     * sibling, or one to swap with, hand it one idle connection, of the kind the core asks for. The core allows one move per interval, so this moves
+     * sibling, or one to swap with, hand it one idle connection, of the kind the core asks
+     * for. The core allows one move per interval, so this moves
      * at most one now and schedules the next look; with nothing to move, the next look is a tick
      * away while we hold enough that one could ever move.
      */
@@ -446,7 +447,7 @@ public final class WorkerLoop<C> {
             if (target == share.self()) {
                 break;
             }
-            if (!connections.moveIdle(share.affinityToMove(target, affinities), c -> {
+            if (!connections.moveIdle(share.affinityToMove(target, affinities), share.swapping(), c -> {
                 work(); // a move is work, stamped before it like any
                 return share.rebalance(target, c);
             })) {

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import m0.core.PageLayout;
+import m0.core.Rebalance;
 
 /** The loop's ports as plain objects a test arranges and reads: a listener, connections, channels. */
 final class FakePorts {
@@ -75,7 +77,7 @@ final class FakePorts {
         final String name;
         final boolean received;
         boolean idle = true;
-        int affinity = m0.core.Rebalance.ANY_AFFINITY;
+        int affinity = Rebalance.ANY_AFFINITY;
 
         Held(String name, boolean received) {
             this.name = name;
@@ -118,7 +120,7 @@ final class FakePorts {
         public long affinities() {
             long mask = 0;
             for (Held h : held) {
-                mask |= h.affinity < 0 ? 0 : m0.core.PageLayout.affineBit(h.affinity);
+                mask |= h.affinity < 0 ? 0 : PageLayout.affineBit(h.affinity);
             }
             return mask;
         }
@@ -136,12 +138,15 @@ final class FakePorts {
         }
 
         @Override
-        public boolean moveIdle(int affinity, Predicate<? super String> send) {
+        public boolean moveIdle(int affinity, boolean onlyThatKind, Predicate<? super String> send) {
             Held kind = null;
             for (Held h : held) {
                 if (h.idle && h.affinity == affinity && kind == null) {
                     kind = h;
                 }
+            }
+            if (kind == null && onlyThatKind && affinity >= 0) {
+                return false;
             }
             for (Held h : held) {
                 if (h.idle && (kind == null || h == kind)) {

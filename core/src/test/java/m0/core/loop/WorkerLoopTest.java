@@ -330,6 +330,27 @@ class WorkerLoopTest {
         assertEquals("b0", channel.receive(1));
     }
 
+    /** A swap whose kind is busy waits for it: any other idle one would be one already placed. */
+    @Test
+    void aSwapWhoseKindIsBusyMovesNothing() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        w0.connections.hold("a0", 0);
+        w0.connections.hold("b0", 1);
+        w0.connections.held.get(1).idle = false; // mid-request
+        w1.connections.hold("b1", 1);
+        w1.connections.hold("a1", 0);
+        for (Worker x : w) {
+            x.share.passStart();
+            x.share.passEnd(2);
+        }
+        w1.share.publishAffinities(PageLayout.affineBit(0));
+        w0.pass(false, false);
+        assertEquals(List.of(), w0.connections.log, "a0 is idle, but it is w0's own kind");
+        assertEquals(0, channel.queued(1));
+    }
+
     @Test
     void theWaitEndsAtTheEarliestTimerAndAtMostASecondWhileSharing() {
         List<Worker> w = workers(2, "share", limits(64, 100));

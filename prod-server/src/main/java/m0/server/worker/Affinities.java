@@ -6,7 +6,7 @@ import m0.core.PageLayout;
 /**
  * Which worker each held connection's client pairs with, and the mark of them the core's swap
  * reads (ADR 0057): {@code SO_INCOMING_CPU}, the CPU that took the connection's latest packet,
- * modulo the workers. On loopback that is the CPU the client's thread sent from; from a NIC, the
+ * mapped to a live worker by the core ({@link m0.core.AcceptShare#pairedWorker}). On loopback that is the CPU the client's thread sent from; from a NIC, the
  * one its queue's interrupt ran on. Read once per connection, at its {@link #READ_AT}th request
  * on this worker, tens of milliseconds into a busy connection's life: a connection-close load
  * never pays the call; the client's threads have settled on their CPUs (read at the second
@@ -27,6 +27,7 @@ final class Affinities {
     static final int READ_AT = 256;
 
     private final IntUnaryOperator incomingCpu;
+    private final IntUnaryOperator workerOfCpu;
     private final int workers;
     private final int readAt;
     private final int[] counts;
@@ -35,18 +36,21 @@ final class Affinities {
     /**
      * @param incomingCpu descriptor to the CPU its latest packet arrived on, negative when the
      *                    kernel cannot say
-     * @param workers     how many workers the CPUs are spread over
+     * @param workerOfCpu CPU to the worker index its clients pair with
+     * @param lines       the page's worker lines: the indices a kind can name
+     * @param readAt      the request at which a connection is read
      */
-    Affinities(IntUnaryOperator incomingCpu, int workers, int readAt) {
+    Affinities(IntUnaryOperator incomingCpu, IntUnaryOperator workerOfCpu, int lines, int readAt) {
         this.incomingCpu = incomingCpu;
+        this.workerOfCpu = workerOfCpu;
         this.readAt = readAt;
-        this.workers = Math.min(workers, PageLayout.AFFINE_WORKERS);
+        this.workers = Math.min(lines, PageLayout.AFFINE_WORKERS);
         this.counts = new int[this.workers];
     }
 
     /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
     static Affinities none() {
-        return new Affinities(fd -> UNKNOWN, 0, Integer.MAX_VALUE);
+        return new Affinities(fd -> UNKNOWN, cpu -> UNKNOWN, 0, Integer.MAX_VALUE);
     }
 
     /** {@code c} has begun its {@code requests}th request here: its affinity is read once due. */
@@ -65,7 +69,10 @@ final class Affinities {
         if (cpu < 0) {
             return;
         }
-        int j = cpu % workers;
+        int j = workerOfCpu.applyAsInt(cpu);
+        if (j < 0 || j >= workers) {
+            return;
+        }
         c.affinity = j;
         if (counts[j]++ == 0) {
             mark |= PageLayout.affineBit(j);

@@ -41,9 +41,9 @@ final class HeldConnections implements Connections<Accepted> {
      * meanwhile waits in the socket for the sibling.
      */
     @Override
-    public boolean moveIdle(int affinity, Predicate<? super Accepted> send) {
+    public boolean moveIdle(int affinity, boolean onlyThatKind, Predicate<? super Accepted> send) {
         Connection c = affinity < 0 ? null : table.next(x -> x.affinity == affinity && movable(x));
-        if (c == null) {
+        if (c == null && !(onlyThatKind && affinity >= 0)) {
             c = table.next(HeldConnections::movable);
         }
         return c != null && io.handOff(c, send);

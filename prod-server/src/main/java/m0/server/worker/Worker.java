@@ -16,6 +16,7 @@ import m0.server.jnr.EventFd;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Native;
 import m0.server.jnr.Processes;
+import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
 import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
@@ -93,7 +94,8 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         // Affinities are read only where a swap can follow: share rebalancing over siblings.
         ConnectionTable table = new ConnectionTable(share.rebalances() && knobs.pairAt() > 0
-                ? new Affinities(m0.server.jnr.Sockets::incomingCpu, spec.lines(), knobs.pairAt()) : Affinities.none());
+                ? new Affinities(Sockets::incomingCpu, share::pairedWorker, spec.lines(), knobs.pairAt())
+                : Affinities.none());
         RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
                 knobs.keepReceivedRegistered(), sends);

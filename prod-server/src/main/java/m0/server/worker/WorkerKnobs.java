@@ -21,8 +21,8 @@ import m0.core.WorkerShare;
  *   <li>{@code M0_RING_SENDS=0}: each answer written with write(2) as it is made, not sent with the
  *       pass's others through io_uring at its end (ADR 0049's A/B arm).
  *   <li>{@code M0_PAIR=0}: no connection's affinity is read, so rebalance never swaps (ADR 0057's
- *       A/B arm); {@code M0_PAIR=N}: read at a connection's Nth request instead of
- *       {@link Affinities#READ_AT}th.
+ *       A/B arm); {@code M0_PAIR=N}, 2 to 1024 (where a session stops counting): read at a
+ *       connection's Nth request instead of its {@link Affinities#READ_AT}th.
  *   <li>{@code M0_TEST_ARM_GAP_MS} (and {@code M0_TEST_ARM_GAP_INDEX}): hold the worker that long
  *       between bind and start (only that index when given).
  *   <li>{@code M0_TEST_DIE_AT_START_INDEX}: that index exits 1 right after its start (a respawn storm).

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +31,8 @@ class PairingIntegrationTest {
      * make a few tens of ms. This shared machine gets 10 times the whole.
      */
     private static final long PAIR_WITHIN_MS = 5_000;
+    /** How long the clients go on asking once paired: nothing may move meanwhile. */
+    private static final long STABLE_MS = 500;
     /** How long the negative arm's clients go on asking before the split is read. */
     private static final long CONTROL_MS = 1_500;
     private static final String IDLE_MS = "120000";
@@ -46,7 +50,12 @@ class PairingIntegrationTest {
                 System.out.println("paired in " + ms + " ms: " + split + " (landed " + Clients.describe(c.landed) + ")");
                 assertTrue(Clients.crossed(c.landed), "landed crossed, as share lands them: " + Clients.describe(c.landed));
                 assertTrue(Clients.paired(c.latest()), "paired within " + PAIR_WITHIN_MS + " ms: " + split);
-                assertEquals(Map.of(0, PER_CLIENT, 1, PER_CLIENT), c.perWorker(), "the loads stay even");
+                long moves = moves(s.pid());
+                c.askFor(STABLE_MS);
+                String stats = RebalanceIntegrationTest.stats(s.pid());
+                assertTrue(Clients.paired(c.latest()), "still paired " + STABLE_MS + " ms later: " + Clients.describe(c.latest()));
+                assertEquals(moves, moves(s.pid()), "no move once paired: " + stats);
+                assertTrue(moves <= 2 * PER_CLIENT, "at most a swap (two moves) per connection crossed: " + stats);
             } finally {
                 c.close();
             }
@@ -63,10 +72,17 @@ class PairingIntegrationTest {
                 c.askFor(CONTROL_MS);
                 assertTrue(Clients.crossed(c.latest()), "nothing swaps them: " + Clients.describe(c.latest()));
                 assertEquals(Map.of(0, PER_CLIENT, 1, PER_CLIENT), c.perWorker());
+                assertEquals(0, moves(s.pid()), RebalanceIntegrationTest.stats(s.pid()));
             } finally {
                 c.close();
             }
         }
+    }
+
+    /** Both workers' rebalance moves so far, swaps' included (the stats' "rebalanced" line). */
+    private static long moves(long pid) {
+        String stats = RebalanceIntegrationTest.stats(pid);
+        return RebalanceIntegrationTest.rebalanced(stats, 0) + RebalanceIntegrationTest.rebalanced(stats, 1);
     }
 
     /**
@@ -76,8 +92,8 @@ class PairingIntegrationTest {
      */
     private static final class Clients {
         final List<List<Http>> conns = List.of(new ArrayList<>(), new ArrayList<>());
-        final java.util.concurrent.atomic.AtomicIntegerArray[] worker = {
-            new java.util.concurrent.atomic.AtomicIntegerArray(PER_CLIENT), new java.util.concurrent.atomic.AtomicIntegerArray(PER_CLIENT)};
+        final AtomicIntegerArray[] worker = {
+            new AtomicIntegerArray(PER_CLIENT), new AtomicIntegerArray(PER_CLIENT)};
         final long[] answered = new long[2]; // each client's own count, read after its thread ends
         int[][] landed;
         private final int port;
@@ -113,7 +129,7 @@ class PairingIntegrationTest {
 
         private void ask(long ms, boolean untilPaired) throws Exception {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             Throwable[] failed = new Throwable[2];
             for (int k = 0; k < 2; k++) {
@@ -163,7 +179,10 @@ class PairingIntegrationTest {
             }
         }
 
-        /** Runs {@code body} on a fresh thread pinned to CPU {@code cpu} (taskset on its own tid), and waits. */
+        /**
+         * Runs {@code body} on a fresh thread pinned to CPU {@code cpu} (taskset on its own tid),
+         * and waits. The suite's machines have two CPUs or more; fewer fails here, by name.
+         */
         private void onPinnedThread(int cpu, ThrowingRunnable body) throws Exception {
             Throwable[] failed = new Throwable[1];
             Thread t = new Thread(() -> {

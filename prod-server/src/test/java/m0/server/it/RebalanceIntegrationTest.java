@@ -263,7 +263,7 @@ class RebalanceIntegrationTest {
     }
 
     /** What {@code m0serve stats --pid P} prints. */
-    private static String stats(long pid) {
+    static String stats(long pid) {
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text, true);
         CommandLine cl = M0serve.commandLine();
@@ -276,7 +276,7 @@ class RebalanceIntegrationTest {
     }
 
     /** Worker {@code index}'s count on the stats' "rebalanced" line; -1 when absent. */
-    private static long rebalanced(String stats, int index) {
+    static long rebalanced(String stats, int index) {
         Matcher m = Pattern.compile("(?m)^rebalanced.*\\sw" + index + "=(\\d+)").matcher(stats);
         return m.find() ? Long.parseLong(m.group(1)) : -1;
     }

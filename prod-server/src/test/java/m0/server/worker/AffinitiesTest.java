@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class AffinitiesTest {
 
     private final Map<Integer, Integer> cpuOf = new HashMap<>();
-    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), 2, 3);
+    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), cpu -> cpu % 2, 2, 3);
 
     private Connection held(int fd, int cpu) {
         cpuOf.put(fd, cpu);
