@@ -6,15 +6,22 @@ import m0.core.PageLayout;
 /**
  * Which worker each held connection's client pairs with, and the mark of them the core's swap
  * reads (ADR 0057): {@code SO_INCOMING_CPU}, the CPU that took the connection's latest packet,
- * mapped to a live worker by the core ({@link m0.core.AcceptShare#pairedWorker}). On loopback that is the CPU the client's thread sent from; from a NIC, the
- * one its queue's interrupt ran on. Read once per connection, at its {@link #READ_AT}th request
- * on this worker, tens of milliseconds into a busy connection's life: a connection-close load
- * never pays the call; the client's threads have settled on their CPUs (read at the second
- * request, wrk's two threads paired in 2 of 6 rounds; at the 64th in 3 of 6 and 5 of 8; at the
- * 256th in 7 of 8; ADR 0057); only connections busy enough for a swap to pay are read; and a
- * connection keeps the group it was read into while its client's thread wanders (a fresh
- * reading at every look would move it after each migration). A received connection is read
- * afresh at its {@link #READ_AT}th request here.
+ * mapped to a live worker by the core ({@link m0.core.AcceptShare#pairedWorker}). On loopback
+ * that is the CPU the client's thread sent from; from a NIC, the one its queue's interrupt ran
+ * on. Read once per connection, at its {@link #READ_AT}th request on this worker, tens of
+ * milliseconds into a busy connection's life:
+ * <ul>
+ *   <li>a connection-close load never pays the call, and only connections busy enough for a
+ *       swap to pay are read;
+ *   <li>wrk's threads start on one CPU and settle later (paired rounds, ADR 0057: 2 of 6 and 5
+ *       of 8 read at the second request, 7 of 8 and 6 of 8 at the 256th);
+ *   <li>a client thread that runs on the other CPU at that moment labels a connection with the
+ *       other client's kind, and its worker then holds a mix no swap sorts: so a connection is
+ *       read again every {@link #REREAD_EVERY} requests, which corrects it (paired rounds: 6 of
+ *       8 read once, 8 of 8 read again every 256 or 1024, ADR 0057). A reading at every look
+ *       would move connections after each passing migration.
+ * </ul>
+ * A received connection is read afresh at its {@link #READ_AT}th request here.
  *
  * <p>Invariant: {@code counts[j]} is the number of held connections whose affinity is j, and bit
  * j of {@link #mark} is set exactly while it is above zero. Not thread-safe: the loop owns it.
@@ -25,11 +32,14 @@ final class Affinities {
     static final int UNKNOWN = -1;
     /** The request at which a connection's affinity is read: see the class comment. */
     static final int READ_AT = 256;
+    /** Then read again every this many requests, so that a wrong first reading is corrected. */
+    static final int REREAD_EVERY = 1024;
 
     private final IntUnaryOperator incomingCpu;
     private final IntUnaryOperator workerOfCpu;
     private final int workers;
     private final int readAt;
+    private final int rereadEvery;
     private final int[] counts;
     private long mark;
 
@@ -39,26 +49,46 @@ final class Affinities {
      * @param workerOfCpu CPU to the worker index its clients pair with
      * @param lines       the page's worker lines: the indices a kind can name
      * @param readAt      the request at which a connection is read
+     * @param rereadEvery then every this many requests again; 0: never
      */
-    Affinities(IntUnaryOperator incomingCpu, IntUnaryOperator workerOfCpu, int lines, int readAt) {
+    Affinities(IntUnaryOperator incomingCpu, IntUnaryOperator workerOfCpu, int lines, int readAt, int rereadEvery) {
         this.incomingCpu = incomingCpu;
         this.workerOfCpu = workerOfCpu;
         this.readAt = readAt;
+        this.rereadEvery = rereadEvery;
         this.workers = Math.min(lines, PageLayout.AFFINE_WORKERS);
         this.counts = new int[this.workers];
     }
 
     /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
     static Affinities none() {
-        return new Affinities(fd -> UNKNOWN, cpu -> UNKNOWN, 0, Integer.MAX_VALUE);
+        return new Affinities(fd -> UNKNOWN, cpu -> UNKNOWN, 0, Integer.MAX_VALUE, 0);
     }
 
     /** {@code c} has begun its {@code requests}th request here: its affinity is read once due. */
     void requested(Connection c, long requests) {
-        if (requests >= readAt && c.affinity == UNKNOWN) {
+        if (c.affinity == UNKNOWN) {
+            if (requests >= readAt) {
+                read(c);
+            }
+        } else if (rereadEvery > 0 && ++c.sinceRead >= rereadEvery) {
+            c.sinceRead = 0;
+            int was = c.affinity;
+            forget(c);
             read(c);
+            if (c.affinity == UNKNOWN) { // the kernel could not say: keep the kind it had
+                c.affinity = was;
+                count(was);
+            }
         }
     }
+
+    private void count(int j) {
+        if (counts[j]++ == 0) {
+            mark |= PageLayout.affineBit(j);
+        }
+    }
+
 
     /** Reads {@code c}'s affinity if it has none yet and counts it. */
     void read(Connection c) {
@@ -74,9 +104,7 @@ final class Affinities {
             return;
         }
         c.affinity = j;
-        if (counts[j]++ == 0) {
-            mark |= PageLayout.affineBit(j);
-        }
+        count(j);
     }
 
     /** {@code c} leaves the worker (closed or handed off): uncounted. */

@@ -34,6 +34,8 @@ final class Connection {
     boolean reused;
     /** The worker its client pairs with ({@link Affinities}), or {@link Affinities#UNKNOWN}. */
     int affinity = Affinities.UNKNOWN;
+    /** Requests since its affinity was last read ({@link Affinities}). */
+    int sinceRead;
     /** Write side shut down after an error answer; reads are discarded until these bounds. */
     boolean lingering;
     long lingerEnd;

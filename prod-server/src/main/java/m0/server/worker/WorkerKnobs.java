@@ -22,7 +22,9 @@ import m0.core.WorkerShare;
  *       pass's others through io_uring at its end (ADR 0049's A/B arm).
  *   <li>{@code M0_PAIR=0}: no connection's affinity is read, so rebalance never swaps (ADR 0057's
  *       A/B arm); {@code M0_PAIR=N}, 2 to 1024 (where a session stops counting): read at a
- *       connection's Nth request instead of its {@link Affinities#READ_AT}th.
+ *       connection's Nth request instead of its {@link Affinities#READ_AT}th;
+ *       {@code M0_PAIR_REREAD=N}: read again every N requests ({@link Affinities#REREAD_EVERY}),
+ *       0 never.
  *   <li>{@code M0_TEST_ARM_GAP_MS} (and {@code M0_TEST_ARM_GAP_INDEX}): hold the worker that long
  *       between bind and start (only that index when given).
  *   <li>{@code M0_TEST_DIE_AT_START_INDEX}: that index exits 1 right after its start (a respawn storm).
@@ -40,10 +42,11 @@ import m0.core.WorkerShare;
  */
 record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, long armGapMillis, int armGapIndex,
                    int dieAtStartIndex, long lookLateNanos, boolean keepReceivedRegistered, long holdSentCopyNanos,
-                   boolean hideHeld, boolean ringSends, int pairAt) {
+                   boolean hideHeld, boolean ringSends, int pairAt, int pairReread) {
 
     /** Production: no fault, every knob at its default. */
-    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, Affinities.READ_AT);
+    static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, Affinities.READ_AT,
+            Affinities.REREAD_EVERY);
 
     /** The knobs the environment sets; a malformed number is an error at start, not a default. */
     static WorkerKnobs from(Map<String, String> env) {
@@ -59,13 +62,14 @@ record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, l
                 TimeUnit.MILLISECONDS.toNanos(number(env, "M0_TEST_HOLD_SENT_COPY_MS", 0)),
                 "1".equals(env.get("M0_TEST_HIDE_HELD")),
                 !"0".equals(env.get("M0_RING_SENDS")),
-                (int) number(env, "M0_PAIR", Affinities.READ_AT));
+                (int) number(env, "M0_PAIR", Affinities.READ_AT),
+                (int) number(env, "M0_PAIR_REREAD", Affinities.REREAD_EVERY));
     }
 
     /** The same knobs but the warm-up (--main: its requests would reach the app's own handlers). */
     WorkerKnobs withoutWarmUp() {
         return new WorkerKnobs(eagerRead, listenExclusive, false, armGapMillis, armGapIndex, dieAtStartIndex,
-                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairAt);
+                lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairAt, pairReread);
     }
 
     private static long number(Map<String, String> env, String name, long otherwise) {

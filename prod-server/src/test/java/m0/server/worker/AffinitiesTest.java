@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class AffinitiesTest {
 
     private final Map<Integer, Integer> cpuOf = new HashMap<>();
-    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), cpu -> cpu % 2, 2, 3);
+    private final Affinities affinities = new Affinities(fd -> cpuOf.getOrDefault(fd, -1), cpu -> cpu % 2, 2, 3, 4);
 
     private Connection held(int fd, int cpu) {
         cpuOf.put(fd, cpu);
@@ -60,6 +60,28 @@ class AffinitiesTest {
         assertEquals(PageLayout.affineBit(1), affinities.mark(), "counted once");
         affinities.forget(c);
         assertEquals(0, affinities.mark());
+    }
+
+    @Test
+    void aConnectionIsReadAgainEveryFourRequestsAndItsKindMovesWithTheReading() {
+        cpuOf.put(30, 0);
+        Connection c = new Connection(30, null);
+        affinities.requested(c, 3);
+        assertEquals(0, c.affinity);
+        cpuOf.put(30, 1); // its client's thread was on the other CPU at the first reading
+        for (int r = 4; r < 7; r++) {
+            affinities.requested(c, r);
+        }
+        assertEquals(0, c.affinity, "three requests on: not yet");
+        affinities.requested(c, 7);
+        assertEquals(1, c.affinity, "the fourth: read again");
+        assertEquals(PageLayout.affineBit(1), affinities.mark(), "counted under its new kind only");
+        cpuOf.put(30, -1);
+        for (int r = 8; r < 12; r++) {
+            affinities.requested(c, r);
+        }
+        assertEquals(1, c.affinity, "a reading the kernel cannot give keeps the kind it had");
+        assertEquals(PageLayout.affineBit(1), affinities.mark());
     }
 
     @Test
