@@ -16,10 +16,9 @@ import m0.core.PageLayout;
  *   <li>wrk's threads start on one CPU and settle later (paired rounds, ADR 0057: 2 of 6 and 5
  *       of 8 read at the second request, 7 of 8 and 6 of 8 at the 256th);
  *   <li>a client thread that runs on the other CPU at that moment labels a connection with the
- *       other client's kind, and its worker then holds a mix no swap sorts: so a connection is
- *       read again every {@link #REREAD_EVERY} requests, which corrects it (paired rounds: 6 of
- *       8 read once, 8 of 8 read again every 256 or 1024, ADR 0057). A reading at every look
- *       would move connections after each passing migration.
+ *       other client's kind, and its worker then holds a mix no swap sorts; a re-read every so
+ *       many requests would correct it ({@link #REREAD_EVERY}, off for now), and a reading at
+ *       every look would move connections after each passing migration.
  * </ul>
  * A received connection is read afresh at its {@link #READ_AT}th request here.
  *
@@ -32,8 +31,13 @@ final class Affinities {
     static final int UNKNOWN = -1;
     /** The request at which a connection's affinity is read: see the class comment. */
     static final int READ_AT = 256;
-    /** Then read again every this many requests, so that a wrong first reading is corrected. */
-    static final int REREAD_EVERY = 1024;
+    /**
+     * Read again every this many requests (0: never; {@code M0_PAIR_REREAD}). Off: one run paired
+     * 8 of 8 rounds re-reading every 1024 against 6 of 8 reading once, but a figures.sh run and a
+     * jar-ab run with it read 0.886x and 0.984x nginx, against 0.727x and 0.894x reading once in
+     * the runs before (ADR 0057). Not settled.
+     */
+    static final int REREAD_EVERY = 0;
 
     private final IntUnaryOperator incomingCpu;
     private final IntUnaryOperator workerOfCpu;
