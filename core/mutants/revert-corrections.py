@@ -222,7 +222,7 @@ MUTANTS = {
         ("        page.setVolatile(affineWord, 0);\n        publishedAffinities = 0;\n", ""),
     ]),
     "ADR 0057: a worker marks its own kind": ("AcceptShare.java", [
-        ("        long mark = affinities & ~PageLayout.affineBit(self);", "        long mark = affinities;"),
+        ("affinities & ~PageLayout.affineBit(self) : 0;", "affinities : 0;"),
     ]),
 }
 

@@ -36,7 +36,8 @@ import static m0.core.PageLayout.affineBit;
  * thread pairs with a sibling that holds one pairing with it: two clients crossed over two
  * workers, whose wake-ups cross CPUs. Then it hands that one over though the loads are even,
  * and the sibling, now two over, hands one back by the rules above, one that pairs with this
- * worker: counts end as they were, two connections placed. The rules that keep it finite:
+ * worker: counts end as they were, two connections placed. (From one over, the swap leaves the
+ * loads within one and no return is due: one connection placed.) The rules that keep it finite:
  * <ul>
  *   <li><b>Both sides marked.</b> Move only where the sibling's AFFINE mark names this worker:
  *       it holds one to give back. A one-sided swap gets a connection back that pairs with the
@@ -110,6 +111,7 @@ public final class Rebalance {
      * bit j while a held connection pairs with worker j, own bit clear); {@code self} for nobody.
      */
     int pick(Siblings siblings, int self, long open, long affinities, long now) {
+        swapping = false;
         if (!on || (moved && now - lastMoveAt < intervalNanos)) {
             return self;
         }
@@ -126,7 +128,6 @@ public final class Rebalance {
         long lowest = Long.MAX_VALUE;
         long secondLowest = Long.MAX_VALUE;
         int lowestAt = self;
-        swapping = false;
         // A scan from self + 1, so that two heavy workers looking at once tend to name
         // different siblings among equals; no rotation word: a look is not worth a shared write.
         for (int k = 1; k < workers; k++) {

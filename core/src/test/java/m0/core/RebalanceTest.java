@@ -176,7 +176,7 @@ class RebalanceTest {
         f.w(1).publishAffinities(PAIRS_WITH_0 | PAIRS_WITH_1);
         assertEquals(PAIRS_WITH_0, f.get(PageLayout.affineWord(1)), "a worker's own bit is never published");
         assertEquals(1, f.w(0).rebalancePick(16, PAIRS_WITH_1), "both marked, loads even: swap");
-        assertEquals(1, f.w(0).rebalancePick(17, PAIRS_WITH_1), "one over: the move evens the loads and places one");
+        assertEquals(1, f.w(0).rebalancePick(17, PAIRS_WITH_1), "one over: the swap places one, the loads stay within one, and no return is due");
         assertEquals(0, f.w(0).rebalancePick(15, PAIRS_WITH_1), "under the sibling: a move would leave it three over");
         assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_0), "only its own kind held: nothing to place");
         assertEquals(0, f.w(0).rebalancePick(16, 0), "no affinity known: nothing to place");

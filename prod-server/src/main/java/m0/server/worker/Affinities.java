@@ -72,8 +72,11 @@ final class Affinities {
     /** {@code c} has begun its {@code requests}th request here: its affinity is read once due. */
     void requested(Connection c, long requests) {
         if (c.affinity == UNKNOWN) {
-            if (requests >= readAt) {
+            if (requests >= readAt && c.sinceRead == 0) {
                 read(c);
+                if (c.affinity == UNKNOWN) {
+                    c.sinceRead = -1; // the kernel could not say: not asked again on every request
+                }
             }
         } else if (rereadEvery > 0 && ++c.sinceRead >= rereadEvery) {
             c.sinceRead = 0;
