@@ -440,19 +440,21 @@ public final class Scenarios {
     /** The swap worlds' end: past a swap, its return, their receipts and a tick that finds nothing. */
     static final long PAIR_END = Sim.T0 + 30 * Sim.MS;
 
-    /** Two started workers that rebalance, none accepting; the rebalance and PAIRED oracles on. */
-    private static Worker[] pairWorld(Sim s) {
+    /** {@code n} started workers that rebalance, none accepting; the rebalance and PAIRED oracles on. */
+    private static Worker[] pairWorld(Sim s, int n) {
         s.rebalance(true);
-        Worker w0 = s.worker(0).accepts(false);
-        Worker w1 = s.worker(1).accepts(false);
-        started(s, w0, w1);
+        Worker[] w = new Worker[n];
+        for (int i = 0; i < n; i++) {
+            w[i] = s.worker(i).accepts(false);
+        }
+        started(s, w);
         s.rebalanceOracle = true;
         s.pairOracle = true;
-        return new Worker[] {w0, w1};
+        return w;
     }
 
     static void pair(Sim s) {
-        Worker[] w = pairWorld(s);
+        Worker[] w = pairWorld(s, 2);
         running(s, PAIR_END, w);
         s.setup(() -> {
             s.holdsPaired(w[0], 1, 0);
@@ -461,11 +463,7 @@ public final class Scenarios {
     }
 
     static void pairThree(Sim s) {
-        s.rebalance(true);
-        Worker[] w = {s.worker(0).accepts(false), s.worker(1).accepts(false), s.worker(2).accepts(false)};
-        started(s, w);
-        s.rebalanceOracle = true;
-        s.pairOracle = true;
+        Worker[] w = pairWorld(s, 3);
         running(s, PAIR_END, w);
         s.setup(() -> {
             s.holdsPaired(w[0], 1, 0);
@@ -475,7 +473,7 @@ public final class Scenarios {
     }
 
     static void pairOneSided(Sim s) {
-        Worker[] w = pairWorld(s);
+        Worker[] w = pairWorld(s, 2);
         running(s, PAIR_END, w);
         s.setup(() -> {
             s.holdsPaired(w[0], 1, 0);

@@ -599,26 +599,42 @@ final class Mutants {
      */
     static final Protocol REBALANCE_ANY_SENDER = looking("mutant-rb-any-sender", false, true);
 
+    /**
+     * A mutant whose rebalance look is its own: it keeps the core's rate (one move per interval)
+     * by noting the moves the core's {@link #rebalance} makes.
+     */
+    abstract static class LookMutant extends WorkerMutant {
+        final Siblings siblings;
+        private boolean moved;
+        private long lastMoveAt;
+
+        LookMutant(Ports p, int self) {
+            super(p, self);
+            this.siblings = new Siblings(p.page, p.clock, p.workers);
+        }
+
+        @Override
+        public boolean rebalance(int target, Conn c) {
+            boolean m = real.rebalance(target, c);
+            if (m) {
+                moved = true;
+                lastMoveAt = p.clock.nanoTime();
+            }
+            return m;
+        }
+
+        /** Too soon after the last move, as the core's rate would say. */
+        boolean tooSoon() {
+            return moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS;
+        }
+    }
+
     /** The core's look, with one rule undone; the move is the core's (and so is its rate). */
     private static Protocol looking(String name, boolean targetsNotStarted, boolean anySender) {
-        return worker(name, (p, self) -> new WorkerMutant(p, self) {
-            private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
-            private boolean moved;
-            private long lastMoveAt;
-
-            @Override
-            public boolean rebalance(int target, Conn c) {
-                boolean m = real.rebalance(target, c);
-                if (m) {
-                    moved = true;
-                    lastMoveAt = p.clock.nanoTime();
-                }
-                return m;
-            }
-
+        return worker(name, (p, self) -> new LookMutant(p, self) {
             @Override
             public int rebalancePick(long open, long affinities) {
-                if (moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS) {
+                if (tooSoon()) {
                     return self; // one move per interval, as the core's
                 }
                 long own = open + siblings.inFlight(self); // as the core reads it: one load
@@ -652,25 +668,11 @@ final class Mutants {
      * pairs with a sibling whatever the sibling holds. Where it holds none pairing back, its
      * return (any idle one) is one that pairs with it: the same swap again, for ever.
      */
-    static final Protocol SWAP_ONE_SIDED = worker("mutant-swap-one-sided", (p, self) -> new WorkerMutant(p, self) {
-        private final Siblings siblings = new Siblings(p.page, p.clock, p.workers);
-        private boolean moved;
-        private long lastMoveAt;
-
-        @Override
-        public boolean rebalance(int target, Conn c) {
-            boolean m = real.rebalance(target, c);
-            if (m) {
-                moved = true;
-                lastMoveAt = p.clock.nanoTime();
-            }
-            return m;
-        }
-
+    static final Protocol SWAP_ONE_SIDED = worker("mutant-swap-one-sided", (p, self) -> new LookMutant(p, self) {
         @Override
         public int rebalancePick(long open, long affinities) {
             int target = real.rebalancePick(open, affinities);
-            if (target != self || (moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS)) {
+            if (target != self || tooSoon()) {
                 return target;
             }
             long own = open + siblings.inFlight(self);

@@ -304,23 +304,32 @@ class WorkerLoopTest {
     }
 
     /**
+     * Two sharing workers, each holding one connection of each client's kind (w0: a0, b0; w1:
+     * b1, a1; "a" pairs with w0), both loads published as at earlier pass ends: 2 against 2.
+     */
+    private List<Worker> crossed() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        w.get(0).connections.hold("a0", 0);
+        w.get(0).connections.hold("b0", 1);
+        w.get(1).connections.hold("b1", 1);
+        w.get(1).connections.hold("a1", 0);
+        for (Worker x : w) {
+            x.share.passStart();
+            x.share.passEnd(2);
+        }
+        return w;
+    }
+
+    /**
      * The swap (ADR 0057) through the loop: a pass end publishes what the connections hold as
      * the AFFINE mark; with loads even and both sides marked, the look moves one of the kind
      * the core names, not the first idle one.
      */
     @Test
     void aPassPublishesItsAffinitiesAndASwapMovesOneOfTheTargetsKind() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
+        List<Worker> w = crossed();
         Worker w0 = w.get(0);
         Worker w1 = w.get(1);
-        w0.connections.hold("a0", 0);
-        w0.connections.hold("b0", 1);
-        w1.connections.hold("b1", 1);
-        w1.connections.hold("a1", 0);
-        for (Worker x : w) { // both loads published, as at earlier pass ends: 2 against 2
-            x.share.passStart();
-            x.share.passEnd(2);
-        }
         w1.pass(false, false);
         assertEquals(PageLayout.affineBit(0), page.getVolatile(PageLayout.affineWord(1)),
                 "w1 marks w0's client's connection, never its own kind");
@@ -333,18 +342,10 @@ class WorkerLoopTest {
     /** A swap whose kind is busy waits for it: any other idle one would be one already placed. */
     @Test
     void aSwapWhoseKindIsBusyMovesNothing() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
+        List<Worker> w = crossed();
         Worker w0 = w.get(0);
         Worker w1 = w.get(1);
-        w0.connections.hold("a0", 0);
-        w0.connections.hold("b0", 1);
-        w0.connections.held.get(1).idle = false; // mid-request
-        w1.connections.hold("b1", 1);
-        w1.connections.hold("a1", 0);
-        for (Worker x : w) {
-            x.share.passStart();
-            x.share.passEnd(2);
-        }
+        w0.connections.held.get(1).idle = false; // b0, mid-request
         w1.share.publishAffinities(PageLayout.affineBit(0));
         w0.pass(false, false);
         assertEquals(List.of(), w0.connections.log, "a0 is idle, but it is w0's own kind");
