@@ -215,8 +215,8 @@ MUTANTS = {
     "ADR 0057: a tie among the lightest not given to the kind held": ("Rebalance.java", [
         ("if (load < lightestLoad || load == lightestLoad && holds(affinities, i) && !holds(affinities, lightest)) {", "if (load < lightestLoad) {"),
     ]),
-    "ADR 0057: a CPU mapped over the page's lines, not the live workers": ("AcceptShare.java", [
-        ("            if (i == self || Siblings.live(siblings.state(i))) {\n                live++;", "            if (true) {\n                live++;"),
+    "ADR 0057: a CPU mapped over the page's lines, not the live workers": ("Siblings.java", [
+        ("            if (i == self || live(state(i))) {\n                serving++;", "            if (true) {\n                serving++;"),
     ]),
     "ADR 0057: a predecessor's AFFINE mark outlives it": ("AcceptShare.java", [
         ("        page.setVolatile(affineWord, 0);\n        publishedAffinities = 0;\n", ""),

@@ -539,28 +539,9 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return rebalance.swapping();
     }
 
-    /**
-     * The worker a client whose packets arrive on {@code cpu} pairs with (ADR 0057): the live
-     * worker of rank {@code cpu % live} in index order, among the indices an AFFINE word names.
-     * Every worker maps a CPU alike while the live set stands; a kind read under an older set
-     * may name a worker that has left, and a left worker is never swapped with. Self counts as
-     * live (it is reading). Reads every line's state: once per connection, not per request.
-     */
+    /** The worker a client whose packets arrive on {@code cpu} pairs with: {@link Siblings#pairedWorker}. */
     public int pairedWorker(int cpu) {
-        int lines = Math.min(siblings.workers(), PageLayout.AFFINE_WORKERS);
-        int live = 0;
-        for (int i = 0; i < lines; i++) {
-            if (i == self || Siblings.live(siblings.state(i))) {
-                live++;
-            }
-        }
-        int rank = Math.floorMod(cpu, Math.max(live, 1));
-        for (int i = 0; i < lines; i++) {
-            if ((i == self || Siblings.live(siblings.state(i))) && rank-- == 0) {
-                return i;
-            }
-        }
-        return self;
+        return siblings.pairedWorker(self, cpu);
     }
 
     /**

@@ -51,6 +51,30 @@ public final class Siblings {
         return page.getVolatile(PageLayout.affineWord(i));
     }
 
+    /**
+     * The worker a client whose packets arrive on {@code cpu} pairs with (ADR 0057): the live
+     * worker of rank {@code cpu % live} in index order, among the indices an AFFINE word names.
+     * Every worker maps a CPU alike while the live set stands; a kind read under an older set
+     * may name a worker that has left, and a left worker is never swapped with. Self counts as
+     * live (it is reading). Reads every line's state: once per connection, not per request.
+     */
+    public int pairedWorker(int self, int cpu) {
+        int lines = Math.min(workers, PageLayout.AFFINE_WORKERS);
+        int serving = 0;
+        for (int i = 0; i < lines; i++) {
+            if (i == self || live(state(i))) {
+                serving++;
+            }
+        }
+        int rank = Math.floorMod(cpu, Math.max(serving, 1));
+        for (int i = 0; i < lines; i++) {
+            if ((i == self || live(state(i))) && rank-- == 0) {
+                return i;
+            }
+        }
+        return self;
+    }
+
     /** Worker i's counts word ({@link Counts}): active, pending and taken from one load. */
     public long counts(int i) {
         return page.getVolatile(PageLayout.countsWord(i));

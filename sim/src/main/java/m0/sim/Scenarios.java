@@ -129,17 +129,6 @@ public final class Scenarios {
             "REBALANCE while w0 is killed at any point of its first move, reaped and respawned", 3,
             Scenarios::rebalanceKillSender);
 
-    public static final Scenario PAIR = new Scenario("PAIR",
-            "two workers, two clients crossed: w0 holds one of w1's client's and one of its own, w1 one of w0's"
-            + " client's and one of its own; each looks and moves at most one every 2 ms (ADR 0057)",
-            Scenarios::pair);
-    public static final Scenario PAIR_THREE = new Scenario("PAIR-three",
-            "PAIR beside a third worker one lighter (2 / 2 / 1): after the swap w0 and w2 tie at 1, and w1's"
-            + " return must come to w0, whose kind it holds", 3, Scenarios::pairThree);
-    public static final Scenario PAIR_ONE_SIDED = new Scenario("PAIR-one-sided",
-            "w0 holds one of w1's client's and one of its own, w1 two of its own: no swap places anything",
-            Scenarios::pairOneSided);
-
     public static final Scenario HEAL_SEND = new Scenario("HEAL-send",
             "w0 is killed at any point of a hand-off to w1 (before, inside or after its raise and send), reaped and"
             + " respawned", Scenarios::healSend);
@@ -172,7 +161,7 @@ public final class Scenarios {
     public static final List<Scenario> ALL = List.of(R5, B25_SEND, B25_IDLE, TAKEN, NS, RP, RB, SENDER_KILLED,
             R5_WIDE, B25_WIDE, RP_RESPAWN, B25_SLOW, LIFECYCLE, BALANCE, BALANCE_EVEN, SHAPE_AFTER_CHURN, SHAPE_FLAP, BALANCE_RACE, LATE_SEND, WAIT_START,
             REBALANCE, REBALANCE_UNEVEN, REBALANCE_LEAVE, REBALANCE_KILL, REBALANCE_KILL_SENDER,
-            PAIR, PAIR_THREE, PAIR_ONE_SIDED,
+            PairScenarios.PAIR, PairScenarios.PAIR_THREE, PairScenarios.PAIR_ONE_SIDED,
             HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
             PickScenarios.RECEIVE_STALL, PickScenarios.PICK_SLOW, PickScenarios.BURST_THREE, LEAVE_UNSEEN);
 
@@ -357,7 +346,7 @@ public final class Scenarios {
     }
 
     /** Every worker of {@code w} runs its loop until {@code end}. */
-    private static void running(Sim s, long end, Worker... w) {
+    static void running(Sim s, long end, Worker... w) {
         for (Worker x : w) {
             s.loop(x, () -> x.run(end));
         }
@@ -434,50 +423,6 @@ public final class Scenarios {
         s.actor("sup", () -> {
             s.kill(w[0]);
             respawned(s, sup, 0, SKEW_END);
-        });
-    }
-
-    /** The swap worlds' end: past a swap, its return, their receipts and a tick that finds nothing. */
-    static final long PAIR_END = Sim.T0 + 30 * Sim.MS;
-
-    /** {@code n} started workers that rebalance, none accepting; the rebalance and PAIRED oracles on. */
-    private static Worker[] pairWorld(Sim s, int n) {
-        s.rebalance(true);
-        Worker[] w = new Worker[n];
-        for (int i = 0; i < n; i++) {
-            w[i] = s.worker(i).accepts(false);
-        }
-        started(s, w);
-        s.rebalanceOracle = true;
-        s.pairOracle = true;
-        return w;
-    }
-
-    static void pair(Sim s) {
-        Worker[] w = pairWorld(s, 2);
-        running(s, PAIR_END, w);
-        s.setup(() -> {
-            s.holdsPaired(w[0], 1, 0);
-            s.holdsPaired(w[1], 0, 1);
-        });
-    }
-
-    static void pairThree(Sim s) {
-        Worker[] w = pairWorld(s, 3);
-        running(s, PAIR_END, w);
-        s.setup(() -> {
-            s.holdsPaired(w[0], 1, 0);
-            s.holdsPaired(w[1], 0, 1);
-            s.holdsPaired(w[2], 2);
-        });
-    }
-
-    static void pairOneSided(Sim s) {
-        Worker[] w = pairWorld(s, 2);
-        running(s, PAIR_END, w);
-        s.setup(() -> {
-            s.holdsPaired(w[0], 1, 0);
-            s.holdsPaired(w[1], 1, 1);
         });
     }
 

@@ -187,11 +187,11 @@ class ModelCheckTest {
         {Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"},
         // The swap (ADR 0057): one-sided, it swaps for ever; in any kind, its return undoes it.
         // A death inside a swap is a death inside a move: REBALANCE-kill and -kill-sender.
-        {Scenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"},
-        {Scenarios.PAIR, Mutants.SWAP_ANY_KIND, "PING-PONG"},
+        {PairScenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"},
+        {PairScenarios.PAIR, Mutants.SWAP_ANY_KIND, "PING-PONG"},
         // Three workers: the return must come back past a sibling as light (the tie-break's
         // own mutant is core's, revert-corrections.py).
-        {Scenarios.PAIR_THREE, Mutants.SWAP_ANY_KIND, "PING-PONG"},
+        {PairScenarios.PAIR_THREE, Mutants.SWAP_ANY_KIND, "PING-PONG"},
     };
 
     /**

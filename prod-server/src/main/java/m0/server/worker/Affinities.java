@@ -6,7 +6,7 @@ import m0.core.PageLayout;
 /**
  * Which worker each held connection's client pairs with, and the mark of them the core's swap
  * reads (ADR 0057): {@code SO_INCOMING_CPU}, the CPU that took the connection's latest packet,
- * mapped to a live worker by the core ({@link m0.core.AcceptShare#pairedWorker}). On loopback
+ * mapped to a live worker by the core ({@link m0.core.Siblings#pairedWorker}). On loopback
  * that is the CPU the client's thread sent from; from a NIC, the one its queue's interrupt ran
  * on. Read once per connection, at its {@link #READ_AT}th request on this worker, tens of
  * milliseconds into a busy connection's life:
