@@ -33,12 +33,15 @@ m0serve_rebalance_flag() {
 
 # nginx NAME PORT WORKERS : `return 200 "$pid\n"` on every path. NGINX_DEFERRED=1: `listen ... deferred`
 # (TCP_DEFER_ACCEPT, as m0serve's --defer-accept; ADR 0054). NGINX_REUSEPORT=1: a listener per
-# worker (`listen ... reuseport`), so the kernel's hash spreads connections instead of its wake-ups
+# worker (`listen ... reuseport`), so the kernel's hash spreads connections instead of its wake-ups.
+# NGINX_AFFINITY=1: `worker_cpu_affinity auto` (each worker pinned to a CPU, as m0serve's
+# --cpu-affinity; ADR 0058)
 nginx_start() {
   local name=$1 port=$2 workers=$3
   mkdir -p "$WORK/$name"
   cat >"$WORK/$name/nginx.conf" <<CONF
 worker_processes $workers;
+${NGINX_AFFINITY:+worker_cpu_affinity auto;}
 daemon off;
 pid $WORK/$name/nginx.pid;
 error_log $WORK/$name/error.log;

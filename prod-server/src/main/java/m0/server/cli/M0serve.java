@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
 import m0.core.AcceptPolicy;
+import m0.server.supervisor.CpuPlacement;
 import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.Supervisor;
@@ -112,6 +113,12 @@ public final class M0serve implements Callable<Integer> {
                     + "DeferAcceptSec= (default: ${DEFAULT-VALUE}).")
     String deferAccept = AUTO;
 
+    @Option(names = "--cpu-affinity", paramLabel = "auto|on|off",
+            description = "Pin worker i to the i-th CPU this process may use, so a keep-alive client and the "
+                    + "worker it is paired with share a CPU; auto: when there is one worker per CPU (docs/adr/0058) "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String cpuAffinity = AUTO;
+
     @Option(names = "--main", paramLabel = "CLASS",
             description = "Run this class's own main in each worker (with the arguments after --), m0's "
                     + "com.sun.net.httpserver provider in force: the HttpServer it creates is served on the "
@@ -204,6 +211,7 @@ public final class M0serve implements Callable<Integer> {
             case "--app-classpath" -> appClasspath = v;
             case "--rebalance" -> rebalance = v;
             case "--defer-accept" -> deferAccept = v;
+            case "--cpu-affinity" -> cpuAffinity = v;
             case "--main" -> mainClass = v;
             default -> {
                 return false;
@@ -371,9 +379,14 @@ public final class M0serve implements Callable<Integer> {
             throw usage("--rebalance must be on or off, got '" + rebalance + "'");
         }
         int deferAcceptSeconds = deferAcceptSeconds();
+        CpuPlacement.Mode placement = CpuPlacement.Mode.named(cpuAffinity);
+        if (placement == null) {
+            throw usage("--cpu-affinity must be auto, on or off, got '" + cpuAffinity + "'");
+        }
         return new ServerConfig(host, port, workers, app, blockingThreads, policy, maxHeaderBytes,
                 idleTimeoutMillis, headerTimeoutMillis, graceMillis,
-                bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance), deferAcceptSeconds);
+                bodyTimeoutMillis, maxBodyBytes, maxConnections, "on".equals(rebalance), deferAcceptSeconds,
+                placement);
     }
 
     /** --defer-accept: {@link ServerConfig#DEFER_ON_CHURN} for auto, else 0..60 seconds. */

@@ -102,6 +102,8 @@ final class LibC {
     private static final Fn KILL = function("kill", I, I, I);
     /** {@code sighandler_t signal(int, sighandler_t)}: only ever called with SIG_DFL (0). */
     private static final Fn SIGNAL = function("signal", P, I, P);
+    private static final Fn SCHED_GETAFFINITY = function("sched_getaffinity", I, I, L, P);
+    private static final Fn SCHED_SETAFFINITY = function("sched_setaffinity", I, I, L, P);
     private static final Fn GETPID = function("getpid", I);
     private static final Fn GETPPID = function("getppid", I);
     /** Variadic in C, {@code long syscall(long number, ...)}, here always with two ints (see fcntl). */
@@ -287,6 +289,16 @@ final class LibC {
 
     long signal(int sig, long handler) {
         return INVOKE.invokeL2(SIGNAL.ctx, SIGNAL.address, sig, handler);
+    }
+
+    /** {@code pid} 0: the calling thread. */
+    int sched_getaffinity(int pid, long size, long mask) {
+        return (int) INVOKE.invokeL3(SCHED_GETAFFINITY.ctx, SCHED_GETAFFINITY.address, pid, size, mask);
+    }
+
+    /** {@code pid} 0: the calling thread. */
+    int sched_setaffinity(int pid, long size, long mask) {
+        return (int) INVOKE.invokeL3(SCHED_SETAFFINITY.ctx, SCHED_SETAFFINITY.address, pid, size, mask);
     }
 
     int getpid() {

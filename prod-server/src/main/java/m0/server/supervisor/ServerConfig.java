@@ -9,12 +9,14 @@ import java.net.InetAddress;
  * @param deferAcceptSeconds {@code --defer-accept}: the bound listener's TCP_DEFER_ACCEPT, 0 off (ADR 0054),
  *        or {@link #DEFER_ON_CHURN} (auto, the default): the workers set it, on an adopted socket too,
  *        while every worker's arrivals close short (ADR 0056)
+ * @param cpuAffinity {@code --cpu-affinity}: whether workers are pinned, one per CPU (ADR 0058)
  */
 public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
                            String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
                            long headerTimeoutMillis, long graceMillis,
                            long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
-                           boolean rebalance, int deferAcceptSeconds) {
+                           boolean rebalance, int deferAcceptSeconds,
+                           CpuPlacement.Mode cpuAffinity) {
 
     /** {@code --defer-accept auto}: the share workers defer while every one keeps (ADR 0056). */
     public static final int DEFER_ON_CHURN = -1;

@@ -3,6 +3,7 @@ package m0.server.supervisor;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import m0.core.SupervisorShare;
+import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Processes;
@@ -12,7 +13,8 @@ import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 
 /**
- * Starts worker JVMs: posix_spawnp with exactly their descriptors ({@link WorkerCommand}), each
+ * Starts worker JVMs: posix_spawnp with exactly their descriptors ({@link WorkerCommand}), on
+ * their CPU when pinned ({@link CpuPlacement}: the spawning thread is pinned for the call), each
  * watched through a pidfd in the supervisor's epoll set (data: its index). A spawn that fails
  * leaves no process at the index and is no reason to stop: a respawn is tried again shortly,
  * a fresh start (reload, SIGTTIN) is dropped with a line.
@@ -62,7 +64,11 @@ final class Spawner {
         share.spawning(index);
         int pid;
         try {
-            pid = Spawn.spawn(argv, env, inherit);
+            int cpu = command.cpu(index);
+            pid = cpu < 0 ? Spawn.spawn(argv, env, inherit)
+                    : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit),
+                            e -> failures.log("worker " + index + " not pinned to CPU " + cpu + ": " + e.getMessage()
+                                    + "; starting it free"));
         } catch (RuntimeException e) {
             share.spawnFailed(index);
             throw e;

@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.concurrent.TimeUnit;
 import m0.core.Page;
 import m0.core.SupervisorShare;
+import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Native;
@@ -140,6 +141,7 @@ public final class Supervisor {
             }
         }
         StartupTimes startup = StartupTimes.create(lines);
+        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), allowedCpus());
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -154,7 +156,7 @@ public final class Supervisor {
                 new SupervisorShare<>(page, new SocketChannels(sendFds, receiveFds), System::nanoTime, lines, true);
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
-                new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds),
+                new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
                 epoll, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out);
@@ -170,6 +172,10 @@ public final class Supervisor {
         }
         out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
                 address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
+        String pinned = placement.describe(slots.wanted());
+        if (pinned != null) {
+            out.println(pinned);
+        }
         if (metrics != null) {
             out.printf("m0serve: metrics on http://%s/metrics%n", metrics.address());
         }
@@ -283,6 +289,16 @@ public final class Supervisor {
             if (s.running()) {
                 Processes.kill(s.pid, signal);
             }
+        }
+    }
+
+    /** The CPUs the workers may be placed on; none (every worker free) if the kernel will not say. */
+    private static int[] allowedCpus() {
+        try {
+            return CpuAffinity.allowed();
+        } catch (NativeException e) {
+            System.err.println("m0serve: CPUs not known, workers left free: " + e.getMessage());
+            return new int[0];
         }
     }
 }

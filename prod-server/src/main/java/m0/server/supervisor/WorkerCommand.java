@@ -9,7 +9,8 @@ import m0.server.launch.WorkerSpec;
 /**
  * What a worker JVM is started with: its command line (the launch contract, {@link WorkerSpec}
  * and {@link WorkerOperations}), its environment, and the descriptors it inherits, in the order
- * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next.
+ * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next,
+ * and the CPU it is spawned on when they are pinned ({@link CpuPlacement}).
  */
 final class WorkerCommand {
 
@@ -21,12 +22,13 @@ final class WorkerCommand {
     private final int pageFd;
     private final int[] sendFds;
     private final int[] receiveFds;
+    private final CpuPlacement placement;
     /** The java command up to the main class, and the environment: made at the first spawn. */
     private List<String> prefix;
     private List<String> env;
 
     WorkerCommand(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, int listener, int pageFd,
-                  int[] sendFds, int[] receiveFds) {
+                  int[] sendFds, int[] receiveFds, CpuPlacement placement) {
         this.config = config;
         this.ops = ops;
         this.knobs = knobs;
@@ -35,6 +37,7 @@ final class WorkerCommand {
         this.pageFd = pageFd;
         this.sendFds = sendFds;
         this.receiveFds = receiveFds;
+        this.placement = placement;
     }
 
     List<String> argv(int index) {
@@ -68,11 +71,16 @@ final class WorkerCommand {
         return inherit;
     }
 
+    /** The CPU worker {@code index} is spawned on, or -1: free. */
+    int cpu(int index) {
+        return placement.cpuOf(index);
+    }
+
     private void makeOnce() {
         if (prefix != null) {
             return;
         }
-        prefix = JavaCommand.workerPrefix(knobs.workerJavaOpts());
+        prefix = JavaCommand.workerPrefix(String.join(" ", placement.jvmOptions()) + " " + knobs.workerJavaOpts());
         prefix.add(WorkerSpec.MAIN_CLASS);
         env = new ArrayList<>();
         for (Map.Entry<String, String> e : knobs.environment().entrySet()) {

@@ -11,6 +11,7 @@ import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import m0.server.supervisor.CpuPlacement;
 import m0.server.supervisor.ServerConfig;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -125,6 +126,9 @@ class M0serveCommandLineTest {
         assertEquals(ServerConfig.DEFER_ON_CHURN, parse("--defer-accept", "auto").deferAcceptSeconds());
         assertEquals(0, parse("--defer-accept", "0").deferAcceptSeconds());
         assertEquals(60, parse("--defer-accept", "60").deferAcceptSeconds());
+        assertEquals(CpuPlacement.Mode.AUTO, one.cpuAffinity(), "one worker per CPU is pinned (ADR 0058)");
+        assertEquals(CpuPlacement.Mode.OFF, parse("--cpu-affinity", "off").cpuAffinity());
+        assertEquals(CpuPlacement.Mode.ON, parse("--cpu-affinity", "on").cpuAffinity());
     }
 
     private static ServerConfig parse(String... args) {
@@ -177,7 +181,7 @@ class M0serveCommandLineTest {
         }
         assertEquals(viaPicocli(), values(M0serve.plain(new String[0])), "the defaults");
         String[] all = {"--workers", "4", "--bind=127.0.0.1:0", "--access-log", "-", "--rebalance", "off",
-            "--max-connections", "0", "--grace-ms", "1000000000000"};
+            "--cpu-affinity", "off", "--max-connections", "0", "--grace-ms", "1000000000000"};
         assertEquals(viaPicocli(all), values(M0serve.plain(all)), String.join(" ", all));
     }
 
@@ -198,7 +202,8 @@ class M0serveCommandLineTest {
         // (CommandLineIntegrationTest runs that on a real JVM).
         for (String[] args : new String[][] {{"--workers", "0"}, {"--bind", "nohostport"}, {"--app", "no.such.App"},
                 {"--rebalance", "maybe"}, {"--max-header-bytes", "7"}, {"--defer-accept", "61"},
-                {"--defer-accept", "1.5"}, {"--defer-accept", "on"}}) {
+                {"--defer-accept", "1.5"}, {"--defer-accept", "on"}, {"--cpu-affinity", "yes"},
+                {"--cpu-affinity", "0"}}) {
             M0serve plain = M0serve.plain(args);
             assertNotNull(plain, String.join(" ", args));
             assertThrows(RuntimeException.class, plain::config, String.join(" ", args));

@@ -1,0 +1,63 @@
+package m0.server.jnr;
+
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * sched_getaffinity and sched_setaffinity on the calling thread: the CPUs this process may run
+ * on, and a child started on one of them. A child inherits the mask of the thread that forks
+ * it, so pinning the spawning thread for the length of one spawn pins every thread the child's
+ * JVM will ever make, with no window in which one runs elsewhere (pinning the child's pid
+ * afterwards would reach only its first thread, and only once it already runs).
+ */
+public final class CpuAffinity {
+
+    /** A cpu_set_t of 1024 CPUs, glibc's CPU_SETSIZE: 16 longs. */
+    private static final int MASK_BYTES = 128;
+    private static final int CPUS = 8 * MASK_BYTES;
+    private static final int EINVAL = 22;
+
+    private CpuAffinity() {
+    }
+
+    /** The CPUs the calling thread may run on, ascending. */
+    public static int[] allowed() {
+        Memory mask = new Memory(MASK_BYTES);
+        Native.check("sched_getaffinity", Native.libc().sched_getaffinity(0, MASK_BYTES, mask.address()));
+        return java.util.stream.IntStream.range(0, CPUS)
+                .filter(cpu -> (mask.buffer().getLong(8 * (cpu / 64)) & (1L << (cpu % 64))) != 0)
+                .toArray();
+    }
+
+    /**
+     * Runs {@code spawn} with the calling thread pinned to {@code cpu}, then gives the thread its
+     * mask back. A thread that cannot be pinned ({@code cpu} no longer allowed: EINVAL) is told to
+     * {@code unpinned} and runs {@code spawn} as it is: a worker on any CPU beats no worker.
+     */
+    public static int onCpu(int cpu, IntSupplier spawn, Consumer<NativeException> unpinned) {
+        LibC c = Native.libc();
+        Memory was = new Memory(MASK_BYTES);
+        Memory one = new Memory(MASK_BYTES);
+        boolean pinned = false;
+        if (cpu < 0 || cpu >= CPUS) {
+            unpinned.accept(new NativeException("sched_setaffinity(CPU " + cpu + ")", EINVAL));
+        } else if (c.sched_getaffinity(0, MASK_BYTES, was.address()) < 0) {
+            unpinned.accept(Native.fail("sched_getaffinity"));
+        } else {
+            one.buffer().putLong(8 * (cpu / 64), 1L << (cpu % 64));
+            pinned = c.sched_setaffinity(0, MASK_BYTES, one.address()) == 0;
+            if (!pinned) {
+                unpinned.accept(Native.fail("sched_setaffinity(CPU " + cpu + ")"));
+            }
+        }
+        try {
+            return spawn.getAsInt();
+        } finally {
+            if (pinned) {
+                // Back to the mask it had. Refused only if the CPU set shrank meanwhile, and then
+                // the supervisor's thread stays on one CPU: slower, no reason to fail a spawn.
+                c.sched_setaffinity(0, MASK_BYTES, was.address());
+            }
+        }
+    }
+}

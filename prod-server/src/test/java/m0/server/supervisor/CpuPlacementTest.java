@@ -1,0 +1,72 @@
+package m0.server.supervisor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class CpuPlacementTest {
+
+    private static final int[] TWO = {0, 1};
+
+    private static int[] cpus(CpuPlacement p, int workers) {
+        return IntStream.range(0, workers).map(p::cpuOf).toArray();
+    }
+
+    @Test
+    void autoPinsOneWorkerPerCpuInOrder() {
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+        assertTrue(p.pinned());
+        assertEquals(List.of(0, 1), IntStream.of(cpus(p, 2)).boxed().toList());
+        assertEquals(List.of("-XX:ActiveProcessorCount=2"), p.jvmOptions());
+        assertEquals("m0serve: workers pinned: w0 on CPU 0, w1 on CPU 1 (--cpu-affinity off leaves them free)",
+                p.describe(2));
+    }
+
+    @Test
+    void autoFollowsTheAllowedSetNotCpuNumbers() {
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 3, new int[] {2, 5, 7});
+        assertEquals(List.of(2, 5, 7), IntStream.of(cpus(p, 3)).boxed().toList());
+        assertEquals(List.of("-XX:ActiveProcessorCount=3"), p.jvmOptions());
+    }
+
+    @Test
+    void autoLeavesFewerOrMoreWorkersThanCpusFree() {
+        for (int workers : new int[] {1, 3, 4}) {
+            CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, workers, TWO);
+            assertFalse(p.pinned(), workers + " workers");
+            assertEquals(-1, p.cpuOf(0));
+            assertEquals(List.of(), p.jvmOptions());
+            assertNull(p.describe(workers));
+        }
+    }
+
+    @Test
+    void onWrapsWorkersPastTheLastCpu() {
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.ON, 4, new int[] {2, 3});
+        assertEquals(List.of(2, 3, 2, 3), IntStream.of(cpus(p, 4)).boxed().toList());
+        assertEquals(2, p.cpuOf(4), "a worker added later (SIGTTIN) wraps too");
+        assertEquals("m0serve: workers pinned: w0 on CPU 2, w1 on CPU 3, w2 on CPU 2, w3 on CPU 3"
+                + " (--cpu-affinity off leaves them free)", p.describe(4));
+    }
+
+    @Test
+    void offAndAnUnknownCpuSetLeaveEveryWorkerFree() {
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.OFF, 2, TWO).pinned());
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.ON, 2, new int[0]).pinned());
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.AUTO, 0, new int[0]).pinned());
+    }
+
+    @Test
+    void modesByName() {
+        assertEquals(CpuPlacement.Mode.AUTO, CpuPlacement.Mode.named("auto"));
+        assertEquals(CpuPlacement.Mode.ON, CpuPlacement.Mode.named("on"));
+        assertEquals(CpuPlacement.Mode.OFF, CpuPlacement.Mode.named("off"));
+        assertNull(CpuPlacement.Mode.named("AUTO"));
+        assertNull(CpuPlacement.Mode.named("1"));
+    }
+}
