@@ -11,7 +11,8 @@
 # Arms: share, race, share-rboff (share with --rebalance off; only when `m0serve --help` lists
 # --rebalance, and then share runs with --rebalance on and race with it off), share-nodefer (share
 # with --defer-accept 0, the listener as before ADR 0056), share-nopair (share under M0_PAIR=0, no
-# rebalance swap, ADR 0057; ask for these two in ARMS), uvicorn
+# rebalance swap, ADR 0057), share-free (share with --cpu-affinity off, workers unpinned, ADR 0058;
+# ask for these three in ARMS), uvicorn
 # (sleep_app.py, --workers 2, 2 pool threads per worker).
 #
 #   prod-server/bench/payoff.sh [rounds=10] [seconds=10]
@@ -58,6 +59,7 @@ m0serve_args() {
     share-rboff) args+=(--accept-policy share --rebalance off) ;;
     share-nodefer) args+=(--accept-policy share --defer-accept 0); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     share-nopair) args+=(--accept-policy share); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
+    share-free) args+=(--accept-policy share --cpu-affinity off); [ "$REBALANCE" = yes ] && args+=(--rebalance on) ;;
     race) args+=(--accept-policy race); [ "$REBALANCE" = yes ] && args+=(--rebalance off) ;;
   esac
   echo "${args[@]}"

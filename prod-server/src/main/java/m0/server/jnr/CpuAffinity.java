@@ -1,5 +1,6 @@
 package m0.server.jnr;
 
+import java.lang.ref.Reference;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
@@ -32,32 +33,34 @@ public final class CpuAffinity {
     /**
      * Runs {@code spawn} with the calling thread pinned to {@code cpu}, then gives the thread its
      * mask back. A thread that cannot be pinned ({@code cpu} no longer allowed: EINVAL) is told to
-     * {@code unpinned} and runs {@code spawn} as it is: a worker on any CPU beats no worker.
+     * {@code trouble} and runs {@code spawn} as it is: a worker on any CPU beats no worker. A mask
+     * that cannot be given back (the CPU set changed under us) is told there too; the supervisor's
+     * thread then stays on one CPU, slower but serving.
      */
-    public static int onCpu(int cpu, IntSupplier spawn, Consumer<NativeException> unpinned) {
+    public static int onCpu(int cpu, IntSupplier spawn, Consumer<NativeException> trouble) {
         LibC c = Native.libc();
         Memory was = new Memory(MASK_BYTES);
         Memory one = new Memory(MASK_BYTES);
         boolean pinned = false;
         if (cpu < 0 || cpu >= CPUS) {
-            unpinned.accept(new NativeException("sched_setaffinity(CPU " + cpu + ")", EINVAL));
+            trouble.accept(new NativeException("sched_setaffinity(CPU " + cpu + ")", EINVAL));
         } else if (c.sched_getaffinity(0, MASK_BYTES, was.address()) < 0) {
-            unpinned.accept(Native.fail("sched_getaffinity"));
+            trouble.accept(Native.fail("sched_getaffinity"));
         } else {
             one.buffer().putLong(8 * (cpu / 64), 1L << (cpu % 64));
             pinned = c.sched_setaffinity(0, MASK_BYTES, one.address()) == 0;
+            Reference.reachabilityFence(one); // only its address was passed
             if (!pinned) {
-                unpinned.accept(Native.fail("sched_setaffinity(CPU " + cpu + ")"));
+                trouble.accept(Native.fail("sched_setaffinity(CPU " + cpu + ")"));
             }
         }
         try {
             return spawn.getAsInt();
         } finally {
-            if (pinned) {
-                // Back to the mask it had. Refused only if the CPU set shrank meanwhile, and then
-                // the supervisor's thread stays on one CPU: slower, no reason to fail a spawn.
-                c.sched_setaffinity(0, MASK_BYTES, was.address());
+            if (pinned && c.sched_setaffinity(0, MASK_BYTES, was.address()) < 0) {
+                trouble.accept(Native.fail("sched_setaffinity(the supervisor's own mask back)"));
             }
+            Reference.reachabilityFence(was);
         }
     }
 }

@@ -14,12 +14,14 @@ import java.util.Map;
  * <p>Descriptors: 3 the listener, 4 the page's memfd, 5 this worker's channel receive end,
  * 6.. 6+lines-1 every index's channel send end (index order). {@code lines} is the page's line
  * count: every index the supervisor may ever place a worker at, running or not (docs/adr/0006).
+ * {@code cpus}: the CPUs the workers are pinned to, worker i on {@code cpus[i % length]}, or none
+ * when they run free (docs/adr/0058).
  */
 public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,
                          int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
                          long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
-                         boolean rebalance, boolean deferOnChurn) {
+                         boolean rebalance, boolean deferOnChurn, int[] cpus) {
 
     /**
      * The worker JVM's main class, by name: the supervisor starts it without loading the
@@ -45,11 +47,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
         m.put("listen-fd", Integer.toString(listenFd));
         m.put("page-fd", Integer.toString(pageFd));
         m.put("receive-fd", Integer.toString(receiveFd));
-        StringBuilder sends = new StringBuilder();
-        for (int fd : sendFds) {
-            sends.append(sends.length() == 0 ? "" : ",").append(fd);
-        }
-        m.put("send-fds", sends.toString());
+        m.put("send-fds", joined(sendFds));
         m.put("app", app);
         m.put("blocking-threads", Integer.toString(blockingThreads));
         m.put("accept-policy", acceptPolicy);
@@ -62,6 +60,7 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
         m.put("max-connections", Long.toString(maxConnections));
         m.put("rebalance", rebalance ? "on" : "off");
         m.put("defer-on-churn", deferOnChurn ? "on" : "off");
+        m.put("cpus", joined(cpus));
         List<String> args = new ArrayList<>();
         m.forEach((k, v) -> args.add(k + "=" + v));
         return args;
@@ -76,14 +75,26 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
             }
             m.put(a.substring(0, eq), a.substring(eq + 1));
         }
-        int[] sends = Arrays.stream(get(m, "send-fds").split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] sends = numbers(get(m, "send-fds"));
         return new WorkerSpec(num(m, "index"), num(m, "lines"), num(m, "supervisor"), num(m, "listen-fd"),
                 num(m, "page-fd"), num(m, "receive-fd"), sends, get(m, "app"), num(m, "blocking-threads"),
                 get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
                 Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")),
                 Long.parseLong(get(m, "body-timeout-ms")), Long.parseLong(get(m, "max-body-bytes")),
                 Long.parseLong(get(m, "max-connections")), !"off".equals(m.get("rebalance")),
-                "on".equals(m.get("defer-on-churn")));
+                "on".equals(m.get("defer-on-churn")), numbers(m.getOrDefault("cpus", "")));
+    }
+
+    private static String joined(int[] numbers) {
+        StringBuilder b = new StringBuilder();
+        for (int n : numbers) {
+            b.append(b.length() == 0 ? "" : ",").append(n);
+        }
+        return b.toString();
+    }
+
+    private static int[] numbers(String joined) {
+        return joined.isEmpty() ? new int[0] : Arrays.stream(joined.split(",")).mapToInt(Integer::parseInt).toArray();
     }
 
     private static String get(Map<String, String> m, String key) {

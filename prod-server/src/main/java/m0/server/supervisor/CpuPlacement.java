@@ -5,19 +5,23 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Which CPU each worker is pinned to, if any ({@code --cpu-affinity}, docs/adr/0058). Pinned,
- * worker i runs on the i-th CPU this process may use (wrapping past the last), so the CPU a
- * client's packets arrive on ({@code SO_INCOMING_CPU}) is the CPU of the worker the core pairs
- * it with ({@link m0.core.Siblings#pairedWorker}: CPU c to the worker of rank c % live): the
- * client and its worker then share a CPU and its caches, and the reading that pairs them no
- * longer depends on where the scheduler happened to run two workers at that instant.
+ * Which CPU each worker is pinned to, if any ({@code --cpu-affinity}, docs/adr/0058). Pinned, the
+ * worker of rank r among the wanted workers (index order) runs on the r-th CPU this process may
+ * use, and the workers are told the list, so a client whose packets arrive on the r-th CPU
+ * ({@code SO_INCOMING_CPU}) pairs with the worker running there (ADR 0057's swap: the core pairs
+ * with the live worker of that rank; {@code Affinities.placedAmong}). The reading that pairs them
+ * then no longer depends on where the scheduler ran the workers at that instant: free, both can
+ * sit on one CPU and both clients on the other, and every connection then reads the same CPU.
  *
- * <p>{@code auto}, the default, pins exactly when there is one worker per usable CPU: the
- * scheduler would spread them so anyway, and the pinning only keeps it from moving them. With
- * fewer workers than CPUs a free worker can step aside from a busy CPU; with more, some CPU
- * would hold two pinned workers; both stay free. A pinned worker's JVM is told how many CPUs
- * the server has ({@code -XX:ActiveProcessorCount}), so its JIT and its thread pools are sized
- * as an unpinned one's.
+ * <p>By rank, not index: a rolling reload starts each replacement at a spare index, and a worker
+ * placed by index would land on its predecessor's neighbour's CPU. A replacement's rank is
+ * counted without the worker it replaces.
+ *
+ * <p>{@code auto}, the default, pins when the server starts with one worker per usable CPU; a
+ * worker SIGTTIN adds past the last CPU runs free. With fewer workers than CPUs a free worker can
+ * step aside from a busy CPU, and with more some CPU would hold two pinned workers, so neither is
+ * pinned. A pinned worker's JVM is told how many CPUs the server has
+ * ({@code -XX:ActiveProcessorCount}), so its JIT and pools are sized as an unpinned one's.
  */
 public final class CpuPlacement {
 
@@ -36,11 +40,14 @@ public final class CpuPlacement {
         }
     }
 
-    /** CPU of worker index i is {@code cpus[i % cpus.length]}; empty: every worker free. */
+    /** The CPUs workers are pinned to, by rank; empty: every worker free. */
     private final int[] cpus;
+    /** Past the last CPU: wrap (on) or free (auto). */
+    private final boolean wrap;
 
-    private CpuPlacement(int[] cpus) {
+    private CpuPlacement(int[] cpus, boolean wrap) {
         this.cpus = cpus;
+        this.wrap = wrap;
     }
 
     /**
@@ -53,16 +60,24 @@ public final class CpuPlacement {
             case OFF -> false;
             case AUTO -> workers == allowed.length;
         };
-        return new CpuPlacement(pin ? allowed.clone() : new int[0]);
+        return new CpuPlacement(pin ? allowed.clone() : new int[0], mode == Mode.ON);
     }
 
     boolean pinned() {
         return cpus.length > 0;
     }
 
-    /** The CPU worker {@code index} is spawned on, or -1: free. */
-    int cpuOf(int index) {
-        return cpus.length == 0 ? -1 : cpus[index % cpus.length];
+    /** The CPUs workers are pinned to, by rank; none when free. */
+    int[] cpus() {
+        return cpus.clone();
+    }
+
+    /** The CPU the worker of this rank among the wanted ones is spawned on, or -1: free. */
+    int cpuOf(int rank) {
+        if (cpus.length == 0 || (!wrap && rank >= cpus.length)) {
+            return -1;
+        }
+        return cpus[rank % cpus.length];
     }
 
     /** The worker JVM's options this placement needs, before the operator's (which win). */
@@ -75,6 +90,7 @@ public final class CpuPlacement {
         if (!pinned()) {
             return null;
         }
+        // at the start, worker i is of rank i
         return IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpuOf(i))
                 .collect(Collectors.joining(", ", "m0serve: workers pinned: ", " (--cpu-affinity off leaves them free)"));
     }

@@ -68,6 +68,22 @@ final class Slots {
         return n;
     }
 
+    /**
+     * {@code index}'s rank among the workers wanted once {@code leaving} (-1: none) has left: how
+     * many members sit at a lower index. The core pairs a client with the live worker of a rank
+     * (Siblings.pairedWorker), so a worker pinned by its rank runs where its clients are sent
+     * (ADR 0058), after a reload too: its replacements take other indices.
+     */
+    int rank(int index, int leaving) {
+        int r = 0;
+        for (int j = 0; j < index; j++) {
+            if (j != leaving && slots[j].member) {
+                r++;
+            }
+        }
+        return r;
+    }
+
     /** The lowest index nobody runs, wants, or drains; -1 when every line is taken. */
     int freeIndex() {
         for (Slot s : slots) {

@@ -33,9 +33,11 @@ final class Spawner {
     private final StartupTimes startup;
     private final ServerCounters counters;
     private final RateLimitedLog failures;
+    private final CpuPlacement placement;
 
     Spawner(Slots slots, WorkerCommand command, Epoll epoll, SupervisorShare<Accepted> share, GiveUps giveUps,
-            RespawnBudget budget, StartupTimes startup, ServerCounters counters, RateLimitedLog failures) {
+            RespawnBudget budget, StartupTimes startup, ServerCounters counters, RateLimitedLog failures,
+            CpuPlacement placement) {
         this.slots = slots;
         this.command = command;
         this.epoll = epoll;
@@ -45,6 +47,7 @@ final class Spawner {
         this.startup = startup;
         this.counters = counters;
         this.failures = failures;
+        this.placement = placement;
     }
 
     /**
@@ -54,6 +57,11 @@ final class Spawner {
      * @throws RuntimeException the spawn failed; nothing runs at the index
      */
     void spawn(int index) {
+        spawn(index, -1);
+    }
+
+    /** {@link #spawn(int)} for a worker that replaces the one at {@code leaving} (a reload), -1 for none. */
+    private void spawn(int index, int leaving) {
         giveUps.unwatch(index); // the new worker reads the channel from now on (docs/adr/0020)
         List<String> argv = command.argv(index);
         List<String> env = command.env();
@@ -64,11 +72,10 @@ final class Spawner {
         share.spawning(index);
         int pid;
         try {
-            int cpu = command.cpu(index);
+            int cpu = placement.cpuOf(slots.rank(index, leaving));
             pid = cpu < 0 ? Spawn.spawn(argv, env, inherit)
                     : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit),
-                            e -> failures.log("worker " + index + " not pinned to CPU " + cpu + ": " + e.getMessage()
-                                    + "; starting it free"));
+                            e -> failures.log("worker " + index + " on CPU " + cpu + ": " + e.getMessage()));
         } catch (RuntimeException e) {
             share.spawnFailed(index);
             throw e;
@@ -106,13 +113,16 @@ final class Spawner {
         }
     }
 
-    /** A new worker at a free index (reload, SIGTTIN), with a fresh budget; false if it could not be spawned. */
-    boolean startFresh(int index, String why) {
+    /**
+     * A new worker at a free index (reload, SIGTTIN), with a fresh budget; false if it could not
+     * be spawned. {@code leaving}: the index of the worker it replaces (a reload), or -1.
+     */
+    boolean startFresh(int index, int leaving, String why) {
         Slot s = slots.at(index);
         budget.reset(index);
         s.member = true;
         try {
-            spawn(index);
+            spawn(index, leaving);
         } catch (RuntimeException e) {
             failures.log(why + ": cannot start a worker at index " + index + ": " + e.getMessage());
             s.member = false;

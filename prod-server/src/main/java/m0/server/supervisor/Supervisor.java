@@ -141,7 +141,8 @@ public final class Supervisor {
             }
         }
         StartupTimes startup = StartupTimes.create(lines);
-        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), allowedCpus());
+        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(),
+                config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus());
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -157,7 +158,7 @@ public final class Supervisor {
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
-                epoll, share, giveUps, budget, startup, counters, failures);
+                epoll, share, giveUps, budget, startup, counters, failures, placement);
         reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out);
         reload = new RollingReload(slots, spawner, readiness, counters);

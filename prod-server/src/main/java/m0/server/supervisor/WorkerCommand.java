@@ -9,8 +9,8 @@ import m0.server.launch.WorkerSpec;
 /**
  * What a worker JVM is started with: its command line (the launch contract, {@link WorkerSpec}
  * and {@link WorkerOperations}), its environment, and the descriptors it inherits, in the order
- * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next,
- * and the CPU it is spawned on when they are pinned ({@link CpuPlacement}).
+ * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next.
+ * Pinned workers ({@link CpuPlacement}) are told the CPU list and the server's CPU count.
  */
 final class WorkerCommand {
 
@@ -46,7 +46,7 @@ final class WorkerCommand {
                 config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
                 config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
                 config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
-                config.rebalance(), config.deferAcceptSeconds() == ServerConfig.DEFER_ON_CHURN);
+                config.rebalance(), config.deferAcceptSeconds() == ServerConfig.DEFER_ON_CHURN, placement.cpus());
         makeOnce();
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
@@ -69,11 +69,6 @@ final class WorkerCommand {
         inherit[2] = receiveFds[index];
         System.arraycopy(sendFds, 0, inherit, 3, lines);
         return inherit;
-    }
-
-    /** The CPU worker {@code index} is spawned on, or -1: free. */
-    int cpu(int index) {
-        return placement.cpuOf(index);
     }
 
     private void makeOnce() {

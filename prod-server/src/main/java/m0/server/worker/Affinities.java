@@ -64,6 +64,24 @@ final class Affinities {
         this.counts = new int[this.workers];
     }
 
+    /**
+     * {@code pairedWorker} asked with a CPU's place among {@code cpus}, the CPUs the workers are
+     * pinned to (worker i on {@code cpus[i]}, ADR 0058), so a client on a worker's CPU pairs with
+     * that worker whatever the CPUs' numbers (a cpuset of 1-2: CPU 1 is place 0, worker 0's);
+     * a CPU outside them, or any CPU when the workers run free, is asked as it is.
+     */
+    static IntUnaryOperator placedAmong(int[] cpus, IntUnaryOperator pairedWorker) {
+        if (cpus.length == 0) {
+            return pairedWorker;
+        }
+        int[] place = new int[java.util.Arrays.stream(cpus).max().getAsInt() + 1];
+        java.util.Arrays.fill(place, -1);
+        for (int i = 0; i < cpus.length; i++) {
+            place[cpus[i]] = i;
+        }
+        return cpu -> pairedWorker.applyAsInt(cpu >= 0 && cpu < place.length && place[cpu] >= 0 ? place[cpu] : cpu);
+    }
+
     /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
     static Affinities none() {
         return new Affinities(fd -> UNKNOWN, cpu -> UNKNOWN, 0, Integer.MAX_VALUE, 0);

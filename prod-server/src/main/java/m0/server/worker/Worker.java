@@ -94,7 +94,8 @@ public final class Worker {
                 TimeUnit.MILLISECONDS.toNanos(spec.bodyTimeoutMillis()));
         // Affinities are read only where a swap can follow: share rebalancing over siblings.
         ConnectionTable table = new ConnectionTable(share.rebalances() && knobs.pairAt() > 0
-                ? new Affinities(Sockets::incomingCpu, share::pairedWorker, spec.lines(), knobs.pairAt(),
+                ? new Affinities(Sockets::incomingCpu, Affinities.placedAmong(spec.cpus(), share::pairedWorker),
+                        spec.lines(), knobs.pairAt(),
                         knobs.pairReread())
                 : Affinities.none());
         RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;

@@ -2,6 +2,7 @@ package m0.server.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -21,48 +24,97 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * ADR 0058 on the real binary: with one worker per usable CPU, every thread of worker i's JVM
- * runs only on the i-th CPU from its first instruction, told how many CPUs the server has;
- * the supervisor keeps every CPU, and so does a worker under {@code --cpu-affinity off}. The
- * worker count is this machine's CPU count, so the test means the same on any machine.
+ * ADR 0058 on the real binary: pinned, every thread of the worker of rank r runs only on the r-th
+ * usable CPU from its first instruction, its JVM told how many CPUs the server has; the
+ * supervisor keeps every CPU, and so does a worker under {@code --cpu-affinity off}; after a
+ * rolling reload, whose replacements take other indices, the workers are on the same CPUs by
+ * rank as before it. Up to {@link #MOST} workers, one per CPU: auto where that is every CPU, on
+ * (the same placement, forced) where the machine has more.
  */
 class CpuAffinityIntegrationTest {
 
     private static final Pattern PINNED = Pattern.compile("workers pinned: (.*) \\(");
+    private static final int MOST = 4;
+
+    private final int[] cpus = CpuAffinity.allowed();
+    private final int workers = Math.min(cpus.length, MOST);
+    private final String mode = workers == cpus.length ? "auto" : "on";
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void oneWorkerPerCpuPinsEachThreadOfEachWorker() throws Exception {
-        int[] cpus = CpuAffinity.allowed();
-        String all = list(cpus);
-        try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(cpus.length))) {
+        try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(workers), "--cpu-affinity", mode)) {
             assertNotNull(s.awaitReady(30), "ready line");
-            StringBuilder expected = new StringBuilder();
-            for (int i = 0; i < cpus.length; i++) {
-                long w = s.workerPid(i);
-                assertTrue(w > 0, "worker " + i);
-                assertEquals(Set.of(Integer.toString(cpus[i])), threadCpus(w), "worker " + i + "'s threads");
-                assertTrue(cmdline(w).contains("-XX:ActiveProcessorCount=" + cpus.length), cmdline(w));
-                expected.append(i == 0 ? "" : ", ").append("w").append(i).append(" on CPU ").append(cpus[i]);
+            assertPinnedByRank(s);
+            assertEquals(Set.of(list(cpus)), threadCpus(s.pid()), "the supervisor's threads keep every CPU");
+            String expected = java.util.stream.IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpus[i])
+                    .collect(Collectors.joining(", "));
+            assertEquals(expected, s.awaitLine(PINNED, 5), "the start line names each worker's CPU");
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aRollingReloadKeepsEachRankOnItsCpu() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(workers), "--cpu-affinity", mode)) {
+            assertNotNull(s.awaitReady(30), "ready line");
+            Map<Integer, Long> before = live(s);
+            assertTrue(m0.server.jnr.Processes.kill((int) s.pid(), 1 /* SIGHUP */));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            Map<Integer, Long> after = live(s);
+            while (!replaced(s, before, after) && System.nanoTime() - until < 0) {
+                Thread.sleep(50); // polling the process table, bounded by the deadline
+                after = live(s);
             }
-            assertEquals(Set.of(all), threadCpus(s.pid()), "the supervisor's threads keep every CPU");
-            assertEquals(expected.toString(), s.awaitLine(PINNED, 5), "the start line names each worker's CPU");
+            assertTrue(replaced(s, before, after), "every worker replaced within 60 s: " + before + " -> " + after);
+            assertNotEquals(before.keySet(), after.keySet(), "the replacements took other indices: " + after);
+            assertPinnedByRank(s);
         }
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void offLeavesEveryWorkerFree() throws Exception {
-        int[] cpus = CpuAffinity.allowed();
-        try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(cpus.length), "--cpu-affinity", "off")) {
+        try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(workers), "--cpu-affinity", "off")) {
             assertNotNull(s.awaitReady(30), "ready line");
-            for (int i = 0; i < cpus.length; i++) {
-                long w = s.workerPid(i);
-                assertEquals(Set.of(list(cpus)), threadCpus(w), "worker " + i + "'s threads");
+            for (long w : live(s).values()) {
+                assertEquals(Set.of(list(cpus)), threadCpus(w), "worker " + w + "'s threads");
                 assertFalse(cmdline(w).contains("ActiveProcessorCount"), cmdline(w));
             }
             assertEquals(null, s.awaitLine(PINNED, 1), "no pinned line");
         }
+    }
+
+    /** Every worker of {@code before} replaced and gone, as many live as before. */
+    private boolean replaced(ServerProcess s, Map<Integer, Long> before, Map<Integer, Long> after) throws IOException {
+        return after.size() == workers && java.util.Collections.disjoint(after.values(), before.values())
+                && s.stderr().lines().filter(l -> l.startsWith("m0serve: reload") && l.endsWith("leaving")).count() == workers;
+    }
+
+    /** The live workers, rank by rank (index order), each on the CPU of its rank with all its threads. */
+    private void assertPinnedByRank(ServerProcess s) throws IOException {
+        Map<Integer, Long> live = live(s);
+        assertEquals(workers, live.size(), "live workers: " + live);
+        int rank = 0;
+        for (Map.Entry<Integer, Long> e : live.entrySet()) {
+            long w = e.getValue();
+            assertEquals(Set.of(Integer.toString(cpus[rank])), threadCpus(w),
+                    "worker " + e.getKey() + " (rank " + rank + ")'s threads, workers " + live);
+            assertTrue(cmdline(w).contains("-XX:ActiveProcessorCount=" + cpus.length), cmdline(w));
+            rank++;
+        }
+    }
+
+    /** The supervisor's live workers by index (their argv's index=N), ascending. */
+    private static Map<Integer, Long> live(ServerProcess s) {
+        Map<Integer, Long> byIndex = new TreeMap<>();
+        for (int i = 0; i < 4 * MOST + 1; i++) {
+            long pid = s.workerPid(i);
+            if (pid > 0) {
+                byIndex.put(i, pid);
+            }
+        }
+        return byIndex;
     }
 
     /** Each distinct Cpus_allowed_list among {@code pid}'s threads, as the kernel writes it ("0-1", "3"). */

@@ -20,7 +20,8 @@ class WorkerSpecTest {
     @Test
     void aSpecAndItsOperationsSurviveTheCommandLine() {
         WorkerSpec spec = new WorkerSpec(2, 5, 4242, WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD,
-                new int[] {6, 7, 8, 9, 10}, "builtin", 2, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, false, true);
+                new int[] {6, 7, 8, 9, 10}, "builtin", 2, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, false, true,
+                new int[] {2, 3});
         WorkerOperations ops = new WorkerOperations(true, "-", null);
         List<String> argv = new ArrayList<>(spec.toArgs());
         argv.addAll(ops.toArgs());
@@ -33,8 +34,17 @@ class WorkerSpecTest {
         assertEquals(spec.acceptPolicy(), read.acceptPolicy());
         assertEquals(spec.rebalance(), read.rebalance());
         assertEquals(spec.deferOnChurn(), read.deferOnChurn());
+        assertArrayEquals(spec.cpus(), read.cpus());
         WorkerOperations readOps = WorkerOperations.parse(args);
         assertEquals(ops, readOps);
         assertNull(readOps.appClasspath());
+    }
+
+    @Test
+    void freeWorkersAreToldNoCpus() {
+        WorkerSpec spec = new WorkerSpec(0, 1, 1, WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD,
+                new int[] {6}, "builtin", 0, "share", 16384, 5000, 10000, 10000, 10000, 1048576, 0, true, true,
+                new int[0]);
+        assertArrayEquals(new int[0], WorkerSpec.parse(spec.toArgs().toArray(new String[0])).cpus());
     }
 }

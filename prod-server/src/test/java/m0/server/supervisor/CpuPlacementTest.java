@@ -35,6 +35,12 @@ class CpuPlacementTest {
     }
 
     @Test
+    void autoLeavesAWorkerAddedPastTheLastCpuFree() {
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+        assertEquals(-1, p.cpuOf(2), "SIGTTIN's third worker on 2 CPUs");
+    }
+
+    @Test
     void autoLeavesFewerOrMoreWorkersThanCpusFree() {
         for (int workers : new int[] {1, 3, 4}) {
             CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, workers, TWO);
@@ -50,6 +56,7 @@ class CpuPlacementTest {
         CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.ON, 4, new int[] {2, 3});
         assertEquals(List.of(2, 3, 2, 3), IntStream.of(cpus(p, 4)).boxed().toList());
         assertEquals(2, p.cpuOf(4), "a worker added later (SIGTTIN) wraps too");
+        assertEquals(List.of(2, 3), IntStream.of(p.cpus()).boxed().toList(), "the workers are told the CPUs once each");
         assertEquals("m0serve: workers pinned: w0 on CPU 2, w1 on CPU 3, w2 on CPU 2, w3 on CPU 3"
                 + " (--cpu-affinity off leaves them free)", p.describe(4));
     }

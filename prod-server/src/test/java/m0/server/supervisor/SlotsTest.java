@@ -36,6 +36,23 @@ class SlotsTest {
     }
 
     @Test
+    void aRollingReloadsReplacementsTakeTheirPredecessorsRanks() {
+        Slots slots = new Slots(2); // lines 0..4, workers at 0 and 1
+        slots.at(0).member = true;
+        slots.at(1).member = true;
+        assertEquals(0, slots.rank(0, -1));
+        assertEquals(1, slots.rank(1, -1));
+        slots.at(2).member = true; // the reload's first step: 2 replaces 0
+        assertEquals(1, slots.rank(2, 0), "counted without the worker it replaces: 1 stays rank 0");
+        assertEquals(2, slots.rank(2, -1), "counted with it, it would be a third worker");
+        slots.at(0).member = false; // 0 left; the second step: 0 (free again) replaces 1
+        slots.at(0).member = true;
+        assertEquals(0, slots.rank(0, 1));
+        slots.at(1).member = false;
+        assertEquals(1, slots.rank(2, -1), "after the reload, 0 and 2 hold ranks 0 and 1, as before it");
+    }
+
+    @Test
     void aStartIsAwaitedFromTheSpawnUntilThePageShowsIt() {
         Slots slots = new Slots(1);
         Slot s = slots.at(0);

@@ -92,4 +92,14 @@ class AffinitiesTest {
         assertEquals(Affinities.UNKNOWN, c.affinity);
         assertEquals(0, none.mark());
     }
+
+    @Test
+    void pinnedWorkersPairClientsOnTheirOwnCpuWhateverItsNumber() {
+        java.util.function.IntUnaryOperator rankOf = cpu -> cpu % 2; // the core's map over 2 live workers
+        java.util.function.IntUnaryOperator cpuset12 = Affinities.placedAmong(new int[] {1, 2}, rankOf);
+        assertEquals(0, cpuset12.applyAsInt(1), "CPU 1 is worker 0's");
+        assertEquals(1, cpuset12.applyAsInt(2), "CPU 2 is worker 1's");
+        assertEquals(1, cpuset12.applyAsInt(5), "a CPU outside the set is asked as it is");
+        assertEquals(1, Affinities.placedAmong(new int[0], rankOf).applyAsInt(3), "free workers: the CPU as it is");
+    }
 }
