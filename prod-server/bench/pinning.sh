@@ -15,6 +15,9 @@ WORK=$(mktemp -d /tmp/m0-pinning.XXXXXX)
 . "$BENCH_DIR/lib.sh"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
+if [ "$(nproc)" != "$W" ]; then
+  echo "# note: $(nproc) usable CPUs, $W workers: --cpu-affinity auto pins only one worker per CPU, so auto runs free here" >&2
+fi
 declare -A PORT PID REQ TCK
 for a in auto off; do
   PORT[$a]=$(free_port)
