@@ -114,9 +114,9 @@ public final class M0serve implements Callable<Integer> {
     String deferAccept = AUTO;
 
     @Option(names = "--cpu-affinity", paramLabel = "auto|on|off",
-            description = "Pin worker i to the i-th CPU this process may use, so a keep-alive client and the "
-                    + "worker it is paired with share a CPU; auto: when there is one worker per CPU (docs/adr/0058) "
-                    + "(default: ${DEFAULT-VALUE}).")
+            description = "Pin the worker of rank r (index order) to the r-th CPU this process may use, so a "
+                    + "keep-alive client and the worker it is paired with share a CPU; auto: when there is one worker "
+                    + "per CPU (docs/adr/0058) (default: ${DEFAULT-VALUE}).")
     String cpuAffinity = AUTO;
 
     @Option(names = "--main", paramLabel = "CLASS",

@@ -1,8 +1,14 @@
 package m0.server.jnr;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.ref.Reference;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
  * sched_getaffinity and sched_setaffinity on the calling thread: the CPUs this process may run
@@ -25,7 +31,7 @@ public final class CpuAffinity {
     public static int[] allowed() {
         Memory mask = new Memory(MASK_BYTES);
         Native.check("sched_getaffinity", Native.libc().sched_getaffinity(0, MASK_BYTES, mask.address()));
-        return java.util.stream.IntStream.range(0, CPUS)
+        return IntStream.range(0, CPUS)
                 .filter(cpu -> (mask.buffer().getLong(8 * (cpu / 64)) & (1L << (cpu % 64))) != 0)
                 .toArray();
     }
@@ -61,6 +67,47 @@ public final class CpuAffinity {
                 trouble.accept(Native.fail("sched_setaffinity(the supervisor's own mask back)"));
             }
             Reference.reachabilityFence(was);
+        }
+    }
+
+    /**
+     * Sets every thread of the running process {@code pid} to run on {@code cpus} only (they
+     * inherit it from there: a thread made afterwards gets its maker's mask). A thread made
+     * while the list is walked may keep the old mask, so the walk is made twice; a thread that
+     * ends meanwhile is skipped.
+     *
+     * @throws NativeException the process's threads cannot be listed (it is gone) or none could be set
+     */
+    public static void pinProcess(int pid, int[] cpus) {
+        Memory mask = new Memory(MASK_BYTES);
+        for (int cpu : cpus) {
+            if (cpu >= 0 && cpu < CPUS) {
+                mask.buffer().putLong(8 * (cpu / 64), mask.buffer().getLong(8 * (cpu / 64)) | (1L << (cpu % 64)));
+            }
+        }
+        LibC c = Native.libc();
+        for (int walk = 0; walk < 2; walk++) {
+            int set = 0;
+            int errno = 0;
+            for (int tid : threads(pid)) {
+                if (c.sched_setaffinity(tid, MASK_BYTES, mask.address()) == 0) {
+                    set++;
+                } else {
+                    errno = Native.errno();
+                }
+            }
+            if (set == 0) {
+                throw new NativeException("sched_setaffinity(pid " + pid + ")", errno == 0 ? 3 /* ESRCH */ : errno);
+            }
+        }
+        Reference.reachabilityFence(mask);
+    }
+
+    private static int[] threads(int pid) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            return tasks.mapToInt(t -> Integer.parseInt(t.getFileName().toString())).toArray();
+        } catch (IOException | UncheckedIOException e) {
+            return new int[0];
         }
     }
 }

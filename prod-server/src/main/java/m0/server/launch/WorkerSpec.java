@@ -14,8 +14,8 @@ import java.util.Map;
  * <p>Descriptors: 3 the listener, 4 the page's memfd, 5 this worker's channel receive end,
  * 6.. 6+lines-1 every index's channel send end (index order). {@code lines} is the page's line
  * count: every index the supervisor may ever place a worker at, running or not (docs/adr/0006).
- * {@code cpus}: the CPUs the workers are pinned to, worker i on {@code cpus[i % length]}, or none
- * when they run free (docs/adr/0058).
+ * {@code cpus}: the CPUs the workers are pinned to, the worker of rank r among the wanted ones
+ * on {@code cpus[r]}, or none when they run free (docs/adr/0058).
  */
 public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
                          int[] sendFds, String app, int blockingThreads, String acceptPolicy,

@@ -30,6 +30,8 @@ final class Slot {
     boolean draining;
     /** A respawn whose spawn failed is due again at this time (System.nanoTime); 0: none. */
     long respawnAt;
+    /** The CPU its process was pinned to (ADR 0058), -1: free. */
+    int cpu = -1;
 
     Slot(int index) {
         this.index = index;
@@ -55,9 +57,10 @@ final class Slot {
     }
 
     /** A worker was spawned here: nothing of it seen yet, nothing asked of it. */
-    void spawned(int pid, int pidfd) {
+    void spawned(int pid, int pidfd, int cpu) {
         this.pid = pid;
         this.pidfd = pidfd;
+        this.cpu = cpu;
         started = false;
         startedAt = 0;
         retiring = false;

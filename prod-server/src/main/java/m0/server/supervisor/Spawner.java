@@ -71,8 +71,8 @@ final class Spawner {
         // give-up with no live worker waits for it rather than close what it holds (ADR 0021).
         share.spawning(index);
         int pid;
+        int cpu = placement.cpuOf(slots.rank(index, leaving));
         try {
-            int cpu = placement.cpuOf(slots.rank(index, leaving));
             pid = cpu < 0 ? Spawn.spawn(argv, env, inherit)
                     : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit),
                             e -> failures.log("worker " + index + " on CPU " + cpu + ": " + e.getMessage()));
@@ -93,7 +93,7 @@ final class Spawner {
             share.spawnFailed(index);
             throw e;
         }
-        slots.at(index).spawned(pid, pidfd);
+        slots.at(index).spawned(pid, pidfd, cpu);
         counters.pid(index, pid);
     }
 

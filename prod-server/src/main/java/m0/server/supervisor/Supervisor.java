@@ -69,6 +69,7 @@ public final class Supervisor {
     private Readiness readiness;
     private Scaling scaling;
     private RollingReload reload;
+    private Pinning pinning;
 
     public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
@@ -141,8 +142,9 @@ public final class Supervisor {
             }
         }
         StartupTimes startup = StartupTimes.create(lines);
-        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(),
-                config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus());
+        int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
+        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus);
+        pinning = new Pinning(slots, placement, cpus, CpuAffinity::pinProcess, failures);
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -222,6 +224,7 @@ public final class Supervisor {
             if (!stopping) {
                 scaling.apply(signals.takeScale());
                 reload.step(signals.takeReload());
+                pinning.step(reload.replacedIndex());
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);

@@ -1,5 +1,6 @@
 package m0.server.worker;
 
+import java.util.Arrays;
 import java.util.function.IntUnaryOperator;
 import m0.core.PageLayout;
 
@@ -66,16 +67,16 @@ final class Affinities {
 
     /**
      * {@code pairedWorker} asked with a CPU's place among {@code cpus}, the CPUs the workers are
-     * pinned to (worker i on {@code cpus[i]}, ADR 0058), so a client on a worker's CPU pairs with
-     * that worker whatever the CPUs' numbers (a cpuset of 1-2: CPU 1 is place 0, worker 0's);
-     * a CPU outside them, or any CPU when the workers run free, is asked as it is.
+     * pinned to (the worker of rank r on {@code cpus[r]}, ADR 0058), so a client on a worker's
+     * CPU pairs with that worker whatever the CPUs' numbers (a cpuset of 1-2: CPU 1 is place 0,
+     * worker 0's); a CPU outside them, or any CPU when the workers run free, is asked as it is.
      */
     static IntUnaryOperator placedAmong(int[] cpus, IntUnaryOperator pairedWorker) {
         if (cpus.length == 0) {
             return pairedWorker;
         }
-        int[] place = new int[java.util.Arrays.stream(cpus).max().getAsInt() + 1];
-        java.util.Arrays.fill(place, -1);
+        int[] place = new int[Arrays.stream(cpus).max().getAsInt() + 1];
+        Arrays.fill(place, -1);
         for (int i = 0; i < cpus.length; i++) {
             place[cpus[i]] = i;
         }

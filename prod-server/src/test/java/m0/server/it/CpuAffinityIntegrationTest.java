@@ -2,24 +2,28 @@ package m0.server.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import m0.server.jnr.CpuAffinity;
+import m0.server.jnr.Processes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,6 +39,7 @@ class CpuAffinityIntegrationTest {
 
     private static final Pattern PINNED = Pattern.compile("workers pinned: (.*) \\(");
     private static final int MOST = 4;
+    private static final int SIGHUP = 1;
 
     private final int[] cpus = CpuAffinity.allowed();
     private final int workers = Math.min(cpus.length, MOST);
@@ -47,28 +52,32 @@ class CpuAffinityIntegrationTest {
             assertNotNull(s.awaitReady(30), "ready line");
             assertPinnedByRank(s);
             assertEquals(Set.of(list(cpus)), threadCpus(s.pid()), "the supervisor's threads keep every CPU");
-            String expected = java.util.stream.IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpus[i])
+            String expected = IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpus[i])
                     .collect(Collectors.joining(", "));
             assertEquals(expected, s.awaitLine(PINNED, 5), "the start line names each worker's CPU");
         }
     }
 
     @Test
-    @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void aRollingReloadKeepsEachRankOnItsCpu() throws Exception {
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void rollingReloadsKeepEachRankOnItsCpu() throws Exception {
         try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(workers), "--cpu-affinity", mode)) {
             assertNotNull(s.awaitReady(30), "ready line");
-            Map<Integer, Long> before = live(s);
-            assertTrue(m0.server.jnr.Processes.kill((int) s.pid(), 1 /* SIGHUP */));
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            Map<Integer, Long> after = live(s);
-            while (!replaced(s, before, after) && System.nanoTime() - until < 0) {
-                Thread.sleep(50); // polling the process table, bounded by the deadline
-                after = live(s);
+            // Two: the first ends on other indices, and placed only at the spawn, the second
+            // stacked both workers on CPU 0 (review; PinningTest holds the sequence).
+            for (int reload = 1; reload <= 2; reload++) {
+                Map<Integer, Long> before = live(s);
+                assertTrue(Processes.kill((int) s.pid(), SIGHUP));
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(45);
+                Map<Integer, Long> after = live(s);
+                while (!replaced(s, before, after, reload) && System.nanoTime() - until < 0) {
+                    Thread.sleep(50); // polling the process table, bounded by the deadline
+                    after = live(s);
+                }
+                assertTrue(replaced(s, before, after, reload), "reload " + reload + ": every worker replaced within 45 s: "
+                        + before + " -> " + after);
+                assertPinnedByRank(s);
             }
-            assertTrue(replaced(s, before, after), "every worker replaced within 60 s: " + before + " -> " + after);
-            assertNotEquals(before.keySet(), after.keySet(), "the replacements took other indices: " + after);
-            assertPinnedByRank(s);
         }
     }
 
@@ -81,14 +90,16 @@ class CpuAffinityIntegrationTest {
                 assertEquals(Set.of(list(cpus)), threadCpus(w), "worker " + w + "'s threads");
                 assertFalse(cmdline(w).contains("ActiveProcessorCount"), cmdline(w));
             }
-            assertEquals(null, s.awaitLine(PINNED, 1), "no pinned line");
+            assertNull(s.awaitLine(PINNED, 1), "no pinned line");
         }
     }
 
-    /** Every worker of {@code before} replaced and gone, as many live as before. */
-    private boolean replaced(ServerProcess s, Map<Integer, Long> before, Map<Integer, Long> after) throws IOException {
-        return after.size() == workers && java.util.Collections.disjoint(after.values(), before.values())
-                && s.stderr().lines().filter(l -> l.startsWith("m0serve: reload") && l.endsWith("leaving")).count() == workers;
+    /** Every worker of {@code before} replaced and gone, as many live as before, {@code reloads} reloads in all. */
+    private boolean replaced(ServerProcess s, Map<Integer, Long> before, Map<Integer, Long> after, int reloads)
+            throws IOException {
+        return after.size() == workers && Collections.disjoint(after.values(), before.values())
+                && s.stderr().lines().filter(l -> l.startsWith("m0serve: reload") && l.endsWith("leaving")).count()
+                        == (long) reloads * workers;
     }
 
     /** The live workers, rank by rank (index order), each on the CPU of its rank with all its threads. */
@@ -142,7 +153,7 @@ class CpuAffinityIntegrationTest {
 
     /** {@code cpus} as the kernel's list format: ascending runs as "a-b", joined by commas. */
     private static String list(int[] cpus) {
-        List<String> runs = new java.util.ArrayList<>();
+        List<String> runs = new ArrayList<>();
         for (int i = 0; i < cpus.length; ) {
             int j = i;
             while (j + 1 < cpus.length && cpus[j + 1] == cpus[j] + 1) {

@@ -21,7 +21,7 @@ class SlotsTest {
     @Test
     void anIndexIsFreeOnlyWhenNobodyRunsWantsOrDrainsIt() {
         Slots slots = new Slots(2);
-        slots.at(0).spawned(100, 10);
+        slots.at(0).spawned(100, 10, -1);
         slots.at(1).member = true;
         slots.at(2).givenUp(); // its drain still reads the channel
         assertEquals(3, slots.freeIndex());
@@ -57,14 +57,14 @@ class SlotsTest {
         Slots slots = new Slots(1);
         Slot s = slots.at(0);
         assertFalse(slots.startAwaited());
-        s.spawned(100, 10);
+        s.spawned(100, 10, -1);
         assertTrue(slots.startAwaited());
         s.sawStart(0);
         assertFalse(slots.startAwaited());
         assertEquals(1, s.startedAtOrZero(), "a start seen at nanoTime 0 still reads as seen");
         s.reaped();
         assertFalse(s.running());
-        s.spawned(101, 11);
+        s.spawned(101, 11, -1);
         assertEquals(0, s.startedAtOrZero(), "a new process: its start not seen yet");
     }
 
