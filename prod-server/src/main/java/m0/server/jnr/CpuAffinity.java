@@ -76,7 +76,8 @@ public final class CpuAffinity {
      * while the list is walked may keep the old mask, so the walk is made twice; a thread that
      * ends meanwhile is skipped.
      *
-     * @throws NativeException the process's threads cannot be listed (it is gone) or none could be set
+     * @throws NativeException no thread could be set
+     * @throws UncheckedIOException the process's threads cannot be listed
      */
     public static void pinProcess(int pid, int[] cpus) {
         Memory mask = new Memory(MASK_BYTES);
@@ -103,11 +104,12 @@ public final class CpuAffinity {
         Reference.reachabilityFence(mask);
     }
 
+    /** @throws UncheckedIOException the list cannot be read (the process is gone, or /proc refuses) */
     private static int[] threads(int pid) {
         try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             return tasks.mapToInt(t -> Integer.parseInt(t.getFileName().toString())).toArray();
-        } catch (IOException | UncheckedIOException e) {
-            return new int[0];
+        } catch (IOException e) {
+            throw new UncheckedIOException("threads of pid " + pid, e);
         }
     }
 }

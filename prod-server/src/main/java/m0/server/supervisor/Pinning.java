@@ -5,14 +5,16 @@ import m0.server.log.RateLimitedLog;
 /**
  * Keeps each running worker on the CPU of its rank (ADR 0058): the core pairs a client on the
  * r-th CPU with the live worker of rank r, and ranks move under a running worker when a reload's
- * replacement takes a spare index below or above it, when a sibling leaves, or when SIGTTIN adds
- * one. A spawn pins the new worker from its first thread ({@link Spawner}); this part re-pins
- * the ones already running whose rank moved. Stepped from the supervisor's loop, which owns
- * every slot.
+ * replacements take spare indices, when a sibling leaves or when SIGTTIN adds one. A spawn pins
+ * the new worker from its first thread, at the rank it will hold ({@link Spawner}); this part
+ * re-pins the running ones whose rank moved, at rest: not while a reload step is in progress,
+ * when the old worker still serves and the core still pairs by the ranks it counts in (moving
+ * the others then would cross every pairing until it leaves). Stepped from the supervisor's loop,
+ * which owns every slot.
  *
- * <p>Invariant, once a step has run with no spawn or leave since: every running member's
- * {@link Slot#cpu} is {@code placement.cpuOf(rank)}, its rank counted without the old worker of
- * the reload step in progress, which keeps its CPU until it has left.
+ * <p>Invariant, at rest after a step: every running member's {@link Slot#cpu} is
+ * {@code placement.cpuOf(rank)}. A re-pin that fails leaves {@link Slot#cpu} as it was, so the
+ * next step tries again; the line says so once a second at most.
  */
 final class Pinning {
 
@@ -36,27 +38,27 @@ final class Pinning {
         this.failures = failures;
     }
 
-    /** Re-pins every running member whose rank's CPU is not the one it has; {@code leaving}: the reload's old worker, -1 none. */
-    void step(int leaving) {
-        if (!placement.pinned()) {
+    /** Re-pins every running member whose rank's CPU is not the one it has; nothing while {@code reloading}. */
+    void step(boolean reloading) {
+        if (!placement.pinned() || reloading) {
             return;
         }
         for (int i = 0; i < slots.lines(); i++) {
             Slot s = slots.at(i);
-            if (!s.running() || !s.member || i == leaving) {
+            if (!s.running() || !s.member) {
                 continue;
             }
-            int want = placement.cpuOf(slots.rank(i, leaving));
+            int want = placement.cpuOf(slots.rank(i, -1));
             if (want == s.cpu) {
                 continue;
             }
             try {
                 pinner.pin(s.pid, want < 0 ? allowed : new int[] {want});
+                s.cpu = want;
             } catch (RuntimeException e) {
-                // gone (the reap follows) or the CPU left the set: said once, not retried every pass
+                // gone (its reap follows), or the CPU left the set: tried again next step
                 failures.log("worker " + i + " (pid " + s.pid + ") not moved to CPU " + want + ": " + e.getMessage());
             }
-            s.cpu = want;
         }
     }
 }

@@ -54,11 +54,6 @@ final class RollingReload {
         return step != null && step.old == index;
     }
 
-    /** The old worker of the step in progress, still a member until asked to leave; -1: none. */
-    int replacedIndex() {
-        return step == null ? -1 : step.old;
-    }
-
     /** {@code index} is either side of the step in progress: not for SIGTTOU to take. */
     boolean involves(int index) {
         return step != null && (index == step.old || index == step.fresh);

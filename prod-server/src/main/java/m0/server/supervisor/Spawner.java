@@ -72,10 +72,13 @@ final class Spawner {
         share.spawning(index);
         int pid;
         int cpu = placement.cpuOf(slots.rank(index, leaving));
+        boolean[] unpinned = {false};
         try {
             pid = cpu < 0 ? Spawn.spawn(argv, env, inherit)
-                    : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit),
-                            e -> failures.log("worker " + index + " on CPU " + cpu + ": " + e.getMessage()));
+                    : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit), e -> {
+                        failures.log("worker " + index + " on CPU " + cpu + ": " + e.getMessage());
+                        unpinned[0] = true; // recorded free: Pinning tries again
+                    });
         } catch (RuntimeException e) {
             share.spawnFailed(index);
             throw e;
@@ -93,7 +96,7 @@ final class Spawner {
             share.spawnFailed(index);
             throw e;
         }
-        slots.at(index).spawned(pid, pidfd, cpu);
+        slots.at(index).spawned(pid, pidfd, unpinned[0] ? -1 : cpu);
         counters.pid(index, pid);
     }
 

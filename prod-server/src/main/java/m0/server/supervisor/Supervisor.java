@@ -224,7 +224,7 @@ public final class Supervisor {
             if (!stopping) {
                 scaling.apply(signals.takeScale());
                 reload.step(signals.takeReload());
-                pinning.step(reload.replacedIndex());
+                pinning.step(reload.inProgress());
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);

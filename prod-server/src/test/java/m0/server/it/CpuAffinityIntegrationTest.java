@@ -103,7 +103,13 @@ class CpuAffinityIntegrationTest {
     }
 
     /** The live workers, rank by rank (index order), each on the CPU of its rank with all its threads. */
-    private void assertPinnedByRank(ServerProcess s) throws IOException {
+    private void assertPinnedByRank(ServerProcess s) throws IOException, InterruptedException {
+        // The supervisor re-pins in the loop pass that reaps a reload's last old worker: a look
+        // between that reap and the re-pin would see the old places, so it is given a moment.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (!pinnedByRank(s) && System.nanoTime() - until < 0) {
+            Thread.sleep(20); // polling /proc, bounded by the deadline
+        }
         Map<Integer, Long> live = live(s);
         assertEquals(workers, live.size(), "live workers: " + live);
         int rank = 0;
@@ -114,6 +120,16 @@ class CpuAffinityIntegrationTest {
             assertTrue(cmdline(w).contains("-XX:ActiveProcessorCount=" + cpus.length), cmdline(w));
             rank++;
         }
+    }
+
+    private boolean pinnedByRank(ServerProcess s) throws IOException {
+        int rank = 0;
+        for (long w : live(s).values()) {
+            if (rank >= cpus.length || !threadCpus(w).equals(Set.of(Integer.toString(cpus[rank++])))) {
+                return false;
+            }
+        }
+        return rank == workers;
     }
 
     /** The supervisor's live workers by index (their argv's index=N), ascending. */

@@ -40,30 +40,28 @@ class PinningTest {
         cpuOfPid.put(pid, cpu);
     }
 
-    /** One reload step as RollingReload runs it, with a pinning step wherever the loop would take one. */
-    private void reloadStep(int old) {
-        int fresh = slots.freeIndex();
-        spawn(fresh, old);
-        pinning.step(old);
-        leave(old);
-        pinning.step(-1);
+    /**
+     * A reload as the supervisor runs it: step after step inside RollingReload (the next starts in
+     * the same call that sees the last old worker reaped), the loop's pinning step idle while a step
+     * is in progress, then at rest.
+     */
+    private void reload() {
+        for (int old : List.copyOf(placed().keySet())) {
+            int fresh = slots.freeIndex();
+            spawn(fresh, old);
+            pinning.step(true);
+            leave(old);
+            pinning.step(true);
+        }
+        pinning.step(false);
     }
 
     /** Slot.askToLeave without its SIGTERM (these pids are made up), then the exit's reap. */
     private void leave(int index) {
         Slot s = slots.at(index);
         s.member = false;
+        s.retiring = true;
         s.reaped();
-    }
-
-    private void reload() {
-        List<Integer> olds = new ArrayList<>();
-        for (int i = 0; i < slots.lines(); i++) {
-            if (slots.at(i).member && slots.at(i).running()) {
-                olds.add(i);
-            }
-        }
-        olds.forEach(this::reloadStep);
     }
 
     /** index to CPU of every running member, in index order */
@@ -83,7 +81,7 @@ class PinningTest {
     void everyReloadEndsWithRankROnCpuR() {
         spawn(0, -1);
         spawn(1, -1);
-        pinning.step(-1);
+        pinning.step(false);
         assertEquals(Map.of(0, 0, 1, 1), placed());
         assertEquals(List.of(), pins, "nothing to move after the start");
         for (int reload = 1; reload <= 4; reload++) {
@@ -99,16 +97,39 @@ class PinningTest {
         spawn(0, -1);
         spawn(1, -1);
         for (int reload = 1; reload <= 2; reload++) {
-            for (int old : List.copyOf(placedIndices())) {
-                int fresh = slots.freeIndex();
-                spawn(fresh, old);
+            for (int old : List.copyOf(placed().keySet())) {
+                spawn(slots.freeIndex(), old);
                 leave(old);
             }
         }
         assertEquals(List.of(0, 0), new ArrayList<>(placed().values()), "the fault the step mends");
     }
 
-    private List<Integer> placedIndices() {
-        return new ArrayList<>(placed().keySet());
+    @Test
+    void nothingMovesWhileAReloadStepIsInProgress() {
+        spawn(0, -1);
+        spawn(1, -1);
+        spawn(slots.freeIndex(), 0); // 2 replaces 0, which still serves: 1 keeps CPU 1 meanwhile
+        pinning.step(true);
+        assertEquals(List.of(), pins);
+        assertEquals(Map.of(0, 0, 1, 1, 2, 1), placed());
+    }
+
+    @Test
+    void aFailedMoveIsTriedAgainAtTheNextStep() {
+        spawn(0, -1);
+        spawn(1, -1);
+        slots.at(1).cpu = 0; // as if placed wrong
+        int[] refusals = {1};
+        Pinning refusing = new Pinning(slots, placement, TWO, (pid, cpus) -> {
+            if (refusals[0]-- > 0) {
+                throw new IllegalStateException("EINVAL");
+            }
+            cpuOfPid.put(pid, cpus[0]);
+        }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
+        refusing.step(false);
+        assertEquals(0, slots.at(1).cpu, "refused: recorded as it is");
+        refusing.step(false);
+        assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 }
