@@ -43,13 +43,14 @@ final class Pinning {
         if (!placement.pinned() || reloading) {
             return;
         }
+        int rank = 0; // Slots.rank(i, -1), counted on the way: one pass over the lines
         for (int i = 0; i < slots.lines(); i++) {
             Slot s = slots.at(i);
-            if (!s.running() || !s.member) {
+            if (!s.member) {
                 continue;
             }
-            int want = placement.cpuOf(slots.rank(i, -1));
-            if (want == s.cpu) {
+            int want = placement.cpuOf(rank++);
+            if (!s.running() || want == s.cpu) {
                 continue;
             }
             try {
