@@ -50,11 +50,20 @@ final class JavaCommand {
 
     /** {@code javaOpts}: the worker JVM's options, whitespace-separated. */
     static List<String> workerPrefix(String javaOpts) {
+        return workerPrefix(List.of(), javaOpts);
+    }
+
+    /**
+     * {@code placed}: options the server's placement needs (ADR 0058), before {@code javaOpts},
+     * the operator's, which win where they set the same.
+     */
+    static List<String> workerPrefix(List<String> placed, String javaOpts) {
         List<String> argv = new ArrayList<>();
         argv.add(ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java"));
         argv.addAll(cdsOptions(archiveInUse() ? System.getProperty(CDS_PROPERTY) : null,
                 System.getProperty(CDS_LIST_PROPERTY)));
+        argv.addAll(placed);
         for (String o : javaOpts.trim().split("\\s+")) {
             if (!o.isEmpty()) {
                 argv.add(o);
