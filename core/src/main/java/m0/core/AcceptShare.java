@@ -50,10 +50,18 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * Share's BUSY word while its worker keeps what it accepts (arrivals close short, ADR 0041):
-     * for {@code m0serve stats}, and for whether the listener defers (every worker keeps,
-     * ADR 0056). No pick and no hand-off reads it.
+     * for {@code m0serve stats}, for whether the listener defers (every worker keeps,
+     * ADR 0056), and for a keeping sibling's rebalance look, which evens settled connections
+     * among keeping workers only (ADR 0059). No pick and no fresh hand-off reads it.
      */
     public static final long KEEPING_BIT = 1L << 34;
+
+    /**
+     * Share's BUSY word below {@link #KEEPING_BIT}: this worker's settled connections (reused
+     * keep-alive ones), which a keeping sibling's rebalance look compares (ADR 0059). Capped to
+     * the field: a worker never holds 2^34 connections.
+     */
+    public static final long SETTLED_MASK = KEEPING_BIT - 1;
 
     private final Page page;
     private final Channel<C> channel;
@@ -89,6 +97,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     private long publishedActive;
     /** What this worker's AFFINE word holds: written by start and publishAffinities only. */
     private long publishedAffinities;
+    /** The settled count this worker's BUSY word holds (share): written by start, shape and publishSettled only. */
+    private long publishedSettled;
 
     private long sent;
     private long pickedAgain;
@@ -195,7 +205,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         // AFFINE: the predecessor's connections died with it; a swap must not count on them.
         page.setVolatile(affineWord, 0);
         publishedAffinities = 0;
-        policy.started(siblings, self); // fountain: a predecessor's FULL dies with it
+        publishedSettled = 0;
+        policy.started(siblings, self); // fountain: a predecessor's FULL dies with it; share: BUSY 0
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
     }
@@ -522,11 +533,41 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * move. See {@link Rebalance} for the rules.
      */
     @Override
-    public int rebalancePick(long open, long affinities) {
-        if (!sharing || left || !rebalance.on() || !policy.movesConnections() || !policy.balancing()) {
-            return self; // keeping (ADR 0041): arrivals close short, and a move would only chase them
+    public int rebalancePick(long open, long settled, long affinities) {
+        if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
+            return self;
+        }
+        if (!policy.balancing()) {
+            // Keeping (ADR 0041): arrivals close short, and a move counted in them would chase
+            // them; the settled ones are still evened, among keeping siblings (ADR 0059).
+            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;
         }
         return rebalance.pick(siblings, self, open, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
+    }
+
+    @Override
+    public boolean settledOnly() {
+        return rebalance.settledOnly();
+    }
+
+    /**
+     * At a pass end: this worker's settled connections, published in its BUSY word on a change
+     * (share only), for a keeping sibling's look (ADR 0059). Before the pass end's retire: a
+     * connection moved here is in {@code pending} until then, so a sibling reading pending first
+     * and this second never misses it.
+     */
+    @Override
+    public void publishSettled(long settled) {
+        long n = Math.min(settled, SETTLED_MASK);
+        if (sharing && !left && policy.judgesShape() && n != publishedSettled) {
+            publishedSettled = n;
+            siblings.publishBusy(self, busyWord());
+        }
+    }
+
+    /** Share's BUSY word: the mode bit and the settled count. */
+    private long busyWord() {
+        return (policy.balancing() ? 0 : KEEPING_BIT) | publishedSettled;
     }
 
     @Override
@@ -654,12 +695,13 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /**
      * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
      * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
-     * for {@code m0serve stats} and the listener's deferral (ADR 0056); no pick reads it.
+     * for {@code m0serve stats}, the listener's deferral (ADR 0056) and a keeping sibling's
+     * rebalance look, which counts only keeping siblings (ADR 0059); no pick reads it.
      */
     @Override
     public void shape(long now, long shortCloses, long reuses) {
         if (sharing && !left && policy.shape(now, shortCloses, reuses)) {
-            siblings.publishBusy(self, policy.balancing() ? 0 : KEEPING_BIT);
+            siblings.publishBusy(self, busyWord());
         }
     }
 

@@ -164,8 +164,18 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
-    public int rebalancePick(long open, long affinities) {
-        return delegate.rebalancePick(open, affinities);
+    public int rebalancePick(long open, long settled, long affinities) {
+        return delegate.rebalancePick(open, settled, affinities);
+    }
+
+    @Override
+    public boolean settledOnly() {
+        return delegate.settledOnly();
+    }
+
+    @Override
+    public void publishSettled(long settled) {
+        delegate.publishSettled(settled);
     }
 
     @Override

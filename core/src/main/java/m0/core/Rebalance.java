@@ -57,6 +57,26 @@ import static m0.core.PageLayout.affineBit;
  * Each swap and its return place two connections and leave the loads as they were; each plain
  * move lowers the sum of squared loads. With nothing arriving or closing, moves stop.
  *
+ * <p>Keeping (ADR 0059): a worker whose arrivals close short keeps what it accepts (ADR 0041),
+ * and under a mixed load its settled keep-alive connections would stay where the race landed
+ * them. Its look ({@link #pickSettled}) still moves those, by the rules above with two changed:
+ * <ul>
+ *   <li><b>Settled loads only.</b> Loads are counted in <em>settled</em> connections (reused
+ *       keep-alive, {@link m0.core.loop.Connections#settled}), published in the BUSY word. The
+ *       open count of a keeping worker is mostly connections that close within a pass; compared
+ *       in it, a look moves a settled connection to whichever sibling's churn reads lower at
+ *       that instant, and the next look, the churn elsewhere, moves it back (the simulator's
+ *       MIXED: mutant-keeping-counts-all). Settled connections change only when a client comes
+ *       or goes, so each move lowers their sum of squares and moves stop.
+ *   <li><b>Keeping siblings only.</b> A balancing sibling balances by open counts; counted
+ *       against it in settled ones, two workers would each move towards a different evenness.
+ *       A keeping look neither targets one nor yields to one. No swap while keeping.
+ * </ul>
+ * A sibling's settled load is its {@code pending} (read first) plus its published settled
+ * count (read second): the receiver publishes a moved connection's settledness before its pass
+ * end retires the receipt, so the two reads in this order count it once or twice, never zero
+ * times (ADR 0012's argument). Own settled load is exact: a move lowers it at once.
+ *
  * <p>One instance per worker (it remembers its last move); called from that worker's loop.
  */
 public final class Rebalance {
@@ -71,6 +91,8 @@ public final class Rebalance {
     private long lastMoveAt;
     /** The last pick named a swap, not a plain move. */
     private boolean swapping;
+    /** The last pick was a keeping worker's: its move takes a settled connection only. */
+    private boolean settledOnly;
 
     /**
      * @param deadBand      move only while own load exceeds the lightest sibling's by more
@@ -112,6 +134,7 @@ public final class Rebalance {
      */
     int pick(Siblings siblings, int self, long open, long affinities, long now) {
         swapping = false;
+        settledOnly = false;
         if (!on || (moved && now - lastMoveAt < intervalNanos)) {
             return self;
         }
@@ -167,6 +190,51 @@ public final class Rebalance {
             return swap;
         }
         return self;
+    }
+
+    /**
+     * A keeping worker's look (see the class comment): to whom {@code self}, holding
+     * {@code settled} settled connections, should hand one of them now; {@code self} for nobody.
+     * Only siblings whose BUSY word shows {@link AcceptShare#KEEPING_BIT} count.
+     */
+    int pickSettled(Siblings siblings, int self, long settled, long now) {
+        swapping = false;
+        settledOnly = true;
+        if (!on || (moved && now - lastMoveAt < intervalNanos) || settled <= deadBand) {
+            return self;
+        }
+        int workers = siblings.workers();
+        int lightest = self;
+        long lightestLoad = Long.MAX_VALUE;
+        for (int k = 1; k < workers; k++) {
+            int i = self + k < workers ? self + k : self + k - workers;
+            long state = siblings.state(i);
+            if (state == LEFT || state == NOT_STARTED) {
+                continue;
+            }
+            long pending = Counts.pending(siblings.counts(i)); // first: see the class comment
+            long busy = siblings.busy(i);
+            if ((busy & AcceptShare.KEEPING_BIT) == 0) {
+                continue; // balancing: it evens open counts, not these
+            }
+            long load = pending + (busy & AcceptShare.SETTLED_MASK);
+            if (load > settled) {
+                return self; // heaviest only
+            }
+            if (state > 0 && Siblings.slowPass(state, now)) {
+                continue;
+            }
+            if (load < lightestLoad) {
+                lightestLoad = load;
+                lightest = i;
+            }
+        }
+        return lightest != self && settled - lightestLoad > deadBand ? lightest : self;
+    }
+
+    /** True when the last pick was {@link #pickSettled}'s: its move takes a settled connection only. */
+    boolean settledOnly() {
+        return settledOnly;
     }
 
     /** True when the last {@link #pick} named a swap: its move takes only a connection of the target's kind. */

@@ -199,10 +199,20 @@ public interface WorkerShare<C> {
 
     /**
      * Rebalance, the look: to whom to hand one idle connection now; {@link #self()} for nobody.
-     * {@code affinities}: the held connections' ({@link m0.core.loop.Connections#affinities}),
-     * for the swap (ADR 0057).
+     * {@code settled}: the held settled connections ({@link m0.core.loop.Connections#settled}),
+     * which a keeping worker's look compares (ADR 0059); {@code affinities}: the held
+     * connections' ({@link m0.core.loop.Connections#affinities}), for the swap (ADR 0057).
      */
-    int rebalancePick(long open, long affinities);
+    int rebalancePick(long open, long settled, long affinities);
+
+    /**
+     * Rebalance: whether the last look was a keeping worker's (ADR 0059), whose move takes only a
+     * settled connection ({@link m0.core.loop.Connections#moveSettled}).
+     */
+    boolean settledOnly();
+
+    /** At a pass end, before it: the held settled connections, published on a change (share, ADR 0059). */
+    void publishSettled(long settled);
 
     /**
      * Rebalance, which connection a move to {@code target} takes: an affinity to ask the

@@ -177,7 +177,7 @@ class FountainPolicyTest {
     void establishedConnectionsNeverMove() {
         w.get(1).passStart();
         w.get(1).passEnd(0);
-        assertEquals(0, w.get(0).rebalancePick(40, 0), "share would move one to w1; fountain moves none");
+        assertEquals(0, w.get(0).rebalancePick(40, 0, 0), "share would move one to w1; fountain moves none");
     }
 
     @Test

@@ -23,9 +23,9 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 4);
         published(f, 2, 3);
-        assertEquals(0, f.w(0).rebalancePick(3, 0), "lighter than one sibling, equal to the other");
-        assertEquals(0, f.w(0).rebalancePick(4, 0), "a gap of one: a move would only swap the loads");
-        assertEquals(2, f.w(0).rebalancePick(5, 0), "a gap of two to the lightest (3)");
+        assertEquals(0, f.w(0).rebalancePick(3, 0, 0), "lighter than one sibling, equal to the other");
+        assertEquals(0, f.w(0).rebalancePick(4, 0, 0), "a gap of one: a move would only swap the loads");
+        assertEquals(2, f.w(0).rebalancePick(5, 0, 0), "a gap of two to the lightest (3)");
     }
 
     @Test
@@ -33,32 +33,32 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 0);
         published(f, 2, 4);
-        assertEquals(0, f.w(0).rebalancePick(2, 0), "two over the lightest, but a sibling is heavier");
-        assertEquals(1, f.w(0).rebalancePick(4, 0), "as heavy as the heaviest: it may move");
+        assertEquals(0, f.w(0).rebalancePick(2, 0, 0), "two over the lightest, but a sibling is heavier");
+        assertEquals(1, f.w(0).rebalancePick(4, 0, 0), "as heavy as the heaviest: it may move");
         f.w(2).work();
         f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
-        assertEquals(0, f.w(0).rebalancePick(2, 0), "a slow sibling is no target, but its load still counts");
+        assertEquals(0, f.w(0).rebalancePick(2, 0, 0), "a slow sibling is no target, but its load still counts");
     }
 
     @Test
     void aMoveIsAHandOffAndTheNextWaitsOutTheInterval() {
         Fixture f = new Fixture(2).started();
         AcceptShare<String> w0 = f.w(0);
-        assertEquals(1, w0.rebalancePick(10, 0));
+        assertEquals(1, w0.rebalancePick(10, 0, 0));
         assertTrue(w0.rebalance(1, "idle-1"));
         assertEquals(1, f.pending(1), "raised like any hand-off (R5)");
         assertEquals("idle-1", f.channel.receive(1));
         assertEquals(1, w0.rebalancedCount());
-        assertEquals(0, w0.rebalancePick(9, 0), "rate: one move per interval");
+        assertEquals(0, w0.rebalancePick(9, 0, 0), "rate: one move per interval");
         f.clock.advance(REBALANCE_INTERVAL_NANOS);
-        assertEquals(1, w0.rebalancePick(9, 0));
+        assertEquals(1, w0.rebalancePick(9, 0, 0));
     }
 
     @Test
     void ownLoadCountsWhatIsInFlightToUs() {
         Fixture f = new Fixture(2).started();
         f.counts(0, 3, 0); // three raised against worker 0, none received yet
-        assertEquals(1, f.w(0).rebalancePick(0, 0), "0 open + 3 in flight against an idle sibling");
+        assertEquals(1, f.w(0).rebalancePick(0, 0, 0), "0 open + 3 in flight against an idle sibling");
     }
 
     @Test
@@ -68,9 +68,9 @@ class RebalanceTest {
         f.put(PageLayout.stateWord(2), PageLayout.NOT_STARTED);
         f.w(3).work();
         f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
-        assertEquals(0, f.w(0).rebalancePick(20, 0));
+        assertEquals(0, f.w(0).rebalancePick(20, 0, 0));
         f.w(3).passEnd(0);
-        assertEquals(3, f.w(0).rebalancePick(20, 0), "the same sibling once its pass ended");
+        assertEquals(3, f.w(0).rebalancePick(20, 0, 0), "the same sibling once its pass ended");
     }
 
     /**
@@ -82,15 +82,15 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 1, 9);
         f.put(PageLayout.stateWord(1), PageLayout.LEFT); // reaped: its active still reads 9
-        assertEquals(2, f.w(0).rebalancePick(4, 0), "w1's 9 died with it: w0 (4) is the heaviest live one");
+        assertEquals(2, f.w(0).rebalancePick(4, 0, 0), "w1's 9 died with it: w0 (4) is the heaviest live one");
         f.put(PageLayout.stateWord(1), PageLayout.NOT_STARTED); // its replacement, bound, not started
-        assertEquals(2, f.w(0).rebalancePick(4, 0), "the replacement's words are its predecessor's");
+        assertEquals(2, f.w(0).rebalancePick(4, 0, 0), "the replacement's words are its predecessor's");
     }
 
     @Test
     void aRefusedMoveKeepsTheConnectionAndCountsNothing() {
         Fixture f = new Fixture(2, 0).started(); // a channel that holds nothing: every send refused
-        assertEquals(1, f.w(0).rebalancePick(10, 0));
+        assertEquals(1, f.w(0).rebalancePick(10, 0, 0));
         assertFalse(f.w(0).rebalance(1, "idle-1"));
         assertEquals(0, f.pending(1), "the raise is taken back");
         assertEquals(0, f.w(0).rebalancedCount());
@@ -101,10 +101,10 @@ class RebalanceTest {
         Fixture f = new Fixture(2).started();
         AcceptShare<String> off = new AcceptShare<>(f.page, f.channel, f.clock, AcceptPolicy.share(), 2, 0,
                 AcceptShare.LEAVE_DRAIN_NANOS, Rebalance.off());
-        assertEquals(0, off.rebalancePick(30, 0));
+        assertEquals(0, off.rebalancePick(30, 0, 0));
         assertFalse(f.w(0).rebalance(0, "c"), "never to self");
         f.w(0).leave();
-        assertEquals(0, f.w(0).rebalancePick(30, 0), "a leaver hands over everything anyway");
+        assertEquals(0, f.w(0).rebalancePick(30, 0, 0), "a leaver hands over everything anyway");
         assertFalse(f.w(0).rebalance(1, "c"));
     }
 
@@ -120,7 +120,7 @@ class RebalanceTest {
                 while (w.receive() != null) {
                     open[i]++;
                 }
-                int target = w.rebalancePick(open[i], 0);
+                int target = w.rebalancePick(open[i], 0, 0);
                 if (target != i && w.rebalance(target, "c")) {
                     open[i]--;
                     moves++;
@@ -151,7 +151,7 @@ class RebalanceTest {
                 while (ws[i].receive() != null) {
                     open[i]++;
                 }
-                int target = ws[i].rebalancePick(open[i], 0);
+                int target = ws[i].rebalancePick(open[i], 0, 0);
                 if (target != i && ws[i].rebalance(target, "c")) {
                     open[i]--;
                     moves++;
@@ -172,14 +172,14 @@ class RebalanceTest {
     void swapsOnlyWhereBothSidesAreMarkedAndNotOverTheSibling() {
         Fixture f = new Fixture(2).started();
         published(f, 1, 16);
-        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1), "w1 holds none that pairs with w0: a swap would be one-sided");
+        assertEquals(0, f.w(0).rebalancePick(16, 0, PAIRS_WITH_1), "w1 holds none that pairs with w0: a swap would be one-sided");
         f.w(1).publishAffinities(PAIRS_WITH_0 | PAIRS_WITH_1);
         assertEquals(PAIRS_WITH_0, f.get(PageLayout.affineWord(1)), "a worker's own bit is never published");
-        assertEquals(1, f.w(0).rebalancePick(16, PAIRS_WITH_1), "both marked, loads even: swap");
-        assertEquals(1, f.w(0).rebalancePick(17, PAIRS_WITH_1), "one over: the swap places one, the loads stay within one, and no return is due");
-        assertEquals(0, f.w(0).rebalancePick(15, PAIRS_WITH_1), "under the sibling: a move would leave it three over");
-        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_0), "only its own kind held: nothing to place");
-        assertEquals(0, f.w(0).rebalancePick(16, 0), "no affinity known: nothing to place");
+        assertEquals(1, f.w(0).rebalancePick(16, 0, PAIRS_WITH_1), "both marked, loads even: swap");
+        assertEquals(1, f.w(0).rebalancePick(17, 0, PAIRS_WITH_1), "one over: the swap places one, the loads stay within one, and no return is due");
+        assertEquals(0, f.w(0).rebalancePick(15, 0, PAIRS_WITH_1), "under the sibling: a move would leave it three over");
+        assertEquals(0, f.w(0).rebalancePick(16, 0, PAIRS_WITH_0), "only its own kind held: nothing to place");
+        assertEquals(0, f.w(0).rebalancePick(16, 0, 0), "no affinity known: nothing to place");
     }
 
     @Test
@@ -190,14 +190,14 @@ class RebalanceTest {
         f.w(1).publishAffinities(PAIRS_WITH_0);
         f.w(2).work();
         f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1); // w2 in a slow pass: no plain move to it now
-        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1),
+        assertEquals(0, f.w(0).rebalancePick(16, 0, PAIRS_WITH_1),
                 "16 / 16 / 14: after the swap w1 (17) would return one to w2 (14), not here");
         assertFalse(f.w(0).swapping());
         f.w(2).passEnd(15);
-        assertEquals(1, f.w(0).rebalancePick(16, PAIRS_WITH_1),
+        assertEquals(1, f.w(0).rebalancePick(16, 0, PAIRS_WITH_1),
                 "16 / 16 / 15: w0 and w2 tie at 15 after it, and w1 holds w0's kind");
         assertTrue(f.w(0).swapping(), "its move takes only one of w1's kind");
-        assertEquals(2, f.w(0).rebalancePick(17, PAIRS_WITH_1), "two over w2: a plain move first");
+        assertEquals(2, f.w(0).rebalancePick(17, 0, PAIRS_WITH_1), "two over w2: a plain move first");
         assertFalse(f.w(0).swapping());
     }
 
@@ -206,8 +206,8 @@ class RebalanceTest {
         Fixture f = new Fixture(3).started();
         published(f, 0, 15);
         published(f, 2, 15);
-        assertEquals(2, f.w(1).rebalancePick(17, 0), "no kind held: the first in the scan");
-        assertEquals(0, f.w(1).rebalancePick(17, PAIRS_WITH_0), "w0's kind held: to w0, the swap's return");
+        assertEquals(2, f.w(1).rebalancePick(17, 0, 0), "no kind held: the first in the scan");
+        assertEquals(0, f.w(1).rebalancePick(17, 0, PAIRS_WITH_0), "w0's kind held: to w0, the swap's return");
     }
 
     @Test
@@ -247,7 +247,7 @@ class RebalanceTest {
         assertEquals(0, f.get(PageLayout.affineWord(1)), "the predecessor's connections died with it");
         r.passStart();
         r.passEnd(16);
-        assertEquals(0, f.w(0).rebalancePick(16, PAIRS_WITH_1), "loads even, and the replacement marks none");
+        assertEquals(0, f.w(0).rebalancePick(16, 0, PAIRS_WITH_1), "loads even, and the replacement marks none");
     }
 
     @Test
@@ -319,7 +319,7 @@ class RebalanceTest {
                     mine.add(got);
                 }
                 long kinds = affinities(mine);
-                int target = w.rebalancePick(mine.size(), kinds);
+                int target = w.rebalancePick(mine.size(), 0, kinds);
                 if (target != i) {
                     String prefix = w.affinityToMove(target, kinds) == 0 ? "A" : w.affinityToMove(target, kinds) == 1 ? "B" : "";
                     String c = mine.stream().filter(x -> x.startsWith(prefix)).findFirst().orElseThrow();

@@ -76,13 +76,14 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
     }
 
     @Override
-    public int rebalancePick(long open, long affinities) {
+    public int rebalancePick(long open, long settled, long affinities) {
         Actor me = sim.me();
         Arrays.fill(me.stateReadStep, -1);
         long lookAt = sim.now(); // rebalance judges a pass as of its look's clock read, its first step
-        int target = inner.rebalancePick(open, affinities);
-        sim.trace(me, "rebalancePick(open=" + open + (affinities == 0 ? "" : ", affinities=" + Long.toBinaryString(affinities))
-                + ") -> w" + target);
+        int target = inner.rebalancePick(open, settled, affinities);
+        sim.trace(me, "rebalancePick(open=" + open + ", settled=" + settled
+                + (affinities == 0 ? "" : ", affinities=" + Long.toBinaryString(affinities))
+                + ") -> w" + target + (inner.settledOnly() ? " (keeping: settled only)" : ""));
         if (target != w.index) {
             Oracles.checkPick(sim, me, target, lookAt);
         }

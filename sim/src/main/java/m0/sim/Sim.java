@@ -258,6 +258,7 @@ public final class Sim {
         if (mark != 0) {
             w.share.publishAffinities(mark);
         }
+        w.share.publishSettled(w.actor.held.size()); // every one a world holds is settled keep-alive
         w.share.passEnd(w.open()); // published as at a pass end: the core's own add, its own record of it
         return out;
     }

@@ -36,6 +36,11 @@ public final class Worker {
     // ---- the world's knobs
     /** Connections it serves that the scenario does not model one by one (its load). */
     long baseOpen;
+    /**
+     * Connection-close clients in flight by virtual time (ADR 0059): open, never settled, never
+     * moved; they close within a pass. Null: none.
+     */
+    LongUnaryOperator churnOpen;
     /** Whether it ever wins an accept (else the kernel always hands the connection to another). */
     boolean accepts = true;
     int batch = WorkerLoop.ACCEPT_BATCH;
@@ -188,7 +193,14 @@ public final class Worker {
     }
 
     long open() {
-        return baseOpen + (actor == null ? 0 : actor.held.size());
+        return baseOpen + (churnOpen == null ? 0 : churnOpen.applyAsLong(sim.now()))
+                + (actor == null ? 0 : actor.held.size());
+    }
+
+    /** The connection-close clients in flight at each virtual time (the churn a keeping worker sees). */
+    public Worker churn(LongUnaryOperator inFlightAt) {
+        this.churnOpen = inFlightAt;
+        return this;
     }
 
     /**
@@ -380,6 +392,24 @@ public final class Worker {
             return c != null && send.test(c);
         }
 
+        /** Every connection a world models one by one is keep-alive: served, it is settled. */
+        @Override
+        public long settled() {
+            long n = 0;
+            for (Conn c : actor.held) {
+                if (!c.inCore && c.served) {
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        @Override
+        public boolean moveSettled(Predicate<? super Conn> send) {
+            Conn c = idle(-1); // idle means served here: settled
+            return c != null && send.test(c);
+        }
+
         @Override
         public long affinities() {
             long mark = 0;
@@ -397,6 +427,7 @@ public final class Worker {
                 sim.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
             }
             admittedThisPass.clear();
+            churnOpen = null;
             baseOpen = 0; // what the world does not model one by one is answered and closed
             for (Conn c : List.copyOf(actor.held)) {
                 if (c.inCore) {
@@ -410,6 +441,7 @@ public final class Worker {
 
         @Override
         public void closeAll() {
+            churnOpen = null;
             baseOpen = 0;
             for (Conn c : List.copyOf(actor.held)) {
                 sim.closeAtLeave(Worker.this, c);

@@ -192,6 +192,10 @@ class ModelCheckTest {
         // Three workers: the return must come back past a sibling as light (the tie-break's
         // own mutant is core's, revert-corrections.py).
         {PairScenarios.PAIR_THREE, Mutants.SWAP_ANY_KIND, "PING-PONG"},
+        // A mixed load (ADR 0059): keeping workers even their settled connections, counted in
+        // those alone; counted in open ones, the churn moves them about; not moved, they stay 4/0.
+        {MixedScenarios.MIXED, Mutants.KEEPING_COUNTS_ALL, "PING-PONG"},
+        {MixedScenarios.MIXED, Mutants.KEEPING_MOVES_NOTHING, "CONVERGE"},
     };
 
     /**

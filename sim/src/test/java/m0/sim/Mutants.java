@@ -633,7 +633,7 @@ final class Mutants {
     private static Protocol looking(String name, boolean targetsNotStarted, boolean anySender) {
         return worker(name, (p, self) -> new LookMutant(p, self) {
             @Override
-            public int rebalancePick(long open, long affinities) {
+            public int rebalancePick(long open, long settled, long affinities) {
                 if (tooSoon()) {
                     return self; // one move per interval, as the core's
                 }
@@ -661,6 +661,54 @@ final class Mutants {
             }
         });
     }
+    // ---- a keeping worker's look (ADR 0059): its rule undone, and the rule before it
+
+    /**
+     * A keeping worker's look counted in open connections, as a balancing one's is: the churn in
+     * flight decides, and each spell of it moves a settled connection towards the other worker.
+     */
+    static final Protocol KEEPING_COUNTS_ALL = worker("mutant-keeping-counts-all", (p, self) -> new LookMutant(p, self) {
+        @Override
+        public int rebalancePick(long open, long settled, long affinities) {
+            if (policy().balancing()) {
+                return real.rebalancePick(open, settled, affinities);
+            }
+            if (tooSoon()) {
+                return self;
+            }
+            long own = open + siblings.inFlight(self);
+            int lightest = self;
+            long lightestLoad = Long.MAX_VALUE;
+            for (int i = 0; i < p.workers; i++) {
+                if (i == self || !Siblings.live(siblings.state(i)) || (siblings.busy(i) & AcceptShare.KEEPING_BIT) == 0) {
+                    continue; // keeping siblings only, as the core's
+                }
+                long load = siblings.load(i); // open connections, churn and all: the rule undone
+                if (load > own) {
+                    return self;
+                }
+                if (load < lightestLoad) {
+                    lightestLoad = load;
+                    lightest = i;
+                }
+            }
+            return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+        }
+
+        @Override
+        public boolean settledOnly() {
+            return !policy().balancing(); // its moves take settled connections, as the core's
+        }
+    });
+
+    /** ADR 0041's keeping worker, before ADR 0059: it moves nothing, and a skew it keeps stays. */
+    static final Protocol KEEPING_MOVES_NOTHING = worker("mutant-keeping-moves-nothing", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public int rebalancePick(long open, long settled, long affinities) {
+            return policy().balancing() ? real.rebalancePick(open, settled, affinities) : self;
+        }
+    });
+
     // ---- the swap (ADR 0057): each of its rules undone
 
     /**
@@ -670,8 +718,8 @@ final class Mutants {
      */
     static final Protocol SWAP_ONE_SIDED = worker("mutant-swap-one-sided", (p, self) -> new LookMutant(p, self) {
         @Override
-        public int rebalancePick(long open, long affinities) {
-            int target = real.rebalancePick(open, affinities);
+        public int rebalancePick(long open, long settled, long affinities) {
+            int target = real.rebalancePick(open, settled, affinities);
             if (target != self || tooSoon()) {
                 return target;
             }

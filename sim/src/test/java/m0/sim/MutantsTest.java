@@ -33,6 +33,8 @@ class MutantsTest {
                 Arguments.of(Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"),
                 Arguments.of(PairScenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"),
                 Arguments.of(PairScenarios.PAIR, Mutants.SWAP_ANY_KIND, "PING-PONG"),
+                Arguments.of(MixedScenarios.MIXED, Mutants.KEEPING_COUNTS_ALL, "PING-PONG"),
+                Arguments.of(MixedScenarios.MIXED, Mutants.KEEPING_MOVES_NOTHING, "CONVERGE"),
                 Arguments.of(Scenarios.HEAL_SEND, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_TAKE_BACK, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_RECEIVE, Mutants.NO_HEAL, "HEAL"),

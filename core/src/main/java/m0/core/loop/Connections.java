@@ -45,6 +45,26 @@ public interface Connections<C> {
     }
 
     /**
+     * Settled connections held now: keep-alive ones that have begun a second request here, or
+     * came here settled (a move carries it; ADR 0059). What a keeping worker's rebalance evens
+     * (connections that close after one request never settle). O(1): read at every pass end.
+     * Without a reading: 0, and a keeping worker never moves one.
+     */
+    default long settled() {
+        return 0;
+    }
+
+    /**
+     * A keeping worker's move (ADR 0059): one settled connection that can move now, offered to
+     * {@code send} as {@link #moveIdle} does; none of another kind.
+     *
+     * @return true when one moved; false when none could, or {@code send} refused it
+     */
+    default boolean moveSettled(Predicate<? super C> send) {
+        return false;
+    }
+
+    /**
      * A leaver's idle connections: each one offered to {@code handOver}; one it refuses, or that
      * cannot move (owing a close), is closed, unless {@code keep} says to keep serving it for now.
      */

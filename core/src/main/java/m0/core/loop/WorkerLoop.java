@@ -1,6 +1,7 @@
 package m0.core.loop;
 
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.BusyEstimator;
@@ -291,6 +292,7 @@ public final class WorkerLoop<C> {
         }
         if (rebalancing) {
             share.publishAffinities(connections.affinities()); // for a sibling's swap (ADR 0057)
+            share.publishSettled(connections.settled()); // for a keeping sibling's look, before the retire (ADR 0059)
         }
         share.passEnd(connections.open());
         if (stopping && !draining && connections.open() == 0) {
@@ -443,14 +445,17 @@ public final class WorkerLoop<C> {
         boolean moved = false;
         for (;;) {
             long affinities = connections.affinities();
-            int target = share.rebalancePick(connections.open(), affinities);
+            int target = share.rebalancePick(connections.open(), connections.settled(), affinities);
             if (target == share.self()) {
                 break;
             }
-            if (!connections.moveIdle(share.affinityToMove(target, affinities), share.swapping(), c -> {
+            Predicate<C> send = c -> {
                 work(); // a move is work, stamped before it like any
                 return share.rebalance(target, c);
-            })) {
+            };
+            // Keeping, only a settled one moves: the look counted those (ADR 0059).
+            if (!(share.settledOnly() ? connections.moveSettled(send)
+                    : connections.moveIdle(share.affinityToMove(target, affinities), share.swapping(), send))) {
                 break; // nothing idle now, or a full channel: the next look retries
             }
             moved = true;

@@ -77,6 +77,8 @@ final class FakePorts {
         final String name;
         final boolean received;
         boolean idle = true;
+        /** Reused keep-alive (ADR 0059): what a keeping worker's look counts and moves. */
+        boolean settled;
         int affinity = Rebalance.ANY_AFFINITY;
 
         Held(String name, boolean received) {
@@ -114,6 +116,33 @@ final class FakePorts {
             Held h = new Held(name, false);
             h.affinity = affinity;
             held.add(h);
+        }
+
+        /** Holds an idle settled keep-alive connection (ADR 0059). */
+        void holdSettled(String name) {
+            Held h = new Held(name, false);
+            h.settled = true;
+            held.add(h);
+        }
+
+        @Override
+        public long settled() {
+            return held.stream().filter(h -> h.settled).count();
+        }
+
+        @Override
+        public boolean moveSettled(Predicate<? super String> send) {
+            for (Held h : held) {
+                if (h.idle && h.settled) {
+                    if (send.test(h.name)) {
+                        held.remove(h);
+                        log.add("moved " + h.name);
+                        return true;
+                    }
+                    return false;
+                }
+            }
+            return false;
         }
 
         @Override

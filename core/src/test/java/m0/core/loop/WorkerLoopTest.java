@@ -176,7 +176,7 @@ class WorkerLoopTest {
             assertEquals(wakeUp, w0.connections.held.size(), "one more a wake-up");
         }
         assertEquals(0, channel.queued(1), "all four kept, none handed off");
-        assertEquals(w0.share.self(), w0.share.rebalancePick(4, 0), "and nothing moved: they would close anyway");
+        assertEquals(w0.share.self(), w0.share.rebalancePick(4, 0, 0), "and nothing moved: they would close anyway");
         // The churn stops; a second later a keep-alive burst wakes it.
         clock.advance(1_000 * MS);
         backlog.clear();
@@ -186,6 +186,42 @@ class WorkerLoopTest {
         w0.pass(false, true);
         assertEquals(0, page.getVolatile(PageLayout.busyWord(0)), "judged at the pass's start: balancing");
         assertEquals(2, channel.queued(1), "the burst is balanced: 2 passed on");
+    }
+
+    /**
+     * A mixed load (ADR 0059): both workers keep, and w0 holds four settled keep-alive
+     * connections and two that are not (connection-close clients in flight). Its pass moves a
+     * settled one, one an interval, publishes its settled count before the pass end, and stops
+     * at a gap of one, whatever its open count says.
+     */
+    @Test
+    void aKeepingWorkerMovesSettledConnectionsOnlyAndStopsAtAGapOfOne() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        Worker w1 = w.get(1);
+        for (Worker x : w) {
+            x.connections.shortCloses = 1_000; // churn everywhere: both keep from this pass on
+        }
+        w0.connections.hold("churn1");
+        w0.connections.hold("churn2");
+        for (int k = 1; k <= 4; k++) {
+            w0.connections.holdSettled("s" + k);
+        }
+        clock.advance(MS);
+        w1.pass(false, false);
+        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(1)), "w1 keeps, none settled");
+        w0.pass(false, false);
+        assertEquals(List.of("moved s1"), w0.connections.log, "a settled one, not the churn");
+        assertEquals(AcceptShare.KEEPING_BIT | 3, page.getVolatile(PageLayout.busyWord(0)), "3 settled, published");
+        for (int k = 0; k < 5; k++) {
+            w1.pass(true, false);
+            w1.connections.held.forEach(h -> h.settled = true); // it came settled (m0serve: the move carries it)
+            clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+            w0.workPass();
+        }
+        assertEquals(List.of("moved s1", "moved s2"), w0.connections.log, "3 / 1 took one more; 2 / 2 none");
+        assertEquals(4, w0.connections.open(), "two settled and the two churning ones stay");
+        assertEquals(0, channel.queued(1) + channel.queued(0), "w1 admitted both");
     }
 
     @Test
