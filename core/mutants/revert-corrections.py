@@ -224,6 +224,25 @@ MUTANTS = {
     "ADR 0057: a worker marks its own kind": ("AcceptShare.java", [
         ("affinities & ~PageLayout.affineBit(self) : 0;", "affinities : 0;"),
     ]),
+    "ADR 0059: a keeping worker moves nothing (ADR 0041's rule)": ("AcceptShare.java", [
+        ("return policy.judgesShape() ? rebalance.pickSettled(siblings, self, open, settled, clock.nanoTime()) : self;",
+         "return self;"),
+    ]),
+    "ADR 0059: a keeping look counts open connections": ("Rebalance.java", [
+        ("long load = Counts.pending(counts) + (busy & AcceptShare.SETTLED_MASK);", "long load = Counts.load(counts);"),
+    ]),
+    "ADR 0059: a sibling's pending not counted with its settled": ("Rebalance.java", [
+        ("long load = Counts.pending(counts) + (busy & AcceptShare.SETTLED_MASK);", "long load = busy & AcceptShare.SETTLED_MASK;"),
+    ]),
+    "ADR 0059: a balancing target by settled connections alone": ("Rebalance.java", [
+        ("if (!keeping && ownOpen - Counts.load(counts) <= deadBand) {", "if (false) {"),
+    ]),
+    "ADR 0059: a keeping worker's move takes any idle connection": ("loop/WorkerLoop.java", [
+        ("if (!(share.settledOnly() ? connections.moveSettled(send)", "if (!(false ? connections.moveSettled(send)"),
+    ]),
+    "ADR 0059: the settled count never published": ("loop/WorkerLoop.java", [
+        ("            share.publishSettled(connections.settled());", ""),
+    ]),
 }
 
 def run_tests():

@@ -51,8 +51,9 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /**
      * Share's BUSY word while its worker keeps what it accepts (arrivals close short, ADR 0041):
      * for {@code m0serve stats}, for whether the listener defers (every worker keeps,
-     * ADR 0056), and for a keeping sibling's rebalance look, which evens settled connections
-     * among keeping workers only (ADR 0059). No pick and no fresh hand-off reads it.
+     * ADR 0056), and for a keeping sibling's rebalance look, which weighs keeping siblings in
+     * settled connections and a balancing one in open ones too (ADR 0059). No pick and no fresh
+     * hand-off reads it.
      */
     public static final long KEEPING_BIT = 1L << 34;
 
@@ -539,8 +540,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         }
         if (!policy.balancing()) {
             // Keeping (ADR 0041): arrivals close short, and a move counted in them would chase
-            // them; the settled ones are still evened, among keeping siblings (ADR 0059).
-            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;
+            // them; the settled ones are still evened (ADR 0059).
+            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, open, settled, clock.nanoTime()) : self;
         }
         return rebalance.pick(siblings, self, open, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
     }
@@ -696,7 +697,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
      * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
      * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
      * for {@code m0serve stats}, the listener's deferral (ADR 0056) and a keeping sibling's
-     * rebalance look, which counts only keeping siblings (ADR 0059); no pick reads it.
+     * rebalance look (ADR 0059); no pick reads it.
      */
     @Override
     public void shape(long now, long shortCloses, long reuses) {

@@ -68,9 +68,14 @@ import static m0.core.PageLayout.affineBit;
  *       that instant, and the next look, the churn elsewhere, moves it back (the simulator's
  *       MIXED: mutant-keeping-counts-all). Settled connections change only when a client comes
  *       or goes, so each move lowers their sum of squares and moves stop.
- *   <li><b>Keeping siblings only.</b> A balancing sibling balances by open counts; counted
- *       against it in settled ones, two workers would each move towards a different evenness.
- *       A keeping look neither targets one nor yields to one. No swap while keeping.
+ *   <li><b>A balancing target only if lighter in open connections too.</b> A balancing
+ *       sibling evens open counts by its own look; a settled connection moved to one that is
+ *       not two under in those would be moved back by that look (any idle one), and the next
+ *       keeping look would move it again (the simulator's MIXED-fresh:
+ *       mutant-keeping-no-open-gate). Two under in both, the move lowers the sum of squared
+ *       open loads as a balancing move does, so neither look undoes the other. Heaviest only is
+ *       judged among keeping siblings: a balancing one moves by open counts, not by these. No
+ *       swap while keeping.
  * </ul>
  * A sibling's settled load is its {@code pending} (read first) plus its published settled
  * count (read second): the receiver publishes a moved connection's settledness before its pass
@@ -194,15 +199,16 @@ public final class Rebalance {
 
     /**
      * A keeping worker's look (see the class comment): to whom {@code self}, holding
-     * {@code settled} settled connections, should hand one of them now; {@code self} for nobody.
-     * Only siblings whose BUSY word shows {@link AcceptShare#KEEPING_BIT} count.
+     * {@code settled} settled connections of its {@code open}, should hand one settled
+     * connection now; {@code self} for nobody.
      */
-    int pickSettled(Siblings siblings, int self, long settled, long now) {
+    int pickSettled(Siblings siblings, int self, long open, long settled, long now) {
         swapping = false;
         settledOnly = true;
         if (!on || (moved && now - lastMoveAt < intervalNanos) || settled <= deadBand) {
             return self;
         }
+        long ownOpen = open + siblings.inFlight(self); // as a balancing sibling reads us
         int workers = siblings.workers();
         int lightest = self;
         long lightestLoad = Long.MAX_VALUE;
@@ -212,17 +218,18 @@ public final class Rebalance {
             if (state == LEFT || state == NOT_STARTED) {
                 continue;
             }
-            long pending = Counts.pending(siblings.counts(i)); // first: see the class comment
+            long counts = siblings.counts(i); // first: see the class comment
             long busy = siblings.busy(i);
-            if ((busy & AcceptShare.KEEPING_BIT) == 0) {
-                continue; // balancing: it evens open counts, not these
-            }
-            long load = pending + (busy & AcceptShare.SETTLED_MASK);
-            if (load > settled) {
-                return self; // heaviest only
+            long load = Counts.pending(counts) + (busy & AcceptShare.SETTLED_MASK);
+            boolean keeping = (busy & AcceptShare.KEEPING_BIT) != 0;
+            if (keeping && load > settled) {
+                return self; // heaviest only, among the keeping
             }
             if (state > 0 && Siblings.slowPass(state, now)) {
                 continue;
+            }
+            if (!keeping && ownOpen - Counts.load(counts) <= deadBand) {
+                continue; // balancing, and not lighter in open connections: its own look would move it back
             }
             if (load < lightestLoad) {
                 lightestLoad = load;

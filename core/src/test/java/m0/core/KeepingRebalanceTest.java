@@ -58,16 +58,17 @@ class KeepingRebalanceTest {
     }
 
     @Test
-    void aBalancingSiblingIsNeitherATargetNorAWeight() {
+    void aBalancingSiblingIsATargetOnlyWhenTwoUnderInOpenConnectionsTooAndNeverAWeight() {
         Fixture f = new Fixture(3).started();
         keeping(f, 0);
         keeping(f, 2);
-        published(f, 1, 0, 0); // w1 balances: it evens open counts by its own look
-        published(f, 2, 4, 4);
-        assertEquals(0, f.w(0).rebalancePick(5, 5, 0), "w1 is lightest but balancing; w2 is one under");
+        published(f, 1, 4, 0); // w1 balances, four fresh keep-alive connections answered once
+        published(f, 2, 5, 5);
+        assertEquals(0, f.w(0).rebalancePick(5, 5, 0), "w1 is settled-lightest, but only one under in open ones");
+        assertEquals(1, f.w(0).rebalancePick(6, 5, 0), "two under in both: its own look will not move it back");
         published(f, 1, 9, 9);
         published(f, 2, 1, 1);
-        assertEquals(2, f.w(0).rebalancePick(5, 5, 0), "w1's 9 weigh nothing here: w2 is the target");
+        assertEquals(2, f.w(0).rebalancePick(5, 5, 0), "w1's 9 weigh nothing in heaviest only: w2 is the target");
     }
 
     /**

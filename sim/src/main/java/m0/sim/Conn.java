@@ -33,6 +33,12 @@ public final class Conn {
      * connection.
      */
     int affinity = -1;
+    /**
+     * Answered once and not yet reused (ADR 0059): open and idle, but not settled keep-alive. A
+     * property of the client's use of it: it travels with the connection. Every connection a
+     * world makes is settled unless it says otherwise.
+     */
+    boolean unsettled;
 
     Conn(int id) {
         this.id = id;

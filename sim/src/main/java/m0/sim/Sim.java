@@ -234,6 +234,14 @@ public final class Sim {
         return holdsPaired(w, unknown);
     }
 
+    /** As {@link #holds}, but each answered once and not yet reused: open, idle, not settled (ADR 0059). */
+    public List<Conn> holdsUnsettled(Worker w, int n) {
+        List<Conn> out = holds(w, n);
+        out.forEach(c -> c.unsettled = true);
+        w.share.publishSettled(w.settled());
+        return out;
+    }
+
     /**
      * Worker {@code w} holds one idle connection per entry of {@code affinities}, each with the
      * worker its client pairs with (-1: none known), published as at a pass end.
@@ -258,7 +266,7 @@ public final class Sim {
         if (mark != 0) {
             w.share.publishAffinities(mark);
         }
-        w.share.publishSettled(w.actor.held.size()); // every one a world holds is settled keep-alive
+        w.share.publishSettled(w.settled());
         w.share.passEnd(w.open()); // published as at a pass end: the core's own add, its own record of it
         return out;
     }

@@ -197,6 +197,17 @@ public final class Worker {
                 + (actor == null ? 0 : actor.held.size());
     }
 
+    /** Settled connections held (ADR 0059): answered keep-alive ones a world did not mark unsettled. */
+    long settled() {
+        long n = 0;
+        for (Conn c : actor.held) {
+            if (!c.inCore && c.served && !c.unsettled) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** The connection-close clients in flight at each virtual time (the churn a keeping worker sees). */
     public Worker churn(LongUnaryOperator inFlightAt) {
         this.churnOpen = inFlightAt;
@@ -392,22 +403,20 @@ public final class Worker {
             return c != null && send.test(c);
         }
 
-        /** Every connection a world models one by one is keep-alive: served, it is settled. */
         @Override
         public long settled() {
-            long n = 0;
-            for (Conn c : actor.held) {
-                if (!c.inCore && c.served) {
-                    n++;
-                }
-            }
-            return n;
+            return Worker.this.settled();
         }
 
         @Override
         public boolean moveSettled(Predicate<? super Conn> send) {
-            Conn c = idle(-1); // idle means served here: settled
-            return c != null && send.test(c);
+            for (int k = actor.held.size() - 1; k >= 0; k--) {
+                Conn c = actor.held.get(k);
+                if (c.served && !c.unsettled) {
+                    return send.test(c); // the newest settled one
+                }
+            }
+            return false;
         }
 
         @Override

@@ -196,6 +196,10 @@ class ModelCheckTest {
         // those alone; counted in open ones, the churn moves them about; not moved, they stay 4/0.
         {MixedScenarios.MIXED, Mutants.KEEPING_COUNTS_ALL, "PING-PONG"},
         {MixedScenarios.MIXED, Mutants.KEEPING_MOVES_NOTHING, "CONVERGE"},
+        // Against a balancing sibling: a target (else 4/0 stays), but only if lighter in open
+        // connections too (else its own look moves the connection back).
+        {MixedScenarios.MIXED_MODES, Mutants.KEEPING_SIBLINGS_ONLY, "CONVERGE"},
+        {MixedScenarios.MIXED_FRESH, Mutants.KEEPING_NO_OPEN_GATE, "PING-PONG"},
     };
 
     /**

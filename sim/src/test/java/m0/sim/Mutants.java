@@ -664,42 +664,67 @@ final class Mutants {
     // ---- a keeping worker's look (ADR 0059): its rule undone, and the rule before it
 
     /**
-     * A keeping worker's look counted in open connections, as a balancing one's is: the churn in
-     * flight decides, and each spell of it moves a settled connection towards the other worker.
+     * A keeping worker's look as the core's {@code pickSettled}, with the rules of ADR 0059 that
+     * {@code countsAll}, {@code keepingOnly} and {@code openGate} say: the rate, the dead band
+     * and heaviest only as the core's; its moves take settled connections, as the core's.
      */
-    static final Protocol KEEPING_COUNTS_ALL = worker("mutant-keeping-counts-all", (p, self) -> new LookMutant(p, self) {
-        @Override
-        public int rebalancePick(long open, long settled, long affinities) {
-            if (policy().balancing()) {
-                return real.rebalancePick(open, settled, affinities);
-            }
-            if (tooSoon()) {
-                return self;
-            }
-            long own = open + siblings.inFlight(self);
-            int lightest = self;
-            long lightestLoad = Long.MAX_VALUE;
-            for (int i = 0; i < p.workers; i++) {
-                if (i == self || !Siblings.live(siblings.state(i)) || (siblings.busy(i) & AcceptShare.KEEPING_BIT) == 0) {
-                    continue; // keeping siblings only, as the core's
+    private static Protocol keepingLook(String name, boolean countsAll, boolean keepingOnly, boolean openGate) {
+        return worker(name, (p, self) -> new LookMutant(p, self) {
+            @Override
+            public int rebalancePick(long open, long settled, long affinities) {
+                if (policy().balancing()) {
+                    return real.rebalancePick(open, settled, affinities);
                 }
-                long load = siblings.load(i); // open connections, churn and all: the rule undone
-                if (load > own) {
+                long ownOpen = open + siblings.inFlight(self);
+                long own = countsAll ? ownOpen : settled;
+                if (tooSoon() || own <= AcceptShare.REBALANCE_DEAD_BAND) {
                     return self;
                 }
-                if (load < lightestLoad) {
-                    lightestLoad = load;
-                    lightest = i;
+                int lightest = self;
+                long lightestLoad = Long.MAX_VALUE;
+                for (int i = 0; i < p.workers; i++) {
+                    if (i == self || !Siblings.live(siblings.state(i))) {
+                        continue;
+                    }
+                    long counts = siblings.counts(i);
+                    long busy = siblings.busy(i);
+                    boolean keeping = (busy & AcceptShare.KEEPING_BIT) != 0;
+                    if (keepingOnly && !keeping) {
+                        continue;
+                    }
+                    long load = countsAll ? Counts.load(counts) : Counts.pending(counts) + (busy & AcceptShare.SETTLED_MASK);
+                    if (keeping && load > own) {
+                        return self;
+                    }
+                    if (openGate && !keeping && ownOpen - Counts.load(counts) <= AcceptShare.REBALANCE_DEAD_BAND) {
+                        continue;
+                    }
+                    if (load < lightestLoad) {
+                        lightestLoad = load;
+                        lightest = i;
+                    }
                 }
+                return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
             }
-            return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
-        }
 
-        @Override
-        public boolean settledOnly() {
-            return !policy().balancing(); // its moves take settled connections, as the core's
-        }
-    });
+            @Override
+            public boolean settledOnly() {
+                return !policy().balancing();
+            }
+        });
+    }
+
+    /**
+     * Counted in open connections, as a balancing look counts: the churn in flight decides, and
+     * each spell of it moves a settled connection towards the other worker.
+     */
+    static final Protocol KEEPING_COUNTS_ALL = keepingLook("mutant-keeping-counts-all", true, false, true);
+
+    /** Keeping siblings only: a balancing sibling is never a target, and a skew against it stays. */
+    static final Protocol KEEPING_SIBLINGS_ONLY = keepingLook("mutant-keeping-siblings-only", false, true, true);
+
+    /** A balancing target by settled connections alone: its own look moves the connection back. */
+    static final Protocol KEEPING_NO_OPEN_GATE = keepingLook("mutant-keeping-no-open-gate", false, false, false);
 
     /** ADR 0041's keeping worker, before ADR 0059: it moves nothing, and a skew it keeps stays. */
     static final Protocol KEEPING_MOVES_NOTHING = worker("mutant-keeping-moves-nothing", (p, self) -> new WorkerMutant(p, self) {

@@ -15,8 +15,8 @@ import java.nio.ByteBuffer;
  */
 public final class FdPassing {
 
-    /** Largest payload a datagram carries. */
-    public static final int MAX_PAYLOAD = Sockets.SOCKADDR_MAX;
+    /** Largest payload a datagram carries: a sockaddr and a hand-off's trailer byte. */
+    public static final int MAX_PAYLOAD = Sockets.SOCKADDR_MAX + 1;
 
     private static final int MSG_IOV = 16;
     private static final int MSG_IOVLEN = 24;

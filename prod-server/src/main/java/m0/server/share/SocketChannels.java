@@ -81,7 +81,7 @@ public final class SocketChannels implements Channel<Accepted> {
         if (socket < 0) {
             return false;
         }
-        if (!passing.send(socket, connection.fd(), connection.peer())) {
+        if (!passing.send(socket, connection.fd(), payload(connection))) {
             int errno = passing.lastErrno();
             if (errno != Native.EAGAIN && errno != Native.ENOBUFS && errno != Native.ECONNREFUSED) {
                 // Not a full or closed channel: something unexpected, worth a line (once a second).
@@ -112,7 +112,30 @@ public final class SocketChannels implements Channel<Accepted> {
                     + " (out of descriptors?); counted as lost");
             return Accepted.LOST;
         }
-        return new Accepted(r.fd(), r.payload());
+        return accepted(r.fd(), r.payload());
+    }
+
+    /** A hand-off's trailer byte, after the peer's sockaddr: the connection is settled (ADR 0059). */
+    static final byte SETTLED = 1;
+
+    /**
+     * A hand-off's payload: the peer's sockaddr, then one trailer byte ({@link #SETTLED} or 0).
+     * A payload is never one byte alone with a descriptor, so it is never read as a nudge.
+     */
+    static byte[] payload(Accepted connection) {
+        byte[] peer = connection.peer() == null ? new byte[0] : connection.peer();
+        byte[] payload = java.util.Arrays.copyOf(peer, peer.length + 1);
+        payload[peer.length] = connection.settled() ? SETTLED : 0;
+        return payload;
+    }
+
+    /** The receiving side of {@link #payload}. */
+    static Accepted accepted(int fd, byte[] payload) {
+        if (payload.length == 0) {
+            return new Accepted(fd, payload); // a sender that wrote no trailer: no peer, not settled
+        }
+        int peer = payload.length - 1;
+        return new Accepted(fd, java.util.Arrays.copyOf(payload, peer), payload[peer] == SETTLED);
     }
 
     /** The core takes and retires a lost receipt like any other, and counts it. */

@@ -30,7 +30,10 @@ final class Connection {
     static final int NO_DELAY = 2;
     /** Its output waits for the pass's end, to go with the pass's other answers (docs/adr/0049). */
     boolean sendDue;
-    /** Its second request was counted as a reuse (share's gate, ADR 0041). */
+    /**
+     * Its second request was counted as a reuse (share's gate, ADR 0041), or it came here
+     * reused (a settled move): settled keep-alive from then on (ADR 0059).
+     */
     boolean reused;
     /** The worker its client pairs with ({@link Affinities}), or {@link Affinities#UNKNOWN}. */
     int affinity = Affinities.UNKNOWN;

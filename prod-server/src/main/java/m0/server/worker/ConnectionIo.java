@@ -139,6 +139,11 @@ final class ConnectionIo {
      * @return the connection, or null when it was reset before it could be registered
      */
     Connection admit(int fd, byte[] peer, boolean received, long now) {
+        return admit(fd, peer, received, false, now);
+    }
+
+    /** {@code settled}: it came settled (a keeping sibling's move, ADR 0059), and counts so at once. */
+    Connection admit(int fd, byte[] peer, boolean received, boolean settled, long now) {
         try {
             if (received) {
                 Fds.setNonBlocking(fd); // the sender's accept4 made it so; cheap to be sure
@@ -159,6 +164,10 @@ final class ConnectionIo {
         c.session.peer(peer);
         c.interest = Epoll.IN;
         table.put(c);
+        if (settled) {
+            c.reused = true; // reused where it came from: not a reuse again here (ADR 0041 counts it once)
+            this.settled++;
+        }
         soon(c.session.deadline()); // a client that never sends a byte meets its header timeout
         if (eagerRead) {
             // The app may run inline: a view the page must show (under share an admission,
@@ -246,6 +255,7 @@ final class ConnectionIo {
                 if (!c.reused && c.session.requests() > 1) {
                     c.reused = true;
                     reuses++; // keep-alive: this connection's second request (ADR 0041)
+                    settled++; // and settled from here on (ADR 0059)
                 }
                 if (c.reused) {
                     table.affinities().requested(c, c.session.requests()); // a swap's kind (ADR 0057)
@@ -309,6 +319,15 @@ final class ConnectionIo {
     /** Connections closed at their one request's ask, and second requests: the load's shape (ADR 0041). */
     private long shortCloses;
     private long reuses;
+    /**
+     * Held connections that are reused keep-alive ({@link Connection#reused}): up at the second
+     * request or a settled admission, down at the close or hand-off of one (ADR 0059).
+     */
+    private long settled;
+
+    long settled() {
+        return settled;
+    }
 
     long shortCloses() {
         return shortCloses;
@@ -324,6 +343,9 @@ final class ConnectionIo {
         }
         c.closed = true;
         table.remove(c);
+        if (c.reused) {
+            settled--;
+        }
         if (!c.reused && c.session.closeAsked()) {
             // Its one request asked for the close: churn (ADR 0041). A keep-alive connection its
             // client hung up after one request went idle keep-alive first: it is not counted.
@@ -351,9 +373,12 @@ final class ConnectionIo {
         // The queued message keeps the socket open after our close, and with it our epoll
         // registration: remove it first, or a reused descriptor number could inherit it.
         epoll.delete(c.fd);
-        if (send.test(new Accepted(c.fd, c.peer))) {
+        if (send.test(new Accepted(c.fd, c.peer, c.reused))) {
             c.closed = true; // the channel closed our copy
             table.remove(c);
+            if (c.reused) {
+                settled--;
+            }
             return true;
         }
         epoll.add(c.fd, c.interest, c.fd);

@@ -31,7 +31,7 @@ final class HeldConnections implements Connections<Accepted> {
 
     @Override
     public void admit(Accepted connection, boolean received) {
-        io.admit(connection.fd(), connection.peer(), received, clock.nanoTime());
+        io.admit(connection.fd(), connection.peer(), received, connection.settled(), clock.nanoTime());
     }
 
     /**
@@ -46,6 +46,18 @@ final class HeldConnections implements Connections<Accepted> {
         if (c == null && !(onlyThatKind && affinity >= 0)) {
             c = table.next(HeldConnections::movable);
         }
+        return c != null && io.handOff(c, send);
+    }
+
+    @Override
+    public long settled() {
+        return io.settled();
+    }
+
+    /** A keeping worker's move (ADR 0059): a settled connection that can move now; it travels settled. */
+    @Override
+    public boolean moveSettled(Predicate<? super Accepted> send) {
+        Connection c = table.next(x -> x.reused && movable(x));
         return c != null && io.handOff(c, send);
     }
 

@@ -53,4 +53,30 @@ class SocketChannelsNudgeTest {
         assertEquals(Accepted.LOST, channels.receive(0));
         assertFalse(channels.takeNudge());
     }
+
+    /** A keeping worker's move carries its connection's settledness (ADR 0059); a fresh accept's does not. */
+    @Test
+    void aHandOffCarriesItsPeerAndWhetherItIsSettled() {
+        byte[] ipv6 = new byte[28];
+        ipv6[0] = 10;
+        ipv6[27] = 7;
+        byte[] longest = new byte[Sockets.SOCKADDR_MAX];
+        longest[Sockets.SOCKADDR_MAX - 1] = 9;
+        Object[][] cases = {{ipv6, true}, {ipv6, false}, {longest, true}};
+        for (Object[] k : cases) {
+            byte[] peer = (byte[]) k[0];
+            boolean settled = (Boolean) k[1];
+            int[] conn = Sockets.datagramPair(1024); // the send closes the sender's copy: one each
+            try {
+                assertTrue(channels.send(0, new Accepted(conn[0], peer, settled)));
+                Accepted got = channels.receive(0);
+                assertArrayEquals(peer, got.peer(), "the peer, without the trailer");
+                assertEquals(settled, got.settled());
+                Fds.close(got.fd());
+            } finally {
+                Fds.close(conn[1]);
+            }
+        }
+        assertFalse(channels.takeNudge(), "a trailer is never a nudge");
+    }
 }
