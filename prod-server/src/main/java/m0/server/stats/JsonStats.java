@@ -10,12 +10,14 @@ import m0.server.supervisor.StartupTimes;
  *
  * <pre>{"pid":P,"policy":"share","rehomed":N,"lost":N,"workers":[{"index":0,"state":"PARKED","in_pass_ms":null,
  *   "active":N,"pending":N,"taken":N,"sent":N,"received":N,"forwarded":N,"busy_per_mille":N,"full":false,
+ *   "keeping":false,"settled":N,
  *   "accepted":N,"empty_wakeups":N,"looks":N,"busy_s":S,"wakeups":N,"rebalanced":N,"ring_sends":N,"ring_calls":N,"writes":N,
  *   "started_ms":N,"starts":N},...],
  *   "ready_ms":N}</pre>
  * {@code started_ms} and {@code ready_ms} are null when not known (not started, or a worker's pid);
  * {@code busy_per_mille} and {@code full} (fountain's published load) are null under share and
- * race; the worker's own counters ({@code accepted} ... {@code rebalanced}, {@link WorkerCounters})
+ * race; {@code keeping} and {@code settled} (share's gate, ADR 0041, and its settled keep-alive
+ * connections, ADR 0059) are null under race and fountain; the worker's own counters ({@code accepted} ... {@code rebalanced}, {@link WorkerCounters})
  * are there only for a live worker of a supervisor's pid.
  */
 final class JsonStats {
@@ -45,6 +47,12 @@ final class JsonStats {
                         .append(",\"full\":").append(m0.core.BusyEstimator.full(w.busy()));
             } else {
                 b.append(",\"busy_per_mille\":null,\"full\":null");
+            }
+            if ("share".equals(s.policy())) {
+                b.append(",\"keeping\":").append((w.busy() & m0.core.AcceptShare.KEEPING_BIT) != 0)
+                        .append(",\"settled\":").append(w.busy() & m0.core.AcceptShare.SETTLED_MASK);
+            } else {
+                b.append(",\"keeping\":null,\"settled\":null");
             }
             WorkerCounters c = counters.get(w.index());
             if (c != null) {

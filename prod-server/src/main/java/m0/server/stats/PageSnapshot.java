@@ -64,6 +64,14 @@ public record PageSnapshot(long pid, long readAtNanos, long rehomed, long lost, 
                     w.active(), w.pending(), w.taken(), w.sent(), w.received(), w.forwarded(),
                     busyPublished() ? w.busyLabel() : keepingLabel(w)));
         }
+        if ("share".equals(policy)) {
+            // What a keeping worker's rebalance evens under a mixed load (ADR 0059).
+            out.append("settled (reused keep-alive connections held):");
+            for (WorkerLine w : workers) {
+                out.append(" w").append(w.index()).append('=').append(w.busy() & m0.core.AcceptShare.SETTLED_MASK);
+            }
+            out.append(System.lineSeparator());
+        }
         return out.toString();
     }
 }

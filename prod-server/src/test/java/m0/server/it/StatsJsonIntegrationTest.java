@@ -25,7 +25,8 @@ class StatsJsonIntegrationTest {
             "w = d['workers'][0]",
             "print(d['pid']); print(len(d['workers'])); print(w['state']); print(w['active']);",
             "print(sorted(w.keys())); print(d['ready_ms'] > 0); print(w['started_ms'] > 0)",
-            "print(d['policy']); print(w['busy_per_mille'], w['full']); print(w['accepted'], w['busy_s'] > 0)");
+            "print(d['policy']); print(w['busy_per_mille'], w['full']); print(w['accepted'], w['busy_s'] > 0)",
+            "print(w['keeping'], w['settled'])");
 
     @Test
     @Timeout(60)
@@ -67,13 +68,15 @@ class StatsJsonIntegrationTest {
                 assertEquals("PARKED", f[2]);
                 assertEquals("0", f[3]);
                 assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
-                        + "'full', 'in_pass_ms', 'index', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', "
-                        + "'ring_calls', 'ring_sends', 'sent', 'started_ms', 'starts', 'state', 'taken', 'wakeups', 'writes']", f[4]);
+                        + "'full', 'in_pass_ms', 'index', 'keeping', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', "
+                        + "'ring_calls', 'ring_sends', 'sent', 'settled', 'started_ms', 'starts', 'state', 'taken', 'wakeups', "
+                        + "'writes']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");
                 assertEquals("share", f[7], "the default policy");
                 assertEquals("None None", f[8], "share publishes no busy word");
                 assertEquals("1 True", f[9], "one fresh accept, and the loop's busy time (any policy)");
+                assertEquals("False 0", f[10], "share's gate and its settled count (ADR 0059): one worker shares nothing");
             } finally {
                 py.destroyForcibly();
             }
