@@ -11,8 +11,9 @@
 #   close    connection-close hello (wrk -t2 -c32 -H 'Connection: close', 3 s pause before each run),
 #            at CLOSE_WORKERS (default "2 4"): share race fountain nginx netty uvicorn
 #   ka       keep-alive hello (wrk -t2 -c32) at KA_WORKERS (default "1 2"): share nginx netty uvicorn
-#   mixed    half the clients keep-alive, half connection-close, on share at 2 workers: where the
-#            keep-alive half sits (ss) and what the close half costs beside race's
+#   mixed    half the clients connection-close, joined 1.5 s later (the workers keep by then) by
+#            as many keep-alive ones, on share at 2 workers: where the keep-alive half sits (ss,
+#            each second) and what the whole costs beside race's
 #   landing  cold first burst (FRESH fresh 2-worker servers, 32 keep-alive connections at once),
 #            and 4 workers x 10 bursts of 64: landed at the first ask, settled 1 s later
 #   open     open loop (h2load rate mode), new connection per request, at 20..100 % of nginx's
@@ -84,10 +85,10 @@ if section ka; then
   for w in ${KA_WORKERS:-1 2}; do cpu_table keep-alive "$w" $arms; done
 fi
 
-# mixed: 16 keep-alive and 16 connection-close clients at once (two wrk), share and race side by side
+# mixed: 16 connection-close clients, then 16 keep-alive ones with them (two wrk), share and race side by side
 if section mixed; then
   echo
-  echo "## mixed: wrk -t1 -c16 keep-alive + wrk -t1 -c16 connection-close, 2 workers, x$ROUNDS (${SECS}s)"
+  echo "## mixed: wrk -t1 -c16 connection-close, joined 1.5 s later by wrk -t1 -c16 keep-alive, 2 workers, x$ROUNDS (${SECS}s)"
   declare -A MP=() MPID=()
   for a in share race; do
     MP[$a]=$(free_port); start_arm "$a" "mixed_$a" "${MP[$a]}" 2
@@ -98,17 +99,20 @@ if section mixed; then
     for a in share race; do
       sleep 3
       b=$(tree_ticks "${MPID[$a]}")
+      # The close half first, so that the workers keep (ADR 0041) before the keep-alive half
+      # connects: it lands as the race would land it, and what evens it is ADR 0059's look.
+      wrk -t1 -c16 -H 'Connection: close' -d"$(( SECS + 2 ))s" "http://127.0.0.1:${MP[$a]}/" >"$WORK/cl.txt" &
+      cp=$!
+      sleep 1.5
       wrk -t1 -c16 -d"${SECS}s" "http://127.0.0.1:${MP[$a]}/" >"$WORK/ka.txt" &
       kp=$!
-      wrk -t1 -c16 -H 'Connection: close' -d"${SECS}s" "http://127.0.0.1:${MP[$a]}/" >"$WORK/cl.txt" &
-      cp=$!
-      sleep "$(( SECS / 2 ))"
-      spread=$(conn_split "${MP[$a]}" 2)  # mid-run: the 16 keep-alive plus whatever close ones are open
+      spread=""  # the 16 keep-alive plus whatever close ones are open, each second while both run
+      for k in $(seq $(( SECS - 1 ))); do sleep 1; spread="$spread${spread:+ }$(conn_split "${MP[$a]}" 2)"; done
       wait "$kp" "$cp"
       t=$(( $(tree_ticks "${MPID[$a]}") - b ))
       kreq=$(awk '/requests in/ {print $1}' "$WORK/ka.txt"); creq=$(awk '/requests in/ {print $1}' "$WORK/cl.txt")
       us=$(awk -v t="$t" -v q="$((kreq + creq))" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')
-      printf "round %d %-6s keep-alive %8d req, close %7d req, %6s us CPU/req, connections mid-run %s\n" \
+      printf "round %d %-6s keep-alive %8d req, close %7d req, %6s us CPU/req, connections each second %s\n" \
         "$r" "$a" "$kreq" "$creq" "$us" "$spread"
       printf "mixed\t%s\t%s\t%s\t%s\t%s\t%s\n" "$a" "$r" "$kreq" "$creq" "$us" "$spread" >>"$TSV"
     done
