@@ -225,7 +225,7 @@ MUTANTS = {
         ("affinities & ~PageLayout.affineBit(self) : 0;", "affinities : 0;"),
     ]),
     "ADR 0059: a keeping worker moves nothing (ADR 0041's rule)": ("AcceptShare.java", [
-        ("return policy.judgesShape() ? rebalance.pickSettled(siblings, self, open, settled, clock.nanoTime()) : self;",
+        ("return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;",
          "return self;"),
     ]),
     "ADR 0059: a keeping look counts open connections": ("Rebalance.java", [
@@ -234,14 +234,25 @@ MUTANTS = {
     "ADR 0059: a sibling's pending not counted with its settled": ("Rebalance.java", [
         ("long load = Counts.pending(counts) + (busy & AcceptShare.SETTLED_MASK);", "long load = busy & AcceptShare.SETTLED_MASK;"),
     ]),
-    "ADR 0059: a balancing target by settled connections alone": ("Rebalance.java", [
-        ("if (!keeping && ownOpen - Counts.load(counts) <= deadBand) {", "if (false) {"),
+    "ADR 0059: a balancing look targets a keeping sibling by open connections alone": ("Rebalance.java", [
+        ("if (!evensSettled(siblings, i, settled)) {", "if (false) {"),
+    ]),
+    "ADR 0059: a keeping look moves though a keeping sibling holds more settled": ("Rebalance.java", [
+        ("if (keeping && load > settled) {", "if (false) {"),
+    ]),
+    "ADR 0059: a keeping look targets a sibling that has left or not started": ("Rebalance.java", [
+        ("            if (state == LEFT || state == NOT_STARTED) {\n                continue;\n            }\n            long counts = siblings.counts(i);",
+         "            long counts = siblings.counts(i);"),
     ]),
     "ADR 0059: a keeping worker's move takes any idle connection": ("loop/WorkerLoop.java", [
         ("if (!(share.settledOnly() ? connections.moveSettled(send)", "if (!(false ? connections.moveSettled(send)"),
     ]),
     "ADR 0059: the settled count never published": ("loop/WorkerLoop.java", [
-        ("            share.publishSettled(connections.settled());", ""),
+        ("        share.publishSettled(connections.settled());\n", ""),
+    ]),
+    "ADR 0059: the settled count published after the pass end's retire": ("loop/WorkerLoop.java", [
+        ("        share.publishSettled(connections.settled());\n        share.passEnd(connections.open());",
+         "        share.passEnd(connections.open());\n        share.publishSettled(connections.settled());"),
     ]),
 }
 

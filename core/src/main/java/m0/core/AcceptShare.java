@@ -51,9 +51,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /**
      * Share's BUSY word while its worker keeps what it accepts (arrivals close short, ADR 0041):
      * for {@code m0serve stats}, for whether the listener defers (every worker keeps,
-     * ADR 0056), and for a keeping sibling's rebalance look, which weighs keeping siblings in
-     * settled connections and a balancing one in open ones too (ADR 0059). No pick and no fresh
-     * hand-off reads it.
+     * ADR 0056), and for the rebalance looks: a keeping worker's, and a balancing one's whose
+     * target keeps (ADR 0059). No pick and no fresh hand-off reads it.
      */
     public static final long KEEPING_BIT = 1L << 34;
 
@@ -541,9 +540,9 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         if (!policy.balancing()) {
             // Keeping (ADR 0041): arrivals close short, and a move counted in them would chase
             // them; the settled ones are still evened (ADR 0059).
-            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, open, settled, clock.nanoTime()) : self;
+            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;
         }
-        return rebalance.pick(siblings, self, open, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
+        return rebalance.pick(siblings, self, open, settled, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
     }
 
     @Override

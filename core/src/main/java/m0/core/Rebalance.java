@@ -68,19 +68,21 @@ import static m0.core.PageLayout.affineBit;
  *       that instant, and the next look, the churn elsewhere, moves it back (the simulator's
  *       MIXED: mutant-keeping-counts-all). Settled connections change only when a client comes
  *       or goes, so each move lowers their sum of squares and moves stop.
- *   <li><b>A balancing target only if lighter in open connections too.</b> A balancing
- *       sibling evens open counts by its own look; a settled connection moved to one that is
- *       not two under in those would be moved back by that look (any idle one), and the next
- *       keeping look would move it again (the simulator's MIXED-fresh:
- *       mutant-keeping-no-open-gate). Two under in both, the move lowers the sum of squared
- *       open loads as a balancing move does, so neither look undoes the other. Heaviest only is
- *       judged among keeping siblings: a balancing one moves by open counts, not by these. No
- *       swap while keeping.
+ *   <li><b>Between the modes, both gaps.</b> A keeping look weighs every live sibling in
+ *       settled connections and may target a balancing one; heaviest only is judged among
+ *       keeping siblings (a balancing one moves by open counts). A balancing look ({@link #pick})
+ *       targets a keeping sibling only when two over it in settled connections as well as in
+ *       open ones. So every move between a keeping and a balancing worker goes from more settled
+ *       connections to fewer, by two or more: after it the reverse move's settled gap cannot
+ *       hold, and the open counts, a keeping worker's mostly churn, cannot pump a connection back
+ *       and forth (the simulator's MIXED-fresh: mutant-balancing-ignores-settled). No swap while
+ *       keeping.
  * </ul>
  * A sibling's settled load is its {@code pending} (read first) plus its published settled
  * count (read second): the receiver publishes a moved connection's settledness before its pass
  * end retires the receipt, so the two reads in this order count it once or twice, never zero
- * times (ADR 0012's argument). Own settled load is exact: a move lowers it at once.
+ * times (ADR 0012's argument). Own settled load is what it holds: a move lowers it at once, and
+ * what is in flight to it is not counted, which only makes it move less.
  *
  * <p>One instance per worker (it remembers its last move); called from that worker's loop.
  */
@@ -137,7 +139,7 @@ public final class Rebalance {
      * band and the rate allows; else, loads even, a sibling to swap with ({@code affinities}:
      * bit j while a held connection pairs with worker j, own bit clear); {@code self} for nobody.
      */
-    int pick(Siblings siblings, int self, long open, long affinities, long now) {
+    int pick(Siblings siblings, int self, long open, long settled, long affinities, long now) {
         swapping = false;
         settledOnly = false;
         if (!on || (moved && now - lastMoveAt < intervalNanos)) {
@@ -178,6 +180,9 @@ public final class Rebalance {
             if (state > 0 && Siblings.slowPass(state, now)) {
                 continue; // its load counts above, but it is no target
             }
+            if (!evensSettled(siblings, i, settled)) {
+                continue; // keeping, and not two under in settled ones: its look would move it back (ADR 0059)
+            }
             // Among equals, one whose kind we hold: a swap's return lands where it places one.
             if (load < lightestLoad || load == lightestLoad && holds(affinities, i) && !holds(affinities, lightest)) {
                 lightestLoad = load;
@@ -202,13 +207,12 @@ public final class Rebalance {
      * {@code settled} settled connections of its {@code open}, should hand one settled
      * connection now; {@code self} for nobody.
      */
-    int pickSettled(Siblings siblings, int self, long open, long settled, long now) {
+    int pickSettled(Siblings siblings, int self, long settled, long now) {
         swapping = false;
         settledOnly = true;
         if (!on || (moved && now - lastMoveAt < intervalNanos) || settled <= deadBand) {
             return self;
         }
-        long ownOpen = open + siblings.inFlight(self); // as a balancing sibling reads us
         int workers = siblings.workers();
         int lightest = self;
         long lightestLoad = Long.MAX_VALUE;
@@ -228,15 +232,23 @@ public final class Rebalance {
             if (state > 0 && Siblings.slowPass(state, now)) {
                 continue;
             }
-            if (!keeping && ownOpen - Counts.load(counts) <= deadBand) {
-                continue; // balancing, and not lighter in open connections: its own look would move it back
-            }
             if (load < lightestLoad) {
                 lightestLoad = load;
                 lightest = i;
             }
         }
         return lightest != self && settled - lightestLoad > deadBand ? lightest : self;
+    }
+
+    /**
+     * Whether a balancing look may target sibling {@code i} (its counts just read by
+     * {@link Siblings#load}) holding {@code settled} settled connections itself: any balancing
+     * sibling; a keeping one only when two under in settled connections too (ADR 0059).
+     */
+    private boolean evensSettled(Siblings siblings, int i, long settled) {
+        long busy = siblings.busy(i); // after its counts: see the class comment
+        return (busy & AcceptShare.KEEPING_BIT) == 0
+                || settled - (Counts.pending(siblings.seen(i)) + (busy & AcceptShare.SETTLED_MASK)) > deadBand;
     }
 
     /** True when the last pick was {@link #pickSettled}'s: its move takes a settled connection only. */

@@ -58,17 +58,34 @@ class KeepingRebalanceTest {
     }
 
     @Test
-    void aBalancingSiblingIsATargetOnlyWhenTwoUnderInOpenConnectionsTooAndNeverAWeight() {
+    void aBalancingSiblingIsATargetButNeverAWeight() {
         Fixture f = new Fixture(3).started();
         keeping(f, 0);
         keeping(f, 2);
         published(f, 1, 4, 0); // w1 balances, four fresh keep-alive connections answered once
-        published(f, 2, 5, 5);
-        assertEquals(0, f.w(0).rebalancePick(5, 5, 0), "w1 is settled-lightest, but only one under in open ones");
-        assertEquals(1, f.w(0).rebalancePick(6, 5, 0), "two under in both: its own look will not move it back");
+        published(f, 2, 4, 4);
+        assertEquals(1, f.w(0).rebalancePick(5, 5, 0), "w1 holds no settled one: the target, whatever its open count");
         published(f, 1, 9, 9);
         published(f, 2, 1, 1);
         assertEquals(2, f.w(0).rebalancePick(5, 5, 0), "w1's 9 weigh nothing in heaviest only: w2 is the target");
+    }
+
+    /**
+     * The other side of the rule: a balancing look targets a keeping sibling only when two over
+     * it in settled connections as well as in open ones, so a move between the modes always
+     * goes from more settled connections to fewer and neither look undoes the other's.
+     */
+    @Test
+    void aBalancingLookTargetsAKeepingSiblingOnlyTwoOverInSettledConnectionsToo() {
+        Fixture f = new Fixture(2).started();
+        keeping(f, 1);
+        published(f, 1, 0, 1); // its churn between two passes: no open connection, one settled
+        assertEquals(0, f.w(0).rebalancePick(10, 2, 0), "ten over in open ones, one in settled ones: no move");
+        assertEquals(1, f.w(0).rebalancePick(10, 3, 0), "two over in both");
+        assertFalse(f.w(0).settledOnly(), "a balancing look's move takes any idle connection");
+        f.counts(1, 1, 0); // one raised against w1, not yet received: read as settled
+        f.clock.advance(REBALANCE_INTERVAL_NANOS);
+        assertEquals(0, f.w(0).rebalancePick(10, 3, 0), "3 against 1 + 1 in flight");
     }
 
     /**
@@ -86,6 +103,22 @@ class KeepingRebalanceTest {
         f.counts(1, 2, 2); // received, admitted, published settled, not yet retired
         f.w(1).publishSettled(2);
         assertEquals(0, f.w(0).rebalancePick(4, 4, 0), "counted twice for an instant: a move less, never more");
+    }
+
+    @Test
+    void neverATargetThatHasLeftHasNotStartedOrIsInASlowPass() {
+        Fixture f = new Fixture(4).started();
+        for (int i = 0; i < 4; i++) {
+            keeping(f, i);
+        }
+        published(f, 3, 0, 0);
+        f.put(PageLayout.stateWord(1), PageLayout.LEFT); // reaped: its words read no load
+        f.put(PageLayout.stateWord(2), PageLayout.NOT_STARTED); // a replacement, not reading its channel yet
+        f.w(3).work();
+        f.clock.advance(PageLayout.SLOW_PASS_NANOS + 1);
+        assertEquals(0, f.w(0).rebalancePick(6, 6, 0), "w3 is inside one pass for over 2 ms");
+        f.w(3).passEnd(0);
+        assertEquals(3, f.w(0).rebalancePick(6, 6, 0), "w3 once its pass ended; never w1 or w2");
     }
 
     @Test
@@ -117,7 +150,7 @@ class KeepingRebalanceTest {
     }
 
     @Test
-    void aBalancingWorkerLooksAsBeforeAndRaceOrFountainPublishNoSettledCount() {
+    void aBalancingWorkerLooksAsBeforeAndRaceAndFountainPublishNoSettledCount() {
         Fixture f = new Fixture(2).started();
         published(f, 1, 0, 0);
         assertEquals(1, f.w(0).rebalancePick(4, 0, 0), "balancing: open counts, settled or not");
@@ -125,5 +158,8 @@ class KeepingRebalanceTest {
         Fixture fountain = new Fixture(2, AcceptPolicy::fountain).started();
         fountain.w(0).publishSettled(5);
         assertEquals(0, fountain.get(PageLayout.busyWord(0)), "fountain's BUSY word is its own");
+        Fixture race = new Fixture(2, AcceptPolicy::race).started();
+        race.w(0).publishSettled(5);
+        assertEquals(0, race.get(PageLayout.busyWord(0)), "race shares nothing");
     }
 }

@@ -18,11 +18,11 @@ public final class MixedScenarios {
 
     public static final Scenario MIXED_MODES = new Scenario("MIXED-modes",
             "w0 keeps under churn holding " + MixedScenarios.SETTLED + " settled keep-alive connections; w1 balances"
-            + " (no churn reaches it) and holds none: w0's look moves two to it, and the spread ends even",
-            MixedScenarios::mixedModes);
+            + " (no churn reaches it) and holds none: w0's look moves two to it", MixedScenarios::mixedModes);
     public static final Scenario MIXED_FRESH = new Scenario("MIXED-fresh",
-            "w0 keeps under churn holding 4 settled keep-alive connections; w1 balances holding 2 settled and 2"
-            + " answered once: even in open connections, so nothing moves", MixedScenarios::mixedFresh);
+            "w0 keeps under churn holding 4 settled keep-alive connections; w1 balances holding 4 answered once:"
+            + " w0 moves two, and w1's look, four over in open connections whenever w0's churn is low, moves"
+            + " none back", MixedScenarios::mixedFresh);
 
     /** The settled keep-alive connections w0 starts with: the race's landing of a burst, 4/0. */
     static final int SETTLED = 4;
@@ -46,10 +46,11 @@ public final class MixedScenarios {
      */
     private static void mixed(Sim s) {
         s.rebalance(true);
-        Worker w0 = churning(s.worker(0), W0_SPELL);
-        Worker w1 = churning(s.worker(1), W1_SPELL);
+        Worker w0 = churning(s.worker(0), spell(W0_SPELL));
+        Worker w1 = churning(s.worker(1), spell(W1_SPELL));
         Scenarios.started(s, w0, w1);
         s.rebalanceOracle = true;
+        s.settledOracle = true;
         for (Worker w : new Worker[] {w0, w1}) {
             s.loop(w, () -> {
                 s.sleep(LOOPS_BEGIN - s.now());
@@ -61,8 +62,8 @@ public final class MixedScenarios {
 
     /**
      * A keeping worker and a balancing one (its arrivals do not close short). The keeping look
-     * weighs a balancing sibling in open connections as well as settled ones; it moves two here,
-     * one every 2 ms. A look that skips balancing siblings leaves 4/0: CONVERGE.
+     * weighs a balancing sibling in settled connections; it moves two here, one every 2 ms. A
+     * look that skips balancing siblings leaves 4/0: CONVERGE.
      */
     private static void mixedModes(Sim s) {
         Worker[] w = twoModes(s);
@@ -70,42 +71,51 @@ public final class MixedScenarios {
     }
 
     /**
-     * As MIXED-modes, but w1 holds 2 settled and 2 answered once (a keep-alive burst that just
-     * landed): 4/4 in open connections, 4/2 in settled ones. A look that moved by settled ones
-     * alone would leave w1 two over in open ones, its balancing look would move one back, and
-     * so on: PING-PONG. Nothing moves.
+     * As MIXED-modes, but w1 holds 4 keep-alive connections answered once (a burst that just
+     * landed): 4/0 in settled connections, 4/4 in open ones, w0's with its churn on top. w0
+     * moves two; then w1 is four over in open connections whenever w0's churn is low, but not
+     * two over in settled ones, so its look moves nothing back. A balancing look that ignored
+     * the settled counts would move one back each time, and w0 would move it again: PING-PONG.
      */
     private static void mixedFresh(Sim s) {
         Worker[] w = twoModes(s);
         s.setup(() -> {
             s.holds(w[0], SETTLED);
-            s.holds(w[1], 2);
-            s.holdsUnsettled(w[1], 2);
+            s.holdsUnsettled(w[1], SETTLED);
         });
     }
 
-    /** w0 keeping (churn, none in flight), w1 balancing, both looking from 1 ms until the end. */
+    /**
+     * w0 keeping, with 2 connection-close clients in flight every other 25 ms; w1 balancing;
+     * both looking from 1 ms to the end. The rebalance oracles count settled connections.
+     */
     private static Worker[] twoModes(Sim s) {
         s.rebalance(true);
-        Worker w0 = s.worker(0).accepts(false).shape(t -> t <= Sim.T0 ? 0 : 40 + (t - Sim.T0) * 4 / Sim.MS, t -> 0);
+        Worker w0 = churning(s.worker(0), t -> (t - Sim.T0) / (25 * Sim.MS) % 2 == 1 ? 2 : 0);
         Worker w1 = s.worker(1).accepts(false);
         Scenarios.started(s, w0, w1);
         s.rebalanceOracle = true;
+        s.settledOracle = true;
         Worker[] w = {w0, w1};
         for (Worker x : w) {
             s.loop(x, () -> {
                 s.sleep(LOOPS_BEGIN - s.now());
-                x.run(Sim.T0 + 60 * Sim.MS);
+                x.run(END);
             });
         }
         return w;
     }
 
-    /** A worker that accepts nothing, keeps from its first pass, with churn in flight during its spell. */
-    private static Worker churning(Worker w, long spell) {
+    /** A worker that accepts nothing and keeps from its first pass, {@code inFlight} connection-close clients open. */
+    private static Worker churning(Worker w, java.util.function.LongUnaryOperator inFlight) {
         return w.accepts(false)
                 .shape(t -> t <= Sim.T0 ? 0 : 40 + (t - Sim.T0) * 4 / Sim.MS, t -> 0)
-                .churn(t -> t >= spell && t < spell + SPELL ? CHURN : 0);
+                .churn(inFlight);
+    }
+
+    /** {@link #CHURN} connection-close clients in flight for {@link #SPELL} from {@code from}, else none. */
+    private static java.util.function.LongUnaryOperator spell(long from) {
+        return t -> t >= from && t < from + SPELL ? CHURN : 0;
     }
 
     private MixedScenarios() {

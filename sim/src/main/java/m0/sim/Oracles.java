@@ -410,13 +410,14 @@ final class Oracles {
      * ever needed; connections that died with a killed worker add one possible move each.
      */
     static long initialExcess(Sim s) {
+        long[] initial = s.settledOracle ? s.initialSettled : s.initialLoad;
         long total = 0;
-        for (long l : s.initialLoad) {
+        for (long l : initial) {
             total += l;
         }
         long floor = total / s.workers;
         long excess = 0;
-        for (long l : s.initialLoad) {
+        for (long l : initial) {
             excess += Math.max(0, l - floor);
         }
         return excess;
@@ -487,6 +488,18 @@ final class Oracles {
      * CONVERGE: at quiescence the live workers' loads, as the page shows them (open connections
      * plus raises orphaned against the index by a dead sender), differ by at most one.
      */
+    /** The mixed worlds' load (ADR 0059): settled connections held by worker i or queued to it. */
+    private static long settled(Sim s, Worker w, int i) {
+        long n = 0;
+        for (Conn c : w.actor.held) {
+            n += c.served && !c.unsettled ? 1 : 0;
+        }
+        for (Conn c : s.channels[i]) {
+            n += c.unsettled ? 0 : 1;
+        }
+        return n;
+    }
+
     private static void converged(Sim s) {
         long[] load = new long[s.workers];
         long max = Long.MIN_VALUE;
@@ -498,13 +511,14 @@ final class Oracles {
                 load[i] = -1;
                 continue;
             }
-            load[i] = w.actor.held.size() + s.channels[i].size() + orphaned(s, i) - s.healed[i];
+            load[i] = s.settledOracle ? settled(s, w, i)
+                    : w.actor.held.size() + s.channels[i].size() + orphaned(s, i) - s.healed[i];
             max = Math.max(max, load[i]);
             min = Math.min(min, load[i]);
             live++;
         }
         if (live > 1 && max - min > 1) {
-            s.violation("CONVERGE", "loads per worker " + java.util.Arrays.toString(load) + " (-1: not live):"
+            s.violation("CONVERGE", (s.settledOracle ? "settled " : "") + "loads per worker " + java.util.Arrays.toString(load) + " (-1: not live):"
                     + " max - min = " + (max - min) + " at quiescence");
         }
     }

@@ -56,6 +56,11 @@ public final class Sim {
     /** The swap worlds (ADR 0057): PAIRED at quiescence, on top of the rebalance oracles. */
     boolean pairOracle;
     /**
+     * The mixed worlds (ADR 0059): the rebalance oracles count settled connections (the load a
+     * keeping worker evens), not every connection held.
+     */
+    boolean settledOracle;
+    /**
      * The heal oracle (HEAL): at quiescence, every index's pending - taken equals what is queued
      * to it, orphans of a death included (they must have been healed by the index's recovery).
      * Off where a world ends before every orphan's index has had a recovery (random mode).
@@ -112,6 +117,8 @@ public final class Sim {
     final long[] healed;
     /** Each index's connections at the start of the run ({@link #holds}): the excess is over these. */
     final long[] initialLoad;
+    /** The settled ones among them (ADR 0059): the mixed worlds' excess is over these. */
+    final long[] initialSettled;
     /** initialPaired[i][j]: connections worker i starts with whose client pairs with worker j (ADR 0057). */
     final long[][] initialPaired;
     /** Idle connections rebalance moved (successful {@link #rebalance} calls). */
@@ -152,6 +159,7 @@ public final class Sim {
         this.giveUpDoneStep = new long[workers];
         Arrays.fill(giveUpDoneStep, -1);
         this.initialLoad = new long[workers];
+        this.initialSettled = new long[workers];
         this.initialPaired = new long[workers][workers];
         this.healed = new long[workers];
         Arrays.fill(reapStep, -1);
@@ -238,6 +246,7 @@ public final class Sim {
     public List<Conn> holdsUnsettled(Worker w, int n) {
         List<Conn> out = holds(w, n);
         out.forEach(c -> c.unsettled = true);
+        initialSettled[w.index] -= n;
         w.share.publishSettled(w.settled());
         return out;
     }
@@ -263,6 +272,7 @@ public final class Sim {
             out.add(c);
         }
         initialLoad[w.index] += affinities.length;
+        initialSettled[w.index] += affinities.length;
         if (mark != 0) {
             w.share.publishAffinities(mark);
         }

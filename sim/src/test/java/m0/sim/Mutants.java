@@ -665,10 +665,10 @@ final class Mutants {
 
     /**
      * A keeping worker's look as the core's {@code pickSettled}, with the rules of ADR 0059 that
-     * {@code countsAll}, {@code keepingOnly} and {@code openGate} say: the rate, the dead band
-     * and heaviest only as the core's; its moves take settled connections, as the core's.
+     * {@code countsAll} and {@code keepingOnly} say: the rate, the dead band and heaviest only as
+     * the core's; its moves take settled connections, as the core's.
      */
-    private static Protocol keepingLook(String name, boolean countsAll, boolean keepingOnly, boolean openGate) {
+    private static Protocol keepingLook(String name, boolean countsAll, boolean keepingOnly) {
         return worker(name, (p, self) -> new LookMutant(p, self) {
             @Override
             public int rebalancePick(long open, long settled, long affinities) {
@@ -696,9 +696,6 @@ final class Mutants {
                     if (keeping && load > own) {
                         return self;
                     }
-                    if (openGate && !keeping && ownOpen - Counts.load(counts) <= AcceptShare.REBALANCE_DEAD_BAND) {
-                        continue;
-                    }
                     if (load < lightestLoad) {
                         lightestLoad = load;
                         lightest = i;
@@ -718,13 +715,50 @@ final class Mutants {
      * Counted in open connections, as a balancing look counts: the churn in flight decides, and
      * each spell of it moves a settled connection towards the other worker.
      */
-    static final Protocol KEEPING_COUNTS_ALL = keepingLook("mutant-keeping-counts-all", true, false, true);
+    static final Protocol KEEPING_COUNTS_ALL = keepingLook("mutant-keeping-counts-all", true, false);
 
     /** Keeping siblings only: a balancing sibling is never a target, and a skew against it stays. */
-    static final Protocol KEEPING_SIBLINGS_ONLY = keepingLook("mutant-keeping-siblings-only", false, true, true);
+    static final Protocol KEEPING_SIBLINGS_ONLY = keepingLook("mutant-keeping-siblings-only", false, true);
 
-    /** A balancing target by settled connections alone: its own look moves the connection back. */
-    static final Protocol KEEPING_NO_OPEN_GATE = keepingLook("mutant-keeping-no-open-gate", false, false, false);
+    /**
+     * A balancing look that targets a keeping sibling by open connections alone, as before
+     * ADR 0059: a keeping worker's open count is mostly churn, and a settled connection it moved
+     * out is moved back whenever its churn is low, then out again.
+     */
+    static final Protocol BALANCING_IGNORES_SETTLED = worker("mutant-balancing-ignores-settled",
+            (p, self) -> new LookMutant(p, self) {
+                @Override
+                public int rebalancePick(long open, long settled, long affinities) {
+                    if (!policy().balancing()) {
+                        return real.rebalancePick(open, settled, affinities);
+                    }
+                    if (tooSoon()) {
+                        return self;
+                    }
+                    long own = open + siblings.inFlight(self);
+                    int lightest = self;
+                    long lightestLoad = Long.MAX_VALUE;
+                    for (int i = 0; i < p.workers; i++) {
+                        if (i == self || !Siblings.live(siblings.state(i))) {
+                            continue;
+                        }
+                        long load = siblings.load(i);
+                        if (load > own) {
+                            return self;
+                        }
+                        if (load < lightestLoad) {
+                            lightestLoad = load;
+                            lightest = i;
+                        }
+                    }
+                    return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+                }
+
+                @Override
+                public boolean settledOnly() {
+                    return !policy().balancing();
+                }
+            });
 
     /** ADR 0041's keeping worker, before ADR 0059: it moves nothing, and a skew it keeps stays. */
     static final Protocol KEEPING_MOVES_NOTHING = worker("mutant-keeping-moves-nothing", (p, self) -> new WorkerMutant(p, self) {

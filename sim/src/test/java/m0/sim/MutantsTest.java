@@ -36,7 +36,7 @@ class MutantsTest {
                 Arguments.of(MixedScenarios.MIXED, Mutants.KEEPING_COUNTS_ALL, "PING-PONG"),
                 Arguments.of(MixedScenarios.MIXED, Mutants.KEEPING_MOVES_NOTHING, "CONVERGE"),
                 Arguments.of(MixedScenarios.MIXED_MODES, Mutants.KEEPING_SIBLINGS_ONLY, "CONVERGE"),
-                Arguments.of(MixedScenarios.MIXED_FRESH, Mutants.KEEPING_NO_OPEN_GATE, "PING-PONG"),
+                Arguments.of(MixedScenarios.MIXED_FRESH, Mutants.BALANCING_IGNORES_SETTLED, "PING-PONG"),
                 Arguments.of(Scenarios.HEAL_SEND, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_TAKE_BACK, Mutants.NO_HEAL, "HEAL"),
                 Arguments.of(Scenarios.HEAL_RECEIVE, Mutants.NO_HEAL, "HEAL"),

@@ -292,8 +292,10 @@ public final class WorkerLoop<C> {
         }
         if (rebalancing) {
             share.publishAffinities(connections.affinities()); // for a sibling's swap (ADR 0057)
-            share.publishSettled(connections.settled()); // for a keeping sibling's look, before the retire (ADR 0059)
         }
+        // For the siblings' looks and stats, before the pass end's retire: a connection moved here
+        // leaves pending only after it is counted settled (ADR 0059).
+        share.publishSettled(connections.settled());
         share.passEnd(connections.open());
         if (stopping && !draining && connections.open() == 0) {
             return false;

@@ -104,6 +104,8 @@ final class FakePorts {
         /** What the driver counted: connections closed after one request or none, second requests. */
         long shortCloses;
         long reuses;
+        /** Receipts arrive settled, as a keeping sibling's moves do in m0serve (the hand-off carries it). */
+        boolean receiptsSettled;
         /** Run at each admit, before it is logged: lets a test read the page mid-pass. */
         Runnable onAdmit = () -> { };
 
@@ -162,7 +164,9 @@ final class FakePorts {
         @Override
         public void admit(String connection, boolean received) {
             onAdmit.run();
-            held.add(new Held(connection, received));
+            Held h = new Held(connection, received);
+            h.settled = received && receiptsSettled;
+            held.add(h);
             log.add("admit " + connection + (received ? " received" : ""));
         }
 

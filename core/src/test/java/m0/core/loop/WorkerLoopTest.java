@@ -13,6 +13,7 @@ import m0.core.AtomicLongArrayPage;
 import m0.core.BusyEstimator;
 import m0.core.Counts;
 import m0.core.FakeClock;
+import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.QueueChannel;
 import m0.core.loop.FakePorts.FakeChannels;
@@ -213,15 +214,84 @@ class WorkerLoopTest {
         w0.pass(false, false);
         assertEquals(List.of("moved s1"), w0.connections.log, "a settled one, not the churn");
         assertEquals(AcceptShare.KEEPING_BIT | 3, page.getVolatile(PageLayout.busyWord(0)), "3 settled, published");
+        w1.connections.receiptsSettled = true; // a move carries it (m0serve: the hand-off's trailer)
         for (int k = 0; k < 5; k++) {
             w1.pass(true, false);
-            w1.connections.held.forEach(h -> h.settled = true); // it came settled (m0serve: the move carries it)
             clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
             w0.workPass();
         }
         assertEquals(List.of("moved s1", "moved s2"), w0.connections.log, "3 / 1 took one more; 2 / 2 none");
         assertEquals(4, w0.connections.open(), "two settled and the two churning ones stay");
         assertEquals(0, channel.queued(1) + channel.queued(0), "w1 admitted both");
+    }
+
+    /**
+     * The order a sibling's look relies on (ADR 0059): a receiving worker's pass end publishes
+     * its settled count before it retires the receipt, so a connection moved to it is in its
+     * pending or in its settled count (or both) after every write of its pass, never in neither.
+     */
+    @Test
+    void aMovedConnectionIsInPendingOrSettledAfterEveryWrite() {
+        AtomicLongArrayPage real = AtomicLongArrayPage.forWorkers(2);
+        List<Long> countedAfterEachWrite = new ArrayList<>();
+        Page watched = new Page() {
+            @Override
+            public int words() {
+                return real.words();
+            }
+
+            @Override
+            public long getVolatile(int word) {
+                return real.getVolatile(word);
+            }
+
+            @Override
+            public void setVolatile(int word, long value) {
+                real.setVolatile(word, value);
+                counted();
+            }
+
+            @Override
+            public long getAndAdd(int word, long delta) {
+                long before = real.getAndAdd(word, delta);
+                counted();
+                return before;
+            }
+
+            @Override
+            public boolean compareAndSet(int word, long expected, long value) {
+                boolean set = real.compareAndSet(word, expected, value);
+                counted();
+                return set;
+            }
+
+            /** What a sibling's keeping look reads of worker 1 now: pending, then the settled count. */
+            private void counted() {
+                countedAfterEachWrite.add(Counts.pending(real.getVolatile(PageLayout.countsWord(1)))
+                        + (real.getVolatile(PageLayout.busyWord(1)) & AcceptShare.SETTLED_MASK));
+            }
+        };
+        QueueChannel<String> ch = new QueueChannel<>(2, 16);
+        AcceptShare<String> w0 = new AcceptShare<>(real, ch, clock, AcceptPolicy.named("share"), 2, 0);
+        AcceptShare<String> w1 = new AcceptShare<>(watched, ch, clock, AcceptPolicy.named("share"), 2, 1);
+        FakeConnections held = new FakeConnections();
+        held.receiptsSettled = true;
+        WorkerLoop<String> loop = new WorkerLoop<>(w1, new FakeListener(backlog), held, new FakeChannels(), clock,
+                limits(64, 100), failures::add);
+        w0.bind();
+        w0.start();
+        w1.bind();
+        loop.listen();
+        loop.start();
+        assertTrue(w0.rebalance(1, "s1"), "a move raised against w1 and sent");
+        countedAfterEachWrite.clear();
+        loop.begin();
+        loop.end(true, false);
+        assertEquals(List.of("admit s1 received"), held.log);
+        assertFalse(countedAfterEachWrite.isEmpty());
+        assertTrue(countedAfterEachWrite.stream().allMatch(n -> n >= 1),
+                "after each write of the receiving pass, pending + settled: " + countedAfterEachWrite);
+        assertEquals(1, countedAfterEachWrite.get(countedAfterEachWrite.size() - 1), "and once at its end");
     }
 
     @Test
