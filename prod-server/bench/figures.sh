@@ -87,6 +87,7 @@ fi
 
 # mixed: 16 connection-close clients, then 16 keep-alive ones with them (two wrk), share and race side by side
 if section mixed; then
+  (( SECS >= 2 )) || { echo "mixed needs seconds >= 2 (its readings are one a second)" >&2; exit 2; }
   echo
   echo "## mixed: wrk -t1 -c16 connection-close, joined 1.5 s later by wrk -t1 -c16 keep-alive, 2 workers, x$ROUNDS (${SECS}s)"
   declare -A MP=() MPID=()
@@ -118,10 +119,14 @@ if section mixed; then
     done
   done
   # where the keep-alive half sits when the close half has gone: 16 connections, exact is 8/8
+  # (the close half first again, so that they landed while the workers kept)
   for a in share race; do
+    wrk -t1 -c16 -H 'Connection: close' -d"${SECS}s" "http://127.0.0.1:${MP[$a]}/" >/dev/null &
+    cp=$!
+    sleep 1.5
     wrk -t1 -c16 -d"$(( SECS + 2 ))s" "http://127.0.0.1:${MP[$a]}/" >/dev/null &
     kp=$!
-    wrk -t1 -c16 -H 'Connection: close' -d"${SECS}s" "http://127.0.0.1:${MP[$a]}/" >/dev/null
+    wait "$cp"
     sleep 1
     echo "$a: the keep-alive 16 once the close clients stopped: $(conn_split "${MP[$a]}" 2)"
     printf "mixed-ka\t%s\t%s\n" "$a" "$(conn_split "${MP[$a]}" 2)" >>"$TSV"

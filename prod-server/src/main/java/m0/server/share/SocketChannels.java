@@ -120,7 +120,8 @@ public final class SocketChannels implements Channel<Accepted> {
 
     /**
      * A hand-off's payload: the peer's sockaddr, then one trailer byte ({@link #SETTLED} or 0).
-     * A payload is never one byte alone with a descriptor, so it is never read as a nudge.
+     * It carries a descriptor, and a nudge is a datagram without one, so one is never read as
+     * the other (with no peer the payload is the trailer alone, one byte, and still a hand-off).
      */
     static byte[] payload(Accepted connection) {
         byte[] peer = connection.peer() == null ? new byte[0] : connection.peer();

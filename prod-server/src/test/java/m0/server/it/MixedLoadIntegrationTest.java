@@ -2,7 +2,6 @@ package m0.server.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -17,7 +16,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import m0.core.AcceptShare;
 import m0.server.probe.Shape;
 import m0.server.probe.SpreadProbe;
@@ -38,9 +36,11 @@ class MixedLoadIntegrationTest {
     private static final int PROBE_TIMEOUT_MS = 10_000;
     /** Connection-close clients, each asking in turn: enough that both workers see churn. */
     private static final int CHURNERS = 2;
-    /** The churn's bounds: at most this many connections in all, at most this long. */
-    private static final long CHURN_MAX = 200_000;
-    private static final long CHURN_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** The churn's bounds: at most this many connections in all, at most this long (past the test's timeout). */
+    private static final long CHURN_MAX = 5_000_000;
+    private static final long CHURN_NANOS = TimeUnit.SECONDS.toNanos(150);
+    /** A churn client's connection that stalls this long on this shared machine is dropped and counted, not fatal. */
+    private static final int CHURN_TIMEOUT_MS = 5_000;
     /** A skew of 16 drains in tens of ms of moves; this shared 2-core machine gets a hundred times that. */
     private static final long SETTLE_MS = 5_000;
     private static final int ROUNDS = 3;
@@ -53,16 +53,17 @@ class MixedLoadIntegrationTest {
             PageWatch page = PageWatch.of(s);
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong closes = new AtomicLong();
-            AtomicReference<Throwable> churnFailure = new AtomicReference<>();
+            AtomicLong churnFailures = new AtomicLong();
             List<Thread> churn = new ArrayList<>();
             for (int k = 0; k < CHURNERS; k++) {
-                Thread t = new Thread(() -> churn(s.port, stop, closes, churnFailure), "churn-" + k);
+                Thread t = new Thread(() -> churn(s.port, stop, closes, churnFailures), "churn-" + k);
                 t.start();
                 churn.add(t);
             }
             List<String> seen = new ArrayList<>();
             try {
-                page.await("a worker keeping under the churn", p -> keeping(p, 0) || keeping(p, 1), 15_000);
+                // Both keep: where one balanced, its own look (open counts) would move connections too.
+                page.await("both workers keeping under the churn", p -> keeping(p, 0) && keeping(p, 1), 15_000);
                 SpreadProbe probe = new SpreadProbe(new InetSocketAddress("127.0.0.1", s.port), PROBE_TIMEOUT_MS);
                 for (int round = 0; round < ROUNDS; round++) {
                     try (SpreadProbe.Held held = probe.open(Shape.BURST, 32)) {
@@ -70,21 +71,23 @@ class MixedLoadIntegrationTest {
                         PageSnapshot during = page.read();
                         long closesBefore = closes.get();
                         long t0 = System.nanoTime();
-                        Map<Integer, Integer> now = landed;
-                        while (!now.equals(Map.of(0, 16, 1, 16))
-                                && System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(SETTLE_MS)) {
+                        Map<Integer, Integer> now;
+                        do { // at least once: a burst that landed 16/16 must stay so under the churn
                             Thread.sleep(50);
                             now = counts(held.workerOfEach()); // the clients keep asking: each ask reuses
-                        }
+                        } while (!now.equals(Map.of(0, 16, 1, 16))
+                                && System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(SETTLE_MS));
                         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
                         seen.add(landed.values() + " -> " + now.values() + " in " + ms + " ms ("
                                 + (closes.get() - closesBefore) + " closes meanwhile, keeping: w0 " + keeping(during, 0)
                                 + " w1 " + keeping(during, 1) + ")");
-                        assertNull(churnFailure.get(), "the churn failed: " + churnFailure.get());
                         assertTrue(closes.get() > closesBefore, "the churn ran on while they moved: " + seen);
-                        assertTrue(keeping(during, 0) || keeping(during, 1), "a worker kept while they landed: " + seen);
+                        assertTrue(keeping(during, 0) && keeping(during, 1), "both workers kept while they landed: " + seen);
                         assertEquals(Map.of(0, 16, 1, 16), now, "round " + round + ", every connection answering: " + seen
                                 + "\n" + page.read().format() + RebalanceIntegrationTest.stats(s.pid()));
+                        // stats shows it too: the 32 are the settled ones (the churn's never are).
+                        page.await("stats showing 16 settled on each", p -> p.format().contains(
+                                "settled (reused keep-alive connections held): w0=16 w1=16"), SETTLE_MS);
                     }
                 }
             } finally {
@@ -94,31 +97,34 @@ class MixedLoadIntegrationTest {
                 }
             }
             System.out.println("mixed load, keep-alive bursts of 32 during connection-close churn (landed -> evened): "
-                    + seen + "; " + closes.get() + " connection-close requests\n" + RebalanceIntegrationTest.stats(s.pid()));
+                    + seen + "; " + closes.get() + " connection-close requests (" + churnFailures.get() + " dropped)\n"
+                    + RebalanceIntegrationTest.stats(s.pid()));
         }
     }
 
-    /** One connection-close client asking in turn, bounded in count and time, until {@code stop}. */
-    private static void churn(int port, AtomicBoolean stop, AtomicLong closes, AtomicReference<Throwable> failure) {
+    /**
+     * One connection-close client asking in turn, bounded in count and time, until {@code stop}.
+     * A connection that fails (a stall past its timeout on this shared machine) is counted and
+     * the next one tried: the test judges the keep-alive spread, and that the churn ran on.
+     */
+    private static void churn(int port, AtomicBoolean stop, AtomicLong closes, AtomicLong failures) {
         long deadline = System.nanoTime() + CHURN_NANOS;
         byte[] buf = new byte[4096];
-        try {
-            while (!stop.get() && System.nanoTime() - deadline < 0 && closes.get() < CHURN_MAX) {
-                try (Socket socket = new Socket()) {
-                    socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
-                    socket.setSoTimeout(2_000);
-                    OutputStream out = socket.getOutputStream();
-                    out.write(CLOSE_REQUEST);
-                    out.flush();
-                    InputStream in = socket.getInputStream();
-                    while (in.read(buf) >= 0) {
-                        // to the server's close
-                    }
+        while (!stop.get() && System.nanoTime() - deadline < 0 && closes.get() < CHURN_MAX) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress("127.0.0.1", port), CHURN_TIMEOUT_MS);
+                socket.setSoTimeout(CHURN_TIMEOUT_MS);
+                OutputStream out = socket.getOutputStream();
+                out.write(CLOSE_REQUEST);
+                out.flush();
+                InputStream in = socket.getInputStream();
+                while (in.read(buf) >= 0) {
+                    // to the server's close
                 }
                 closes.incrementAndGet();
+            } catch (java.io.IOException e) {
+                failures.incrementAndGet();
             }
-        } catch (Exception e) {
-            failure.compareAndSet(null, e);
         }
     }
 
