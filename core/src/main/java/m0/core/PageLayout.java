@@ -26,7 +26,8 @@ package m0.core;
  *        |            received by i and not yet retired     |
  *   +3   | SENDING    target + 1 of i's hand-off in progress|
  *   +4   | BUSY       fountain's published load, per mille  |
- *        |            | FULL | HELD (FountainPolicy)          |
+ *        |            | FULL | HELD (FountainPolicy); share: |
+ *        |            | settled count | KEEPING (ADR 0059)   |
  *   +5   | SENT       stat: fresh accepts passed on         |
  *   +6   | RECEIVED   stat: taken off its channel           |
  *   +7   | FORWARDED  stat: passed on again while leaving   |
@@ -115,7 +116,9 @@ public final class PageLayout {
     public static final int SENDING_OFFSET = 3;
     /**
      * Offset in a line: the fountain policy's published busy share, per mille, with
-     * {@link BusyEstimator#FULL_BIT} while the worker is full (see {@link BusyEstimator#word}).
+     * {@link BusyEstimator#FULL_BIT} while the worker is full (see {@link BusyEstimator#word});
+     * under share, the worker's settled connections ({@link AcceptShare#SETTLED_MASK}) with
+     * {@link AcceptShare#KEEPING_BIT} while it keeps (ADR 0041, 0059).
      */
     public static final int BUSY_OFFSET = 4;
 
