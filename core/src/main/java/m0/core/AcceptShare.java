@@ -58,8 +58,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * Share's BUSY word below {@link #KEEPING_BIT}: this worker's settled connections (reused
-     * keep-alive ones), which a keeping sibling's rebalance look compares (ADR 0059). Capped to
-     * the field: a worker never holds 2^34 connections.
+     * keep-alive ones), which the siblings' rebalance looks compare (ADR 0059). Capped to the
+     * field: a worker never holds 2^34 connections.
      */
     public static final long SETTLED_MASK = KEEPING_BIT - 1;
 
@@ -552,7 +552,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /**
      * At a pass end: this worker's settled connections, published in its BUSY word on a change
-     * (share only), for a keeping sibling's look (ADR 0059). Before the pass end's retire: a
+     * (share only), for the siblings' rebalance looks and stats (ADR 0059). Before the pass end's retire: a
      * connection moved here is in {@code pending} until then, so a sibling reading pending first
      * and this second never misses it.
      */
@@ -695,8 +695,8 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     /**
      * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
      * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
-     * for {@code m0serve stats}, the listener's deferral (ADR 0056) and a keeping sibling's
-     * rebalance look (ADR 0059); no pick reads it.
+     * for {@code m0serve stats}, the listener's deferral (ADR 0056) and the siblings' rebalance
+     * looks (ADR 0059); no pick reads it.
      */
     @Override
     public void shape(long now, long shortCloses, long reuses) {

@@ -204,8 +204,7 @@ public final class Rebalance {
 
     /**
      * A keeping worker's look (see the class comment): to whom {@code self}, holding
-     * {@code settled} settled connections of its {@code open}, should hand one settled
-     * connection now; {@code self} for nobody.
+     * {@code settled} settled connections, should hand one of them now; {@code self} for nobody.
      */
     int pickSettled(Siblings siblings, int self, long settled, long now) {
         swapping = false;

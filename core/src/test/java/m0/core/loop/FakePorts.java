@@ -134,8 +134,13 @@ final class FakePorts {
 
         @Override
         public boolean moveSettled(Predicate<? super String> send) {
+            return moveFirst(h -> h.idle && h.settled, send);
+        }
+
+        /** The first held connection {@code which} picks, offered to {@code send}: gone on true. */
+        private boolean moveFirst(Predicate<Held> which, Predicate<? super String> send) {
             for (Held h : held) {
-                if (h.idle && h.settled) {
+                if (which.test(h)) {
                     if (send.test(h.name)) {
                         held.remove(h);
                         log.add("moved " + h.name);
@@ -181,17 +186,8 @@ final class FakePorts {
             if (kind == null && onlyThatKind && affinity >= 0) {
                 return false;
             }
-            for (Held h : held) {
-                if (h.idle && (kind == null || h == kind)) {
-                    if (send.test(h.name)) {
-                        held.remove(h);
-                        log.add("moved " + h.name);
-                        return true;
-                    }
-                    return false;
-                }
-            }
-            return false;
+            Held chosen = kind;
+            return moveFirst(h -> h.idle && (chosen == null || h == chosen), send);
         }
 
         @Override
