@@ -210,7 +210,7 @@ MUTANTS = {
         ("if (swap != self && (lowestAt == swap ? secondLowest : lowest) >= own - 1) {", "if (swap != self) {"),
     ]),
     "ADR 0057: a swap of any kind when its own is busy": ("loop/WorkerLoop.java", [
-        ("share.affinityToMove(target, affinities), share.swapping(), c -> {", "share.affinityToMove(target, affinities), false, c -> {"),
+        ("share.affinityToMove(target, affinities), share.swapping(), send)", "share.affinityToMove(target, affinities), false, send)"),
     ]),
     "ADR 0057: a tie among the lightest not given to the kind held": ("Rebalance.java", [
         ("if (load < lightestLoad || load == lightestLoad && holds(affinities, i) && !holds(affinities, lightest)) {", "if (load < lightestLoad) {"),
