@@ -627,6 +627,38 @@ final class Mutants {
         boolean tooSoon() {
             return moved && p.clock.nanoTime() - lastMoveAt < AcceptShare.REBALANCE_INTERVAL_NANOS;
         }
+
+        /**
+         * The core's balancing look in open connections, without the swap and without ADR 0059's
+         * settled gap for a keeping target; {@code targetsNotStarted} and {@code anySender} undo
+         * one rule each more.
+         */
+        int openLook(long open, boolean targetsNotStarted, boolean anySender) {
+            if (tooSoon()) {
+                return self; // one move per interval, as the core's
+            }
+            long own = open + siblings.inFlight(self); // as the core reads it: one load
+            int lightest = self;
+            long lightestLoad = Long.MAX_VALUE;
+            for (int i = 0; i < p.workers; i++) {
+                long state = i == self ? 0 : siblings.state(i);
+                if (i == self || state == PageLayout.LEFT || (state == PageLayout.NOT_STARTED && !targetsNotStarted)) {
+                    continue;
+                }
+                long load = siblings.load(i);
+                if (load > own && !anySender) {
+                    return self;
+                }
+                if (state > 0 && Siblings.slowPass(state, siblings.now())) {
+                    continue;
+                }
+                if (load < lightestLoad) {
+                    lightestLoad = load;
+                    lightest = i;
+                }
+            }
+            return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+        }
     }
 
     /** The core's look, with one rule undone; the move is the core's (and so is its rate). */
@@ -634,30 +666,7 @@ final class Mutants {
         return worker(name, (p, self) -> new LookMutant(p, self) {
             @Override
             public int rebalancePick(long open, long settled, long affinities) {
-                if (tooSoon()) {
-                    return self; // one move per interval, as the core's
-                }
-                long own = open + siblings.inFlight(self); // as the core reads it: one load
-                int lightest = self;
-                long lightestLoad = Long.MAX_VALUE;
-                for (int i = 0; i < p.workers; i++) {
-                    long state = i == self ? 0 : siblings.state(i);
-                    if (i == self || state == PageLayout.LEFT || (state == PageLayout.NOT_STARTED && !targetsNotStarted)) {
-                        continue;
-                    }
-                    long load = siblings.load(i);
-                    if (load > own && !anySender) {
-                        return self;
-                    }
-                    if (state > 0 && Siblings.slowPass(state, siblings.now())) {
-                        continue;
-                    }
-                    if (load < lightestLoad) {
-                        lightestLoad = load;
-                        lightest = i;
-                    }
-                }
-                return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+                return openLook(open, targetsNotStarted, anySender);
             }
         });
     }
@@ -729,34 +738,12 @@ final class Mutants {
             (p, self) -> new LookMutant(p, self) {
                 @Override
                 public int rebalancePick(long open, long settled, long affinities) {
-                    if (!policy().balancing()) {
-                        return real.rebalancePick(open, settled, affinities);
-                    }
-                    if (tooSoon()) {
-                        return self;
-                    }
-                    long own = open + siblings.inFlight(self);
-                    int lightest = self;
-                    long lightestLoad = Long.MAX_VALUE;
-                    for (int i = 0; i < p.workers; i++) {
-                        if (i == self || !Siblings.live(siblings.state(i))) {
-                            continue;
-                        }
-                        long load = siblings.load(i);
-                        if (load > own) {
-                            return self;
-                        }
-                        if (load < lightestLoad) {
-                            lightestLoad = load;
-                            lightest = i;
-                        }
-                    }
-                    return lightest != self && own - lightestLoad > AcceptShare.REBALANCE_DEAD_BAND ? lightest : self;
+                    return policy().balancing() ? openLook(open, false, false) : real.rebalancePick(open, settled, affinities);
                 }
 
                 @Override
                 public boolean settledOnly() {
-                    return !policy().balancing();
+                    return !policy().balancing(); // the core's, not left over from a look it did not make
                 }
             });
 
