@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
 import m0.core.AcceptPolicy;
+import m0.server.jnr.NativePaths;
 import m0.server.supervisor.CpuPlacement;
 import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
@@ -125,6 +126,12 @@ public final class M0serve implements Callable<Integer> {
                     + "worker's share of --bind (docs/apps.md). Instead of --app; needs --app-classpath.")
     String mainClass;
 
+    /** A developer's: forces fallbacks of calls newer than the floor on a machine that has them (docs/adr/0060). */
+    @Option(names = "--native-fallbacks", paramLabel = "NAMES", hidden = true,
+            description = "Take these fallbacks though the new calls exist: epoll_pwait2, closefrom, pidfd, io_uring "
+                    + "(comma-separated). For tests; passed on to the workers.")
+    String nativeFallbacks = "";
+
     @CommandLine.Parameters(paramLabel = "ARGS", arity = "0..*",
             description = "After --: the arguments for --main's main.")
     java.util.List<String> mainArgs = new java.util.ArrayList<>();
@@ -213,6 +220,7 @@ public final class M0serve implements Callable<Integer> {
             case "--defer-accept" -> deferAccept = v;
             case "--cpu-affinity" -> cpuAffinity = v;
             case "--main" -> mainClass = v;
+            case "--native-fallbacks" -> nativeFallbacks = v;
             default -> {
                 return false;
             }
@@ -286,6 +294,10 @@ public final class M0serve implements Callable<Integer> {
 
     private int serve(ServerConfig config, OperatorConfig ops) {
         StartTrace.mark("command line parsed");
+        // Before anything waits, spawns or watches: the paths of the calls newer than the floor.
+        NativePaths paths = NativePaths.choose(NativePaths.parse(nativeFallbacks));
+        System.err.println("m0serve: native calls: " + paths.describe()
+                + (paths.forced().isEmpty() ? "" : " (fallbacks forced: " + paths.forced() + ")"));
         // The one read of the environment the supervisor gets: it is handed down from here.
         return new Supervisor(config, ops, SupervisorKnobs.from(System.getenv()), System.out).run();
     }
@@ -379,6 +391,11 @@ public final class M0serve implements Callable<Integer> {
             throw usage("--rebalance must be on or off, got '" + rebalance + "'");
         }
         int deferAcceptSeconds = deferAcceptSeconds();
+        try {
+            NativePaths.parse(nativeFallbacks);
+        } catch (IllegalArgumentException e) {
+            throw usage("--native-fallbacks: " + e.getMessage());
+        }
         CpuPlacement.Mode placement = CpuPlacement.Mode.named(cpuAffinity);
         if (placement == null) {
             throw usage("--cpu-affinity must be auto, on or off, got '" + cpuAffinity + "'");

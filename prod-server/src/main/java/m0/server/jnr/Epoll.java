@@ -36,6 +36,8 @@ public final class Epoll implements AutoCloseable {
     private final Memory ready;
     private final ByteBuffer readyBuffer;
     private final int maxEvents;
+    /** {@link #awaitNanos} waits with epoll_pwait2; else with epoll_wait, whole milliseconds (docs/adr/0060). */
+    private final boolean pwait2 = NativePaths.current().pwait2();
 
     public Epoll(int maxEvents) {
         this.fd = Native.check("epoll_create1(EPOLL_CLOEXEC)", Native.libc().epoll_create1(Native.EPOLL_CLOEXEC));
@@ -87,11 +89,16 @@ public final class Epoll implements AutoCloseable {
     /**
      * Waits up to {@code timeoutNanos} (negative: forever) for readiness, to the nanosecond
      * (epoll_pwait2; the kernel's timer slack, 50 µs by default, still applies): a deadline
-     * 1 ms away is kept, where epoll_wait's milliseconds would round it to 1–2 ms.
+     * 1 ms away is kept, where epoll_wait's milliseconds would round it to 1–2 ms. Where
+     * epoll_pwait2 is missing ({@link NativePaths}), epoll_wait with the timeout rounded up to
+     * the millisecond ({@link #millisFor}): a timer is seen late by under a millisecond, never early.
      *
      * @return as {@link #await(int)}
      */
     public int awaitNanos(long timeoutNanos) {
+        if (!pwait2) {
+            return ready(Native.libc().epoll_wait(fd, ready.address(), maxEvents, millisFor(timeoutNanos)), "epoll_wait");
+        }
         long ts = 0; // NULL: no timeout
         if (timeoutNanos >= 0) {
             ByteBuffer b = timespec.buffer();
@@ -100,6 +107,19 @@ public final class Epoll implements AutoCloseable {
             ts = timespec.address();
         }
         return ready(Native.libc().epoll_pwait2(fd, ready.address(), maxEvents, ts, 0, 8), "epoll_pwait2");
+    }
+
+    /**
+     * epoll_wait's timeout for a wait of {@code timeoutNanos}: -1 (forever) for a negative one, 0
+     * for 0, else the milliseconds rounded up, so a positive wait never becomes a poll that
+     * returns at once (the loop would spin until its timer's millisecond is over).
+     */
+    static int millisFor(long timeoutNanos) {
+        if (timeoutNanos <= 0) {
+            return timeoutNanos == 0 ? 0 : -1;
+        }
+        long ms = timeoutNanos / 1_000_000L + (timeoutNanos % 1_000_000L == 0 ? 0 : 1);
+        return (int) Math.min(ms, Integer.MAX_VALUE);
     }
 
     /** A wait's result: the events ready, 0 on EINTR (a signal: the caller's next pass looks). */

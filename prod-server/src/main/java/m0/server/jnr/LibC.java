@@ -56,6 +56,14 @@ final class LibC {
         return new Fn(address, CallContext.getCallContext(result, params, CallingConvention.DEFAULT, true));
     }
 
+    /**
+     * A function newer than the floor (glibc 2.28, docs/adr/0060): its address is 0 where this
+     * libc lacks it, and {@link NativePaths} never calls it then.
+     */
+    private static Fn optional(String name, Type result, Type... params) {
+        return new Fn(C.getSymbolAddress(name), CallContext.getCallContext(result, params, CallingConvention.DEFAULT, true));
+    }
+
     private static final Fn SOCKET = function("socket", I, I, I, I);
     private static final Fn BIND = function("bind", I, I, P, I);
     private static final Fn LISTEN = function("listen", I, I, I);
@@ -82,14 +90,17 @@ final class LibC {
     private static final Fn EPOLL_CREATE1 = function("epoll_create1", I, I);
     private static final Fn EPOLL_CTL = function("epoll_ctl", I, I, I, I, P);
     private static final Fn EPOLL_WAIT = function("epoll_wait", I, I, P, I, I);
-    private static final Fn EPOLL_PWAIT2 = function("epoll_pwait2", I, I, P, I, P, P, L);
+    /** glibc 2.35 (and Linux 5.11 behind it): optional, see {@link NativePaths}. */
+    private static final Fn EPOLL_PWAIT2 = optional("epoll_pwait2", I, I, P, I, P, P, L);
     private static final Fn POLL = function("poll", I, P, L, I);
     private static final Fn EVENTFD = function("eventfd", I, Type.UINT32, I);
     private static final Fn MEMFD_CREATE = function("memfd_create", I, P, Type.UINT32);
     private static final Fn POSIX_SPAWNP = function("posix_spawnp", I, P, P, P, P, P, P);
     private static final Fn FILE_ACTIONS_INIT = function("posix_spawn_file_actions_init", I, P);
     private static final Fn FILE_ACTIONS_ADDDUP2 = function("posix_spawn_file_actions_adddup2", I, P, I, I);
-    private static final Fn FILE_ACTIONS_ADDCLOSEFROM = function("posix_spawn_file_actions_addclosefrom_np", I, P, I);
+    /** glibc 2.34: optional, see {@link NativePaths}. */
+    private static final Fn FILE_ACTIONS_ADDCLOSEFROM = optional("posix_spawn_file_actions_addclosefrom_np", I, P, I);
+    private static final Fn FILE_ACTIONS_ADDCLOSE = function("posix_spawn_file_actions_addclose", I, P, I);
     private static final Fn FILE_ACTIONS_DESTROY = function("posix_spawn_file_actions_destroy", I, P);
     private static final Fn SPAWNATTR_INIT = function("posix_spawnattr_init", I, P);
     private static final Fn SPAWNATTR_SETFLAGS = function("posix_spawnattr_setflags", I, P, Type.SINT16);
@@ -106,6 +117,11 @@ final class LibC {
     private static final Fn SCHED_SETAFFINITY = function("sched_setaffinity", I, I, L, P);
     private static final Fn GETPID = function("getpid", I);
     private static final Fn GETPPID = function("getppid", I);
+    /**
+     * Variadic in C, {@code int prctl(int option, ...)}, which reads its second argument as an
+     * unsigned long: passed register-wide (see fcntl for the variadic call).
+     */
+    private static final Fn PRCTL = function("prctl", I, I, L);
     /** Variadic in C, {@code long syscall(long number, ...)}, here always with two ints (see fcntl). */
     private static final Fn SYSCALL = function("syscall", L, L, I, I);
     /** {@code syscall} again, with five register-wide arguments: io_uring's calls (see fcntl). */
@@ -247,6 +263,10 @@ final class LibC {
         return (int) INVOKE.invokeL2(FILE_ACTIONS_ADDCLOSEFROM.ctx, FILE_ACTIONS_ADDCLOSEFROM.address, fileActions, from);
     }
 
+    int posix_spawn_file_actions_addclose(long fileActions, int fd) {
+        return (int) INVOKE.invokeL2(FILE_ACTIONS_ADDCLOSE.ctx, FILE_ACTIONS_ADDCLOSE.address, fileActions, fd);
+    }
+
     int posix_spawn_file_actions_destroy(long fileActions) {
         return (int) INVOKE.invokeL1(FILE_ACTIONS_DESTROY.ctx, FILE_ACTIONS_DESTROY.address, fileActions);
     }
@@ -307,6 +327,20 @@ final class LibC {
 
     int getppid() {
         return INVOKE.invokeI0(GETPPID.ctx, GETPPID.address);
+    }
+
+    int prctl(int option, long arg) {
+        return (int) INVOKE.invokeL2(PRCTL.ctx, PRCTL.address, option, arg);
+    }
+
+    /** This libc has epoll_pwait2 (glibc 2.35); the kernel may still lack it (ENOSYS). */
+    static boolean hasEpollPwait2() {
+        return EPOLL_PWAIT2.address != 0;
+    }
+
+    /** This libc has posix_spawn_file_actions_addclosefrom_np (glibc 2.34). */
+    static boolean hasAddClosefrom() {
+        return FILE_ACTIONS_ADDCLOSEFROM.address != 0;
     }
 
     long syscall(long number, int arg0, int arg1) {

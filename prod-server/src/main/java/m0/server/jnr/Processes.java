@@ -1,6 +1,6 @@
 package m0.server.jnr;
 
-/** waitpid, kill and pidfd_open: how the supervisor watches and stops its workers. */
+/** waitpid, kill, pidfd_open and the parent-death signal: how the supervisor and its workers watch each other. */
 public final class Processes {
 
     public static final int SIGKILL = 9;
@@ -11,6 +11,8 @@ public final class Processes {
 
     private static final long SIG_DFL = 0;
     private static final long SIG_ERR = -1;
+
+    private static final int PR_SET_PDEATHSIG = 1;
 
     static final int WNOHANG = 1;
     static final int WUNTRACED = 2;
@@ -122,5 +124,18 @@ public final class Processes {
             throw Native.fail("pidfd_open(" + pid + ")");
         }
         return (int) fd;
+    }
+
+    /**
+     * Asks the kernel to send {@code signal} to this process when its parent dies (prctl
+     * PR_SET_PDEATHSIG, any kernel): a worker's watch of its supervisor where there is no pidfd
+     * (docs/adr/0060). The parent is the thread that spawned us, and it dies with the process:
+     * the supervisor spawns from its loop thread only. A parent already gone is not signalled:
+     * check {@link Native#getppid()} after.
+     */
+    public static void signalWhenParentDies(int signal) {
+        if (Native.libc().prctl(PR_SET_PDEATHSIG, signal) != 0) {
+            throw Native.fail("prctl(PR_SET_PDEATHSIG, " + signal + ")");
+        }
     }
 }

@@ -9,7 +9,11 @@ import java.util.List;
  * posix_spawnp with exactly the descriptors a child needs. {@code inherit[k]} becomes the
  * child's descriptor {@code 3 + k} (file action adddup2, which also clears close-on-exec on the
  * copy), and {@code addclosefrom_np(3 + inherit.length)} closes everything else: the JVM's jar,
- * random-device and socket descriptors are NOT close-on-exec. The child starts with an empty
+ * random-device and socket descriptors are NOT close-on-exec. Where glibc lacks addclosefrom_np
+ * (before 2.34; {@link NativePaths}), one {@code addclose} action per number from there up to
+ * the highest descriptor open now and {@link #CLOSE_MARGIN} more does it (docs/adr/0060): a
+ * descriptor another thread opens meanwhile takes the lowest free number, so it lands in that
+ * range unless more than the margin are opened in the window. The child starts with an empty
  * signal mask and every signal at its default disposition (a JVM ignores some).
  * ({@code ProcessBuilder} cannot do this: it closes every descriptor above 2.)
  */
@@ -19,6 +23,11 @@ public final class Spawn {
     private static final int FILE_ACTIONS_BYTES = 128;
     private static final int ATTR_BYTES = 512;
     private static final int SIGSET_BYTES = 128;
+    /**
+     * Numbers closed past the highest open descriptor on the close-loop path: room for what other
+     * threads (the metrics server's accepts) open between the look at /proc/self/fd and the spawn.
+     */
+    static final int CLOSE_MARGIN = 64;
 
     private Spawn() {
     }
@@ -30,6 +39,11 @@ public final class Spawn {
      * @throws NativeException naming posix_spawnp and the errno it returned
      */
     public static int spawn(List<String> argv, List<String> env, int[] inherit) {
+        return spawn(argv, env, inherit, NativePaths.current().closefrom());
+    }
+
+    /** {@link #spawn(List, List, int[])}, closing the rest with addclosefrom_np or, if not {@code closefrom}, the loop. */
+    static int spawn(List<String> argv, List<String> env, int[] inherit, boolean closefrom) {
         int first = 3;
         int end = first + inherit.length;
         // A source inside the target range would be overwritten by an earlier dup2: move it out.
@@ -57,8 +71,12 @@ public final class Spawn {
                     spawnCheck("posix_spawn_file_actions_adddup2(" + sources[k] + ", " + (first + k) + ")",
                             c.posix_spawn_file_actions_adddup2(actions.address(), sources[k], first + k));
                 }
-                spawnCheck("posix_spawn_file_actions_addclosefrom_np(" + end + ")",
-                        c.posix_spawn_file_actions_addclosefrom_np(actions.address(), end));
+                if (closefrom) {
+                    spawnCheck("posix_spawn_file_actions_addclosefrom_np(" + end + ")",
+                            c.posix_spawn_file_actions_addclosefrom_np(actions.address(), end));
+                } else {
+                    closeEach(c, actions.address(), end);
+                }
                 c.sigemptyset(empty);
                 c.sigfillset(full);
                 spawnCheck("posix_spawnattr_setsigmask", c.posix_spawnattr_setsigmask(attr.address(), empty));
@@ -85,6 +103,32 @@ public final class Spawn {
                 Fds.close(fd);
             }
         }
+    }
+
+    /**
+     * The close loop: {@code addclose} of every number from {@code from} to the highest open
+     * descriptor plus {@link #CLOSE_MARGIN}, below RLIMIT_NOFILE (the child ignores a close of a
+     * number that is not open; glibc checks only the range).
+     */
+    private static void closeEach(LibC c, long actions, int from) {
+        long last = Math.min(highestOpen() + (long) CLOSE_MARGIN, Fds.openFileLimit() - 1);
+        for (long fd = from; fd <= last; fd++) {
+            spawnCheck("posix_spawn_file_actions_addclose(" + fd + ")",
+                    c.posix_spawn_file_actions_addclose(actions, (int) fd));
+        }
+    }
+
+    /** The highest descriptor number this process holds now (from /proc/self/fd). */
+    static int highestOpen() {
+        String[] names = new java.io.File("/proc/self/fd").list();
+        if (names == null) {
+            throw new IllegalStateException("/proc/self/fd cannot be read: the descriptors to close are unknown");
+        }
+        int highest = 2;
+        for (String n : names) {
+            highest = Math.max(highest, Integer.parseInt(n));
+        }
+        return highest;
     }
 
     /** posix_spawn* return the error number instead of setting errno. */

@@ -12,12 +12,20 @@ import java.util.List;
  * @param appClasspath the app's own jars and directories ({@code :}-separated), or null
  * @param mainClass    {@code --main}: the app's class whose {@code main} the worker runs, or null
  * @param mainArgs     the arguments after {@code --}, for that {@code main}
+ * @param nativeFallbacks the hidden {@code --native-fallbacks}: the fallbacks of calls newer than
+ *                     the floor forced on (docs/adr/0060), comma-separated; "" for none
  */
 public record WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
-                               List<String> mainArgs) {
+                               List<String> mainArgs, String nativeFallbacks) {
 
     public WorkerOperations {
         mainArgs = List.copyOf(mainArgs);
+        nativeFallbacks = nativeFallbacks == null ? "" : nativeFallbacks;
+    }
+
+    public WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
+                            List<String> mainArgs) {
+        this(metrics, accessLog, appClasspath, mainClass, mainArgs, "");
     }
 
     public WorkerOperations(boolean metrics, String accessLog, String appClasspath) {
@@ -34,6 +42,9 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
                 a.add("main-arg=" + m); // one each, in order: any text, '=' and spaces included
             }
         }
+        if (!nativeFallbacks.isEmpty()) {
+            a.add("native-fallbacks=" + nativeFallbacks); // absent unless a developer forced one
+        }
         return a;
     }
 
@@ -43,6 +54,7 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
         String appClasspath = null;
         String main = null;
         List<String> mainArgs = new java.util.ArrayList<>();
+        String fallbacks = "";
         for (String a : args) {
             if (a.startsWith("main-arg=")) {
                 mainArgs.add(a.substring("main-arg=".length()));
@@ -54,9 +66,11 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
                 log = a.substring("access-log=".length());
             } else if (a.startsWith("app-classpath=") && a.length() > "app-classpath=".length()) {
                 appClasspath = a.substring("app-classpath=".length());
+            } else if (a.startsWith("native-fallbacks=")) {
+                fallbacks = a.substring("native-fallbacks=".length());
             }
         }
-        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs);
+        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs, fallbacks);
     }
 
     /** Anything to record per request at all: without it the loop pays nothing. */

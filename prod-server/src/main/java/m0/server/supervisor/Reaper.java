@@ -1,8 +1,6 @@
 package m0.server.supervisor;
 
 import m0.core.SupervisorShare;
-import m0.server.jnr.Epoll;
-import m0.server.jnr.Fds;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.share.Accepted;
@@ -14,17 +12,17 @@ import m0.server.share.Accepted;
 final class Reaper {
 
     private final Slots slots;
-    private final Epoll epoll;
+    private final ChildWatch children;
     private final SupervisorShare<Accepted> share;
     private final RespawnBudget budget;
     private final Spawner spawner;
     private final GiveUps giveUps;
     private final ServerCounters counters;
 
-    Reaper(Slots slots, Epoll epoll, SupervisorShare<Accepted> share, RespawnBudget budget, Spawner spawner,
+    Reaper(Slots slots, ChildWatch children, SupervisorShare<Accepted> share, RespawnBudget budget, Spawner spawner,
            GiveUps giveUps, ServerCounters counters) {
         this.slots = slots;
-        this.epoll = epoll;
+        this.children = children;
         this.share = share;
         this.budget = budget;
         this.spawner = spawner;
@@ -33,7 +31,8 @@ final class Reaper {
     }
 
     /**
-     * The pidfd of worker {@code index} is readable: collect its status and decide.
+     * The pidfd of worker {@code index} is readable, or SIGCHLD came ({@link ChildWatch}): collect
+     * its status, if it has one, and decide.
      *
      * @param stopping        the server is stopping
      * @param reloadReplacing {@code index} is the old worker of the reload step in progress
@@ -45,10 +44,9 @@ final class Reaper {
         }
         WaitStatus st = Processes.poll(s.pid);
         if (st == null || !st.dead()) {
-            return; // a stop or continue; the pidfd fires again when it really exits
+            return; // running, stopped or continued; the pidfd (or SIGCHLD) fires again when it exits
         }
-        epoll.delete(s.pidfd);
-        Fds.close(s.pidfd);
+        children.unwatch(s.pidfd);
         int pid = s.pid;
         s.reaped();
         counters.pid(index, -1);

@@ -4,8 +4,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import m0.core.SupervisorShare;
 import m0.server.jnr.CpuAffinity;
-import m0.server.jnr.Epoll;
-import m0.server.jnr.Fds;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Spawn;
@@ -15,7 +13,9 @@ import m0.server.share.Accepted;
 /**
  * Starts worker JVMs: posix_spawnp with exactly their descriptors ({@link WorkerCommand}), on
  * their CPU when pinned ({@link CpuPlacement}: the spawning thread is pinned for the call), each
- * watched through a pidfd in the supervisor's epoll set (data: its index). A spawn that fails
+ * watched ({@link ChildWatch}: a pidfd in the supervisor's epoll set, data its index, or SIGCHLD).
+ * Spawns run on the supervisor's loop thread only: a worker without pidfds takes its parent's
+ * death from that thread's (docs/adr/0060). A spawn that fails
  * leaves no process at the index and is no reason to stop: a respawn is tried again shortly,
  * a fresh start (reload, SIGTTIN) is dropped with a line.
  */
@@ -26,7 +26,7 @@ final class Spawner {
 
     private final Slots slots;
     private final WorkerCommand command;
-    private final Epoll epoll;
+    private final ChildWatch children;
     private final SupervisorShare<Accepted> share;
     private final GiveUps giveUps;
     private final RespawnBudget budget;
@@ -35,12 +35,12 @@ final class Spawner {
     private final RateLimitedLog failures;
     private final CpuPlacement placement;
 
-    Spawner(Slots slots, WorkerCommand command, Epoll epoll, SupervisorShare<Accepted> share, GiveUps giveUps,
+    Spawner(Slots slots, WorkerCommand command, ChildWatch children, SupervisorShare<Accepted> share, GiveUps giveUps,
             RespawnBudget budget, StartupTimes startup, ServerCounters counters, RateLimitedLog failures,
             CpuPlacement placement) {
         this.slots = slots;
         this.command = command;
-        this.epoll = epoll;
+        this.children = children;
         this.share = share;
         this.giveUps = giveUps;
         this.budget = budget;
@@ -83,14 +83,12 @@ final class Spawner {
             share.spawnFailed(index);
             throw e;
         }
-        int pidfd = -1;
+        int pidfd;
         try {
-            pidfd = Processes.pidfdOpen(pid);
-            epoll.add(pidfd, Epoll.IN, index);
+            pidfd = children.watch(pid, index);
         } catch (RuntimeException e) {
             // Unwatched, it would be a second process at this index once the spawn is retried
             // (two starts subtracting one taken): stop it before saying the spawn failed.
-            Fds.close(pidfd);
             Processes.kill(pid, Processes.SIGKILL);
             awaitKilled(pid);
             share.spawnFailed(index);

@@ -8,6 +8,7 @@ import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Native;
+import m0.server.jnr.NativePaths;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
@@ -20,7 +21,8 @@ import m0.server.share.SocketChannels;
 /**
  * The supervisor JVM: binds the listener, creates the shared page and one datagram socketpair
  * per worker index ({@link Slots}: 2N + 1 lines), spawns the worker JVMs with exactly those
- * descriptors ({@link Spawner}), and watches them with pidfds in its own epoll set.
+ * descriptors ({@link Spawner}), and watches them with pidfds in its own epoll set (or SIGCHLD
+ * where the kernel has no pidfds: {@link ChildWatch}).
  * docs/adr/0006 has the lifecycle.
  *
  * <p>One thread runs one loop, in the manner of nginx's master cycle: wait on epoll (a signal's
@@ -54,6 +56,7 @@ public final class Supervisor {
     private final EventFd wake = new EventFd();
     private final Epoll epoll = new Epoll(64);
     private final SignalRequests signals = new SignalRequests(wake);
+    private final ChildWatch children = new ChildWatch(epoll, NativePaths.current().pidfd());
     /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
@@ -160,13 +163,14 @@ public final class Supervisor {
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
-                epoll, share, giveUps, budget, startup, counters, failures, placement);
-        reaper = new Reaper(slots, epoll, share, budget, spawner, giveUps, counters);
+                children, share, giveUps, budget, startup, counters, failures, placement);
+        reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out);
         reload = new RollingReload(slots, spawner, readiness, counters);
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         signals.install();
+        children.install(wake);
         StartTrace.mark("signals handled");
         for (int i = 0; i < slots.wanted(); i++) {
             slots.at(i).member = true;
@@ -202,14 +206,12 @@ public final class Supervisor {
                 } else if (GiveUps.isWatch(data)) {
                     giveUps.watchStep(GiveUps.watchedIndex(data));
                 } else {
-                    int index = (int) data;
-                    try {
-                        reaper.reap(index, stopping, reload.replacing(index));
-                    } catch (RuntimeException e) {
-                        // The pidfd stays readable (level-triggered): the reap is tried again
-                        // at the next wait.
-                        failures.log("reaping worker " + data + ": " + e + "; retrying");
-                    }
+                    reap((int) data);
+                }
+            }
+            if (children.takeChildSignal()) {
+                for (int i = 0; i < slots.lines(); i++) {
+                    reap(i); // no pidfds: SIGCHLD says some worker changed, not which
                 }
             }
             giveUps.step();
@@ -240,6 +242,17 @@ public final class Supervisor {
                 System.err.println("m0serve: every worker index was given up; stopping");
                 return 1;
             }
+        }
+    }
+
+    private void reap(int index) {
+        try {
+            reaper.reap(index, stopping, reload.replacing(index));
+        } catch (RuntimeException e) {
+            // The pidfd stays readable (level-triggered): the reap is tried again at the next
+            // wait. Without pidfds, the next pass looks at every worker again.
+            children.lookAgain();
+            failures.log("reaping worker " + index + ": " + e + "; retrying");
         }
     }
 

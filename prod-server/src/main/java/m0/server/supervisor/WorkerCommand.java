@@ -3,6 +3,7 @@ package m0.server.supervisor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import m0.server.jnr.NativePaths;
 import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
 
@@ -51,7 +52,7 @@ final class WorkerCommand {
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
         argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
-                ops.mainArgs()).toArgs());
+                ops.mainArgs(), NativePaths.current().forced()).toArgs());
         return argv;
     }
 

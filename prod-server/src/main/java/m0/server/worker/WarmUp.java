@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import m0.server.jnr.Acceptor;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
+import m0.server.jnr.NativePaths;
 import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
@@ -90,8 +91,10 @@ final class WarmUp {
             exchanges(c, client, deadline);
             long quietAfter = CompilerQuiet.await(QUIET_BOUND_NANOS);
             // One line per worker start, beside the supervisor's "started N ms after its spawn".
-            System.err.printf("%s: warmed up in %.1f ms (%d requests, a hand-off to itself, compiler quiet after %.1f ms; %s)%n",
-                    name, (System.nanoTime() - begin) / 1e6, 2 * REQUESTS, quietAfter / 1e6, io.writes());
+            // The native paths too (docs/adr/0060): where a machine lacks a call, the line says so.
+            System.err.printf("%s: warmed up in %.1f ms (%d requests, a hand-off to itself, compiler quiet after %.1f ms; %s; %s)%n",
+                    name, (System.nanoTime() - begin) / 1e6, 2 * REQUESTS, quietAfter / 1e6, io.writes(),
+                    NativePaths.current().describeWorker());
         } catch (IOException | RuntimeException e) {
             failures.log("warm-up skipped: " + e);
         } finally {

@@ -15,6 +15,7 @@ import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Fds;
 import m0.server.jnr.Native;
+import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
@@ -98,7 +99,7 @@ public final class Worker {
                         spec.lines(), knobs.pairAt(),
                         knobs.pairReread())
                 : Affinities.none());
-        RingSends sends = knobs.ringSends() ? RingSends.open(failures::log) : null;
+        RingSends sends = knobs.ringSends() && NativePaths.current().ioUring() ? RingSends.open(failures::log) : null;
         this.io = new ConnectionIo(epoll, table, http, app, pool, wake, failures, this::work, knobs.eagerRead(),
                 knobs.keepReceivedRegistered(), sends);
         // One waiter per connection where the policy wants it (share, race); fountain must not (ADR 0022).
@@ -142,6 +143,7 @@ public final class Worker {
         ExplodedClassPath.preload(java.util.List.of(Worker.class, AcceptShare.class));
         StartTrace.mark("descriptors adopted");
         WorkerOperations ops = WorkerOperations.parse(args);
+        NativePaths.choose(NativePaths.parse(ops.nativeFallbacks())); // before the first epoll (docs/adr/0060)
         WorkerKnobs knobs;
         App app;
         AppMain appMain = null;
@@ -219,16 +221,18 @@ public final class Worker {
         io.record(recorder);
         // A hand-off's payload, the access log, an exchange's remote address.
         listener.keepPeers(share.sharing() || recorder != null || app instanceof m0.server.http.ExchangeApp);
-        if (Native.getppid() != spec.supervisorPid()) {
+        int parentFd = watchSupervisor();
+        if (parentFd == SUPERVISOR_GONE) {
             return 1; // the supervisor died before we could watch it
         }
-        int parentFd = Processes.pidfdOpen(spec.supervisorPid());
         loop.listen();
         if (spec.deferOnChurn()) {
             loop.deferOnChurn();
         }
         epoll.add(spec.receiveFd(), Epoll.IN, EventTags.CHANNEL);
-        epoll.add(parentFd, Epoll.IN, EventTags.PARENT);
+        if (parentFd >= 0) {
+            epoll.add(parentFd, Epoll.IN, EventTags.PARENT);
+        }
         holdBeforeStart();
         loop.start();
         StartTrace.mark("PARKED");
@@ -244,6 +248,25 @@ public final class Worker {
             recorder.close();
         }
         return 0;
+    }
+
+    private static final int SUPERVISOR_GONE = -2;
+
+    /**
+     * Watches the supervisor: its pidfd (readable when it dies: the loop leaves as on SIGTERM);
+     * without pidfds (docs/adr/0060), the kernel's SIGTERM at its death (PR_SET_PDEATHSIG), which
+     * the TERM handler already takes as a leave.
+     *
+     * @return the pidfd, -1 when the signal watches instead, {@link #SUPERVISOR_GONE} when the
+     *         supervisor is no longer our parent
+     */
+    private int watchSupervisor() {
+        if (NativePaths.current().pidfd()) {
+            return Native.getppid() != spec.supervisorPid() ? SUPERVISOR_GONE : Processes.pidfdOpen(spec.supervisorPid());
+        }
+        Processes.signalWhenParentDies(Processes.SIGTERM);
+        // After the request: a parent that died before it sends nothing, and we are reparented.
+        return Native.getppid() != spec.supervisorPid() ? SUPERVISOR_GONE : -1;
     }
 
     /**

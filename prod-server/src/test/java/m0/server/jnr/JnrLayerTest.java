@@ -209,12 +209,19 @@ class JnrLayerTest {
         Fds.close(a.fd());
     }
 
-    @Test
-    void aSpawnedChildHasExactlyTheInheritedDescriptors() throws Exception {
+    /**
+     * Both ways of closing the rest (docs/adr/0060): addclosefrom_np (glibc 2.34) and the bounded
+     * addclose list. This test JVM holds descriptors that are not close-on-exec (its jars): either
+     * way must keep them from the child.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "closefrom_np {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void aSpawnedChildHasExactlyTheInheritedDescriptors(boolean closefrom) throws Exception {
         int[] pair = Sockets.datagramPair(4096);
         int memfd = Fds.memfd("m0-test");
         int low = Fds.dupAtLeast(pair[1], 3); // a close-on-exec copy: dup2 makes the child's inheritable
-        int pid = Spawn.spawn(List.of("sleep", "30"), List.of("PATH=/usr/bin:/bin"), new int[] {memfd, low});
+        int pid = Spawn.spawn(List.of("sleep", "30"), List.of("PATH=/usr/bin:/bin"), new int[] {memfd, low},
+                closefrom);
         int pidfd = Processes.pidfdOpen(pid);
         try {
             // Right after exec the dynamic loader may still hold ld.so.cache or a library open (as

@@ -17,6 +17,17 @@ class WorkerSpecTest {
         assertEquals(Worker.class.getName(), WorkerSpec.MAIN_CLASS);
     }
 
+    /** --native-fallbacks reaches the worker as written, and is absent from the command line when unset (docs/adr/0060). */
+    @Test
+    void theForcedNativeFallbacksSurviveTheCommandLine() {
+        WorkerOperations forced = new WorkerOperations(false, null, null, null, List.of(), "pidfd,epoll_pwait2");
+        assertEquals(forced, WorkerOperations.parse(forced.toArgs().toArray(new String[0])));
+        assertEquals("pidfd,epoll_pwait2", WorkerOperations.parse(forced.toArgs().toArray(new String[0])).nativeFallbacks());
+        WorkerOperations none = new WorkerOperations(false, null, null);
+        assertEquals("", none.nativeFallbacks());
+        assertEquals(false, none.toArgs().stream().anyMatch(a -> a.startsWith("native-fallbacks=")));
+    }
+
     @Test
     void aSpecAndItsOperationsSurviveTheCommandLine() {
         WorkerSpec spec = new WorkerSpec(2, 5, 4242, WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD,
