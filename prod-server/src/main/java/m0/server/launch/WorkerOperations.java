@@ -12,16 +12,18 @@ import java.util.List;
  * @param appClasspath the app's own jars and directories ({@code :}-separated), or null
  * @param mainClass    {@code --main}: the app's class whose {@code main} the worker runs, or null
  * @param mainArgs     the arguments after {@code --}, for that {@code main}
+ * @param mainStartMillis how long that {@code main} may take to start its server; 0: the
+ *                     worker's default (a hidden developer option, {@code --dev-main-start-ms})
  */
 public record WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
-                               List<String> mainArgs) {
+                               List<String> mainArgs, long mainStartMillis) {
 
     public WorkerOperations {
         mainArgs = List.copyOf(mainArgs);
     }
 
     public WorkerOperations(boolean metrics, String accessLog, String appClasspath) {
-        this(metrics, accessLog, appClasspath, null, List.of());
+        this(metrics, accessLog, appClasspath, null, List.of(), 0);
     }
 
     public List<String> toArgs() {
@@ -33,6 +35,9 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
             for (String m : mainArgs) {
                 a.add("main-arg=" + m); // one each, in order: any text, '=' and spaces included
             }
+            if (mainStartMillis > 0) {
+                a.add("main-start-ms=" + mainStartMillis);
+            }
         }
         return a;
     }
@@ -43,9 +48,12 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
         String appClasspath = null;
         String main = null;
         List<String> mainArgs = new java.util.ArrayList<>();
+        long mainStartMillis = 0;
         for (String a : args) {
             if (a.startsWith("main-arg=")) {
                 mainArgs.add(a.substring("main-arg=".length()));
+            } else if (a.startsWith("main-start-ms=")) {
+                mainStartMillis = Long.parseLong(a.substring("main-start-ms=".length()));
             } else if (a.startsWith("main=") && a.length() > "main=".length()) {
                 main = a.substring("main=".length());
             } else if (a.startsWith("metrics=")) {
@@ -56,7 +64,7 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
                 appClasspath = a.substring("app-classpath=".length());
             }
         }
-        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs);
+        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs, mainStartMillis);
     }
 
     /** Anything to record per request at all: without it the loop pays nothing. */

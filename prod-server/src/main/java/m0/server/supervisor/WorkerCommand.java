@@ -51,7 +51,7 @@ final class WorkerCommand {
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
         argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
-                ops.mainArgs()).toArgs());
+                ops.mainArgs(), ops.mainStartMillis()).toArgs());
         return argv;
     }
 
