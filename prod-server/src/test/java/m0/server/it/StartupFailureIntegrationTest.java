@@ -56,6 +56,19 @@ class StartupFailureIntegrationTest {
         }
     }
 
+    /** An App whose init ends its JVM with status 3: a crash before start, not a configuration error. */
+    public static final class HaltingInitApp implements App {
+        @Override
+        public void init(AppContext context) {
+            Runtime.getRuntime().halt(3);
+        }
+
+        @Override
+        public Response handle(Request request) {
+            return Response.text(200, "never");
+        }
+    }
+
     @Test
     @Timeout(120)
     void aMainThatThrowsIsSaidOnceAndTheServerExits78() throws Exception {
@@ -86,6 +99,27 @@ class StartupFailureIntegrationTest {
         // Where its main was stuck, printed once: the waiting frame is the app's.
         assertEquals(1, count(err, "main thread at the bound"), err);
         assertTrue(err.contains("WaitingMain.main("), err);
+    }
+
+    /**
+     * A worker that dies before its start with another status is respawned within the budget, as
+     * ever (here capped at two respawns), and the server exits 1 once every index is given up;
+     * "ready" is not printed, since no worker ever served.
+     */
+    @Test
+    @Timeout(120)
+    void workersThatCrashBeforeTheirStartAreRespawnedWithinTheBudgetAndNoReadyIsSaid() throws Exception {
+        try (ServerProcess s = ServerProcess.start(java.util.Map.of("M0_TEST_MAX_RESPAWNS", "2"),
+                "--workers", "2", "--app", HaltingInitApp.class.getName())) {
+            assertTrue(s.process.waitFor(90, TimeUnit.SECONDS), "the server exits; stderr: " + s.stderr());
+            String err = s.stderr();
+            assertEquals(1, s.process.exitValue(), "exit status; stderr: " + err);
+            assertNull(s.awaitReady(30), "no ready line; stderr: " + err);
+            assertEquals(2, count(err, "exit 3; respawning"), err);
+            assertEquals(2, count(err, "exit 3; not replaced: M0_TEST_MAX_RESPAWNS=2 respawns spent"), err);
+            assertEquals(1, count(err, "every worker index was given up"), err);
+            assertEquals(0, count(err, "the app cannot start"), err);
+        }
     }
 
     /**
