@@ -10,7 +10,8 @@ import m0.server.share.Accepted;
 
 /**
  * Which workers have started, as the page shows it; the "ready" line once every first worker
- * has; and everything systemd is told (READY, RELOADING, STOPPING, STATUS: docs/adr/0018).
+ * has, and at least one (docs/adr/0062); and everything systemd is told (READY, RELOADING,
+ * STOPPING, STATUS: docs/adr/0018).
  */
 final class Readiness {
 
