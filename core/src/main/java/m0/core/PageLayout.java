@@ -12,7 +12,9 @@ package m0.core;
  *     3  | LOST       stat: receipts with no connection     |
  *     4  | reserved (was STARTING: now the STARTING region) |
  *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
- *   6..7 | reserved                                         |
+ *     6  | START_FAILED fingerprint of the first app start- |
+ *        |            up failure a worker printed (ADR 0062)|
+ *     7  | reserved                                         |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: in a pass, stamped at its   |
@@ -84,6 +86,12 @@ public final class PageLayout {
      * from a given-up index (its give-up drain and watch are senders too), else 0.
      */
     public static final int SUPERVISOR_SENDING_WORD = 5;
+    /**
+     * Word 6: not the protocol's. The fingerprint of the first app start-up failure a worker
+     * printed in full (0: none yet), so that N workers failing alike print the cause once
+     * (docs/adr/0062). Set once by compare-and-set from 0; the protocol never reads it.
+     */
+    public static final int START_FAILED_WORD = 6;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */

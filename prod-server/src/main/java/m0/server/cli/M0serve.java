@@ -132,6 +132,11 @@ public final class M0serve implements Callable<Integer> {
                     + "(comma-separated). For tests; passed on to the workers.")
     String nativeFallbacks = "";
 
+    /** Hidden, for developers' tests: --main's bound on its start, shorter than the worker's 60 s. */
+    @Option(names = "--dev-main-start-ms", paramLabel = "MS", hidden = true,
+            description = "How long --main's main may take to start its HttpServer (default: the worker's, 60 s).")
+    long devMainStartMillis = 0;
+
     @CommandLine.Parameters(paramLabel = "ARGS", arity = "0..*",
             description = "After --: the arguments for --main's main.")
     java.util.List<String> mainArgs = new java.util.ArrayList<>();
@@ -221,6 +226,7 @@ public final class M0serve implements Callable<Integer> {
             case "--cpu-affinity" -> cpuAffinity = v;
             case "--main" -> mainClass = v;
             case "--native-fallbacks" -> nativeFallbacks = v;
+            case "--dev-main-start-ms" -> devMainStartMillis = decimal(v, Long.MAX_VALUE);
             default -> {
                 return false;
             }
@@ -323,7 +329,8 @@ public final class M0serve implements Callable<Integer> {
         if (mainClass == null && !mainArgs.isEmpty()) {
             throw usage("arguments after -- are for --main's class: " + String.join(" ", mainArgs));
         }
-        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath, mainClass, mainArgs);
+        return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath, mainClass, mainArgs,
+                devMainStartMillis);
     }
 
     private record HostPort(InetAddress host, int port) {

@@ -14,9 +14,11 @@ import java.util.List;
  * @param mainArgs     the arguments after {@code --}, for that {@code main}
  * @param nativeFallbacks the hidden {@code --native-fallbacks}: the fallbacks of calls newer than
  *                     the floor forced on (docs/adr/0060), comma-separated; "" for none
+ * @param mainStartMillis how long that {@code main} may take to start its server; 0: the
+ *                     worker's default (a hidden developer option, {@code --dev-main-start-ms})
  */
 public record WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
-                               List<String> mainArgs, String nativeFallbacks) {
+                               List<String> mainArgs, String nativeFallbacks, long mainStartMillis) {
 
     public WorkerOperations {
         mainArgs = List.copyOf(mainArgs);
@@ -25,11 +27,11 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
 
     public WorkerOperations(boolean metrics, String accessLog, String appClasspath, String mainClass,
                             List<String> mainArgs) {
-        this(metrics, accessLog, appClasspath, mainClass, mainArgs, "");
+        this(metrics, accessLog, appClasspath, mainClass, mainArgs, "", 0);
     }
 
     public WorkerOperations(boolean metrics, String accessLog, String appClasspath) {
-        this(metrics, accessLog, appClasspath, null, List.of());
+        this(metrics, accessLog, appClasspath, null, List.of(), "", 0);
     }
 
     public List<String> toArgs() {
@@ -40,6 +42,9 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
             a.add("main=" + mainClass);
             for (String m : mainArgs) {
                 a.add("main-arg=" + m); // one each, in order: any text, '=' and spaces included
+            }
+            if (mainStartMillis > 0) {
+                a.add("main-start-ms=" + mainStartMillis);
             }
         }
         if (!nativeFallbacks.isEmpty()) {
@@ -55,9 +60,12 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
         String main = null;
         List<String> mainArgs = new java.util.ArrayList<>();
         String fallbacks = "";
+        long mainStartMillis = 0;
         for (String a : args) {
             if (a.startsWith("main-arg=")) {
                 mainArgs.add(a.substring("main-arg=".length()));
+            } else if (a.startsWith("main-start-ms=")) {
+                mainStartMillis = Long.parseLong(a.substring("main-start-ms=".length()));
             } else if (a.startsWith("main=") && a.length() > "main=".length()) {
                 main = a.substring("main=".length());
             } else if (a.startsWith("metrics=")) {
@@ -70,7 +78,7 @@ public record WorkerOperations(boolean metrics, String accessLog, String appClas
                 fallbacks = a.substring("native-fallbacks=".length());
             }
         }
-        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs, fallbacks);
+        return new WorkerOperations(metrics, log, appClasspath, main, mainArgs, fallbacks, mainStartMillis);
     }
 
     /** Anything to record per request at all: without it the loop pays nothing. */

@@ -11,9 +11,11 @@ import java.net.InetAddress;
  * @param accessLog   a file, "-" for standard output, or null: no access log
  * @param mainClass   {@code --main}: the app class whose own {@code main} each worker runs, or null
  * @param mainArgs    its arguments (after {@code --})
+ * @param mainStartMillis how long that main may take to start its server; 0: the worker's
+ *                    default ({@code --dev-main-start-ms}, hidden: for tests of the bound)
  */
 public record OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath,
-                             String mainClass, java.util.List<String> mainArgs) {
+                             String mainClass, java.util.List<String> mainArgs, long mainStartMillis) {
 
     /** Nothing beyond what the server always does. */
     public static final OperatorConfig NONE = new OperatorConfig(null, 0, null, null);
@@ -23,7 +25,7 @@ public record OperatorConfig(InetAddress metricsHost, int metricsPort, String ac
     }
 
     public OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath) {
-        this(metricsHost, metricsPort, accessLog, appClasspath, null, java.util.List.of());
+        this(metricsHost, metricsPort, accessLog, appClasspath, null, java.util.List.of(), 0);
     }
 
     public boolean metrics() {

@@ -10,7 +10,8 @@ import m0.server.share.Accepted;
 
 /**
  * Which workers have started, as the page shows it; the "ready" line once every first worker
- * has; and everything systemd is told (READY, RELOADING, STOPPING, STATUS: docs/adr/0018).
+ * has, and at least one (docs/adr/0062); and everything systemd is told (READY, RELOADING,
+ * STOPPING, STATUS: docs/adr/0018).
  */
 final class Readiness {
 
@@ -23,6 +24,8 @@ final class Readiness {
     private final PrintStream out;
     /** The "ready" line was printed: every first-generation worker has started. */
     private boolean announcedReady;
+    /** A worker has been seen started, ever: from then on a 78 is one index's, not the server's. */
+    private boolean anyStarted;
 
     Readiness(Slots slots, Page page, SupervisorShare<Accepted> share, StartupTimes startup, ServerCounters counters,
               SystemdNotify notify, PrintStream out) {
@@ -46,6 +49,7 @@ final class Readiness {
             if (s.awaitingStart()) {
                 if (share.startSeen(i)) {
                     s.sawStart(now);
+                    anyStarted = true;
                     System.err.printf("m0serve: worker %d (pid %d) started %.0f ms after its spawn%n",
                             i, s.pid, startup.started(i, now));
                 } else {
@@ -53,9 +57,10 @@ final class Readiness {
                 }
             }
         }
-        if (allStarted && !announcedReady) {
+        if (allStarted && anyStarted && !announcedReady && !stopping) {
             // "listening" is printed once the port is bound; a connection made before a worker has
-            // started is served, but not shared with that worker (NS). Say when all are in.
+            // started is served, but not shared with that worker (NS). Say when all are in, and
+            // only once one serves: workers that all died before their start are no "ready".
             announcedReady = true;
             // The timing line first: whoever waits for the ready line on stdout then finds it.
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
@@ -64,6 +69,11 @@ final class Readiness {
             out.flush();
             notify.ready(ProcessHandle.current().pid(), statusLine(stopping));
         }
+    }
+
+    /** Some worker has started since the server's launch (what a 78 at start-up is read against). */
+    boolean anyStarted() {
+        return anyStarted;
     }
 
     /** STATUS= for systemd, when it listens (sent at most once a second, and only when changed). */

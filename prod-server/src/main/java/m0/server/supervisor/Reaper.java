@@ -3,6 +3,7 @@ package m0.server.supervisor;
 import m0.core.SupervisorShare;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
+import m0.server.launch.ExitCodes;
 import m0.server.share.Accepted;
 
 /**
@@ -18,6 +19,8 @@ final class Reaper {
     private final Spawner spawner;
     private final GiveUps giveUps;
     private final ServerCounters counters;
+    /** The latest worker that exited 78 unasked (the app cannot start), as the log names it; null: none. */
+    private String configExit;
 
     Reaper(Slots slots, ChildWatch children, SupervisorShare<Accepted> share, RespawnBudget budget, Spawner spawner,
            GiveUps giveUps, ServerCounters counters) {
@@ -68,7 +71,20 @@ final class Reaper {
             System.err.println("m0serve: worker " + index + " (pid " + pid + ") " + st + "; not replaced: "
                     + decision.whyNot());
         }
+        if (!stopping && st.exited() && st.exitCode() == ExitCodes.CONFIG) {
+            configExit = "worker " + index + " (pid " + pid + ") exited " + ExitCodes.CONFIG;
+        }
         giveUps.giveUp(index, now);
+    }
+
+    /**
+     * The worker that exited 78 (its app cannot start) since the last call, as the log names it,
+     * or null; the supervisor stops on it while no worker has started (docs/adr/0062).
+     */
+    String takeConfigExit() {
+        String c = configExit;
+        configExit = null;
+        return c;
     }
 
     /** Respawns whose spawn failed, when due: each retry is a death before start to the budget. */

@@ -12,6 +12,7 @@ import m0.server.jnr.NativePaths;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
+import m0.server.launch.ExitCodes;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
@@ -64,6 +65,8 @@ public final class Supervisor {
     private boolean stopping;
     /** While stopping: when the workers still running are SIGKILLed. */
     private long killDeadline;
+    /** The exit status once every worker is gone: 0, or 78 when the app could not start (ADR 0062). */
+    private int stopStatus;
 
     // Made by run() once the listener, the page and the channels exist; the loop's parts.
     private MetricsServer metrics;
@@ -220,6 +223,14 @@ public final class Supervisor {
                 reaper.retryRespawns(now);
             }
             readiness.observeStarts(now, stopping);
+            String configExit = reaper.takeConfigExit();
+            if (configExit != null && !readiness.anyStarted() && !stopping) {
+                // Every worker runs the same app: the others would fail alike. Stop, not N failures.
+                System.err.println("m0serve: " + configExit + " before any worker started: the app cannot start; "
+                        + "stopping (exit " + ExitCodes.CONFIG + ")");
+                stopStatus = ExitCodes.CONFIG;
+                beginStop(now);
+            }
             if (signals.stopRequested() && !stopping) {
                 beginStop(now);
             }
@@ -237,7 +248,7 @@ public final class Supervisor {
             }
             if (slots.running() == 0 && !giveUps.draining() && !slots.respawnDue()) {
                 if (stopping) {
-                    return 0;
+                    return stopStatus;
                 }
                 System.err.println("m0serve: every worker index was given up; stopping");
                 return 1;

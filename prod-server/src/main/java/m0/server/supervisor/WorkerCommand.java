@@ -52,7 +52,7 @@ final class WorkerCommand {
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
         argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
-                ops.mainArgs(), NativePaths.current().forced()).toArgs());
+                ops.mainArgs(), NativePaths.current().forced(), ops.mainStartMillis()).toArgs());
         return argv;
     }
 

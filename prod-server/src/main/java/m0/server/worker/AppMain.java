@@ -16,8 +16,9 @@ import m0.server.jnr.Sockets;
  * {@code --main}: the app's own {@code main}, run on a thread of its own with m0's
  * {@code HttpServer} provider in force, until the server it creates is started. Its contexts
  * become the worker's app ({@link JdkHttpApp}); its {@code stop} the worker's leave. A main that
- * throws, returns without starting a server, or takes longer than {@link #START_MILLIS} is a
- * configuration error, said in one line.
+ * throws, returns without starting a server, or takes longer than its bound
+ * ({@link #START_MILLIS} unless the launch contract says otherwise) cannot start: a
+ * {@link StartFailure} carrying what the app threw, or where its main thread was at the bound.
  */
 final class AppMain {
 
@@ -46,7 +47,9 @@ final class AppMain {
 
     private static final Runnable ASKED = () -> { };
 
-    static AppMain run(String className, List<String> args, int listenFd, int index) {
+    /** @param startMillis how long its main may take to start its server: 0 for {@link #START_MILLIS} */
+    static AppMain run(String className, List<String> args, int listenFd, int index, long startMillis) {
+        long startBound = startMillis > 0 ? startMillis : START_MILLIS;
         String bound = Sockets.localHostPort(listenFd);
         InetSocketAddress address = address(bound);
         AtomicReference<Runnable> leave = new AtomicReference<>();
@@ -62,7 +65,7 @@ final class AppMain {
             Class<?> c = Class.forName(className, true, loader);
             main = c.getMethod("main", String[].class);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalArgumentException("--main " + className + ": " + e);
+            throw new StartFailure("--main " + className + ": " + e, null);
         }
         AtomicReference<Throwable> failed = new AtomicReference<>();
         Thread t = new Thread(() -> {
@@ -79,16 +82,24 @@ final class AppMain {
         t.start();
         M0HttpServer server;
         try {
-            server = host.awaitStart(t, START_MILLIS);
+            server = host.awaitStart(t, startBound);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted waiting for --main " + className);
         }
         if (server == null) {
             Throwable f = failed.get();
-            throw new IllegalArgumentException("--main " + className + (f != null ? " failed: " + f
-                    : t.isAlive() ? " did not start an HttpServer within " + START_MILLIS / 1000 + " s"
-                    : " returned without starting an HttpServer"));
+            if (f != null) {
+                throw new StartFailure("--main " + className + "'s main threw", f);
+            }
+            if (t.isAlive()) {
+                // Where it is stuck is the one clue to why: its main thread's stack at the bound.
+                Throwable where = new IllegalStateException("--main " + className + "'s main thread at the bound");
+                where.setStackTrace(t.getStackTrace());
+                throw new StartFailure("--main " + className + " did not start an HttpServer within " + startBound + " ms",
+                        where);
+            }
+            throw new StartFailure("--main " + className + " returned without starting an HttpServer", null);
         }
         return new AppMain(new JdkHttpApp(server), leave);
     }

@@ -155,12 +155,16 @@ public final class Worker {
             }
             if (ops.mainClass() != null) {
                 // --main: the app's own main makes its HttpServer on our provider; serving waits for its start()
-                appMain = AppMain.run(ops.mainClass(), ops.mainArgs(), spec.listenFd(), spec.index());
+                appMain = AppMain.run(ops.mainClass(), ops.mainArgs(), spec.listenFd(), spec.index(),
+                        ops.mainStartMillis());
                 app = appMain.app();
                 knobs = knobs.withoutWarmUp(); // the warm-up's requests would reach the app's own handlers
             } else {
-                app = Apps.load(spec.app());
+                app = loadApp(spec.app());
             }
+        } catch (StartFailure f) {
+            exitCannotStart(spec, f);
+            return;
         } catch (RuntimeException | LinkageError e) {
             System.err.println("m0serve worker " + spec.index() + ": cannot load the app: " + e.getMessage());
             System.exit(ExitCodes.CONFIG);
@@ -183,12 +187,40 @@ public final class Worker {
         int status;
         try {
             status = w.run(recorder);
+        } catch (StartFailure f) {
+            exitCannotStart(spec, f);
+            return;
         } catch (Throwable t) {
             System.err.println("m0serve worker " + spec.index() + " failed: " + t);
             t.printStackTrace();
             status = 1;
         }
         System.exit(status);
+    }
+
+    /** {@code --app}'s class made: its constructor's or static initialiser's throwable is the app's cause. */
+    private static App loadApp(String name) {
+        try {
+            return Apps.load(name);
+        } catch (IllegalArgumentException e) {
+            Throwable cause = e.getCause() instanceof ClassNotFoundException ? null : e.getCause(); // the name says it all
+            throw new StartFailure(e.getMessage(), cause);
+        }
+    }
+
+    /**
+     * The app cannot start here: said once for the server (the page's word keeps N workers from
+     * printing one cause N times), then exit 78, which the supervisor does not respawn.
+     */
+    private static void exitCannotStart(WorkerSpec spec, StartFailure f) {
+        m0.core.Page page = null;
+        try {
+            page = SharedPage.adopt(spec.pageFd(), spec.lines()).page();
+        } catch (RuntimeException e) {
+            // printed in full, then: a page we cannot map is no reason to hide the cause
+        }
+        f.report("m0serve worker " + spec.index(), page, System.err);
+        System.exit(ExitCodes.CONFIG);
     }
 
     /** A graceful leave, as at SIGTERM (the app's HttpServer.stop under --main). */
@@ -211,7 +243,11 @@ public final class Worker {
                 wake.signal(); // a pass now, so the renamed file is let go of without waiting for traffic
             }
         });
-        app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        try {
+            app.init(new AppContext(ProcessHandle.current().pid(), spec.index()));
+        } catch (Throwable t) { // an Error too: it is the app's, and it cannot serve without its init
+            throw new StartFailure("app " + app.getClass().getName() + ": init threw", t);
+        }
         StartTrace.mark("app initialised");
         epoll.add(wake.fd(), Epoll.IN, EventTags.WAKE); // before the warm-up: a pool app's answer wakes us
         if (knobs.warmUp()) {

@@ -20,7 +20,7 @@ class WorkerSpecTest {
     /** --native-fallbacks reaches the worker as written, and is absent from the command line when unset (docs/adr/0060). */
     @Test
     void theForcedNativeFallbacksSurviveTheCommandLine() {
-        WorkerOperations forced = new WorkerOperations(false, null, null, null, List.of(), "pidfd,epoll_pwait2");
+        WorkerOperations forced = new WorkerOperations(false, null, null, null, List.of(), "pidfd,epoll_pwait2", 0);
         assertEquals(forced, WorkerOperations.parse(forced.toArgs().toArray(new String[0])));
         assertEquals("pidfd,epoll_pwait2", WorkerOperations.parse(forced.toArgs().toArray(new String[0])).nativeFallbacks());
         WorkerOperations none = new WorkerOperations(false, null, null);
