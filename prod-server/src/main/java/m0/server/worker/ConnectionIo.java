@@ -373,7 +373,16 @@ final class ConnectionIo {
         // The queued message keeps the socket open after our close, and with it our epoll
         // registration: remove it first, or a reused descriptor number could inherit it.
         epoll.delete(c.fd);
-        if (send.test(new Accepted(c.fd, c.peer, c.reused))) {
+        boolean sent;
+        try {
+            sent = send.test(new Accepted(c.fd, c.peer, c.reused));
+        } catch (RuntimeException e) {
+            // As passOn's: the core took its raise back before the send threw; the connection is
+            // still ours, registered again below and served (issue 44).
+            failures.log("handing a connection off: " + e + "; serving it here");
+            sent = false;
+        }
+        if (sent) {
             c.closed = true; // the channel closed our copy
             table.remove(c);
             if (c.reused) {
