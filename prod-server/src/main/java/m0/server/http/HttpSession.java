@@ -45,6 +45,8 @@ public final class HttpSession {
     private final Runnable wakeLoop;
     /** Null (the default): nothing is told, and nothing is timed. */
     private final ResponseObserver observer;
+    /** Told of every request whose app code failed (never null). */
+    private final HandlerFailures failures;
     /** The pass that parsed the request being dispatched (for the observer's durations). */
     private long requestStart;
     private final HttpParser parser;
@@ -91,7 +93,14 @@ public final class HttpSession {
      */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer, Scratch in, Scratch out) {
+        this(config, app, pool, wakeLoop, nowNanos, observer, in, out, HandlerFailures.NONE);
+    }
+
+    /** The same, telling {@code failures} of each request whose app code failed (issue 44). */
+    public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
+                       ResponseObserver observer, Scratch in, Scratch out, HandlerFailures failures) {
         this.observer = observer;
+        this.failures = failures;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
         this.app = app;
@@ -258,6 +267,7 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        cutStream();
         abortAll();
     }
 
@@ -294,7 +304,17 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        cutStream();
         abortAll();
+    }
+
+    /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
+    private void cutStream() {
+        Slot s = slots.peekFirst();
+        if (s != null && s.headOut && observer != null) {
+            slots.pollFirst(); // logged once: a later close finds it gone
+            observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
+        }
     }
 
     /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
@@ -412,7 +432,8 @@ public final class HttpSession {
             boolean blocking;
             try {
                 blocking = app.blocking(request);
-            } catch (RuntimeException e) {
+            } catch (Throwable t) {
+                failures.failed(request, t);
                 respond(SERVER_ERROR, conn, head, request);
                 return;
             }
@@ -424,8 +445,14 @@ public final class HttpSession {
         Response r;
         try {
             r = app.handle(request);
-            if (r == null) r = SERVER_ERROR;
-        } catch (Exception e) {
+        } catch (Throwable t) {
+            // Any throwable is this request's 500 (nothing of its answer has left); the worker
+            // decides what else it means (an OutOfMemoryError retires it, ADR 0061).
+            failures.failed(request, t);
+            r = SERVER_ERROR;
+        }
+        if (r == null) {
+            failures.failed(request, new IllegalStateException("the handler returned no response"));
             r = SERVER_ERROR;
         }
         if (r.streams()) {
@@ -493,6 +520,9 @@ public final class HttpSession {
             Response r = s.response;
             if (r != null) {
                 slots.pollFirst();
+                if (s.failure != null) {
+                    failures.failed(s.request, s.failure); // read after response: written before it
+                }
                 encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
                 moved = true;
                 continue;
@@ -521,11 +551,22 @@ public final class HttpSession {
             byte[] h = x.headBytes();
             if (h == null) {
                 if (!done || x.hasBytes()) return false;
-                // Finished with no head: an exception before it. The JDK's server closes the
-                // connection answering nothing; so does this one, after what is owed before.
+                // Finished with no head: it threw before it, or returned without one. The JDK's
+                // server closes the connection answering nothing; this one answers 500, as for
+                // any handler's failure before a byte of its answer left (ADR 0061).
                 slots.pollFirst();
-                closeNow();
-                return false;
+                failures.failed(s.request, s.failure != null ? s.failure
+                        : new IllegalStateException("the handler returned without sending a response"));
+                boolean bodyOwed = s == continueSlot && parser.streaming();
+                if (s == continueSlot) {
+                    continueBody = null;
+                    continueSlot = null;
+                }
+                encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
+                if (bodyOwed) {
+                    closeNow(); // its body may never come, and what comes is no request (as below)
+                }
+                return true;
             }
             s.headOut = true;
             // The Connection field is the request's; a body that breaks its framing closes the
@@ -539,11 +580,17 @@ public final class HttpSession {
             out.put(CRLF);
         }
         int room = OUT_HIGH_WATER - out.size();
+        int before = out.size();
         boolean complete = room > 0 && x.moveTo(out, room);
+        s.bodySent += out.size() - before;
         if (!complete) return false;
         slots.pollFirst();
+        boolean broken = x.broken();
+        if (s.failure != null) {
+            failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
+        }
         if (observer != null) {
-            observer.responded(s.request, x.status(), 0, s.start);
+            observer.responded(s.request, x.status(), s.bodySent, s.start, broken && !x.closeDelimited());
         }
         if (s == continueSlot && parser.streaming()) {
             // Answered without asking for the body, which has not come: the client may never send
@@ -554,7 +601,7 @@ public final class HttpSession {
             closeNow();
             return true;
         }
-        if (x.broken()) closeNow();
+        if (broken) closeNow();
         return true;
     }
 
@@ -593,7 +640,7 @@ public final class HttpSession {
         }
         out.wr = w;
         if (observer != null) {
-            observer.responded(request, r.status(), body == null ? 0 : body.length, start);
+            observer.responded(request, r.status(), body == null ? 0 : body.length, start, false);
         }
     }
 
@@ -625,6 +672,10 @@ public final class HttpSession {
         volatile Response response;
         /** The writer's thread has returned: what the exchange holds is all there will be. */
         volatile boolean done;
+        /** What the app's code threw on the slot's thread; written before response or done. */
+        Throwable failure;
+        /** The loop's: bytes of the exchange's body moved into the output (after its head). */
+        long bodySent;
         /** The loop's: the exchange's head is in the output. */
         boolean headOut;
         /** STREAM: the response whose writer runs here. */
@@ -665,11 +716,11 @@ public final class HttpSession {
                     exchange.finish(); // what the app left open is finished for it
                 }
             } catch (Throwable t) {
-                exchange.fail(); // after a head: what was sent, then the close; before: the close
-                if (t instanceof Error && !(t instanceof AssertionError)) {
-                    ended();
-                    throw (Error) t;
-                }
+                // Nothing is rethrown: a pool thread that dies of a handler's Error helps nobody,
+                // and the loop reports it (ADR 0061). Before a head: the loop answers 500; after:
+                // what was sent, then the close.
+                failure = t;
+                exchange.fail();
             } finally {
                 exchange.discardBody(); // a body the handler left unread is read and dropped, as the JDK does
             }
@@ -680,7 +731,7 @@ public final class HttpSession {
             done = true;
             if (!exchange.headSent()) {
                 try {
-                    exchange.finish(); // no head: the connection ends with no answer
+                    exchange.finish(); // no head: the loop answers 500
                 } catch (java.io.IOException e) {
                     // nothing was promised
                 }
@@ -692,19 +743,21 @@ public final class HttpSession {
             Response r;
             try {
                 r = app.handle(request);
-                if (r == null) r = SERVER_ERROR;
+                if (r == null) {
+                    throw new IllegalStateException("the handler returned no response");
+                }
             } catch (Throwable t) {
+                failure = t; // before the volatile write the loop reads it after
                 response = SERVER_ERROR;
                 wake.run();
-                if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
                 return;
             }
             if (r.streams()) {
                 try {
                     exchange.respond(r); // this pool thread writes it: the loop drains it
                 } catch (Throwable t) {
+                    failure = t;
                     exchange.fail();
-                    if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
                 } finally {
                     ended();
                 }

@@ -39,6 +39,11 @@ public final class RateLimitedLog {
 
     /** One event. @return true when it printed a line */
     public boolean log(String message) {
+        return log(() -> message);
+    }
+
+    /** The same, the message made only when it is printed (a stack trace is not free). */
+    public boolean log(java.util.function.Supplier<String> message) {
         total++;
         long now = clock.getAsLong();
         if (printed && now - lastPrinted < periodNanos) {
@@ -47,12 +52,17 @@ public final class RateLimitedLog {
         }
         String more = suppressed == 0 ? ""
                 : " (and " + suppressed + " more in the last " + (now - lastPrinted) / 100_000_000L / 10.0 + " s)";
-        out.println(prefix + message + more);
+        out.println(prefix + message.get() + more);
         out.flush();
         printed = true;
         lastPrinted = now;
         suppressed = 0;
         return true;
+    }
+
+    /** What each line begins with. */
+    public String prefix() {
+        return prefix;
     }
 
     /** Every event logged, printed or counted. */
