@@ -120,6 +120,8 @@ public final class HttpSession {
     /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
     private RequestBody continueBody;
     private Slot continueSlot;
+    /** The slot whose request's body is being read as it streams; null when none. */
+    private Slot bodySlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
     private boolean closeAfterBody;
 
@@ -369,12 +371,14 @@ public final class HttpSession {
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
                 Slot last = slots.peekLast();
-                if (expects && last != null && last.exchange != null && last.exchange.reads(body)) {
+                bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
+                if (expects && bodySlot != null) {
                     continueBody = body; // its handler runs (a full pool answered 503 instead)
                     continueSlot = last;
                 }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
+                bodySlot = null;
                 if (closeAfterBody) {
                     closing = true; // that request was the last: drop anything pipelined after it
                     if (parser.buffered() > 0) lingerWanted = true;
@@ -498,6 +502,10 @@ public final class HttpSession {
     }
 
     private void fail(int status) {
+        if (bodySlot != null) {
+            bodySlot.bodyBroken = true; // its handler's read fails because of this: the answer is ours
+            bodySlot = null;
+        }
         closing = true;
         lingerWanted = true;
         parser.kill();
@@ -555,6 +563,9 @@ public final class HttpSession {
                 // server closes the connection answering nothing; this one answers 500, as for
                 // any handler's failure before a byte of its answer left (ADR 0061).
                 slots.pollFirst();
+                if (s.bodyBroken) {
+                    return true; // the client's body broke its framing: the parser's 400 after it answers
+                }
                 failures.failed(s.request, s.failure != null ? s.failure
                         : new IllegalStateException("the handler returned without sending a response"));
                 boolean bodyOwed = s == continueSlot && parser.streaming();
@@ -676,6 +687,8 @@ public final class HttpSession {
         Throwable failure;
         /** The loop's: bytes of the exchange's body moved into the output (after its head). */
         long bodySent;
+        /** The loop's: the request's streamed body broke its framing; the parser answers it. */
+        boolean bodyBroken;
         /** The loop's: the exchange's head is in the output. */
         boolean headOut;
         /** STREAM: the response whose writer runs here. */
