@@ -35,7 +35,7 @@ public final class HttpSession {
     private static final Response TIMEOUT = Response.status(408);
     private static final Response TOO_LARGE = Response.status(413);
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
-    private static final Response SERVER_ERROR = Response.status(500);
+    static final Response SERVER_ERROR = Response.status(500);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
     private static final Response UNAVAILABLE = Response.status(503);
 
@@ -51,7 +51,7 @@ public final class HttpSession {
     private long requestStart;
     private final HttpParser parser;
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
-    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private final ArrayDeque<OwedResponse> slots = new ArrayDeque<>();
 
     /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
     private final HeldBytes out;
@@ -119,9 +119,9 @@ public final class HttpSession {
     private RequestBody streamedBody;
     /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
     private RequestBody continueBody;
-    private Slot continueSlot;
+    private OwedResponse continueSlot;
     /** The slot whose request's body is being read as it streams; null when none. */
-    private Slot bodySlot;
+    private OwedResponse bodySlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
     private boolean closeAfterBody;
 
@@ -312,7 +312,7 @@ public final class HttpSession {
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
     private void cutStream() {
-        Slot s = slots.peekFirst();
+        OwedResponse s = slots.peekFirst();
         if (s != null && s.headOut && observer != null) {
             slots.pollFirst(); // logged once: a later close finds it gone
             observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
@@ -321,14 +321,14 @@ public final class HttpSession {
 
     /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
     private void abortAll() {
-        for (Slot s : slots) {
+        for (OwedResponse s : slots) {
             if (s.exchange != null) s.exchange.abort();
         }
     }
 
     /** The oldest response owed is streamed and its head is out. */
     private boolean streaming() {
-        Slot s = slots.peekFirst();
+        OwedResponse s = slots.peekFirst();
         return s != null && s.headOut;
     }
 
@@ -370,7 +370,7 @@ public final class HttpSession {
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
-                Slot last = slots.peekLast();
+                OwedResponse last = slots.peekLast();
                 bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
                 if (expects && bodySlot != null) {
                     continueBody = body; // its handler runs (a full pool answered 503 instead)
@@ -427,7 +427,7 @@ public final class HttpSession {
                 respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
                 return;
             }
-            Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.SERVE, peer);
+            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
             if (streamedBody != null) s.exchange.streamBody(streamedBody);
             offLoop(s, ex);
             return;
@@ -442,7 +442,7 @@ public final class HttpSession {
                 return;
             }
             if (blocking) {
-                offLoop(new Slot(request, conn, head, app, wakeLoop, Slot.HANDLE, peer), pool);
+                offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool);
                 return;
             }
         }
@@ -464,7 +464,7 @@ public final class HttpSession {
             if (pool == null) {
                 r = SERVER_ERROR;
             } else {
-                Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.STREAM, peer);
+                OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.STREAM, peer);
                 s.streamed = r;
                 offLoop(s, pool);
                 return;
@@ -474,7 +474,7 @@ public final class HttpSession {
     }
 
     /** A response made off the loop, owed in order. */
-    private void offLoop(Slot s, Executor executor) {
+    private void offLoop(OwedResponse s, Executor executor) {
         s.start = requestStart;
         slots.addLast(s);
         try {
@@ -493,7 +493,7 @@ public final class HttpSession {
         if (slots.isEmpty()) {
             encode(r, conn, head, request, requestStart);
         } else {
-            Slot s = new Slot(null, conn, head, null, null);
+            OwedResponse s = new OwedResponse(null, conn, head, null, null);
             s.logged = request;
             s.start = requestStart;
             s.response = r;
@@ -523,7 +523,7 @@ public final class HttpSession {
     /** Moves finished responses at the head of the queue into the output; true if any moved. */
     private boolean drainSlots() {
         boolean moved = false;
-        Slot s;
+        OwedResponse s;
         while ((s = slots.peekFirst()) != null) {
             Response r = s.response;
             if (r != null) {
@@ -546,7 +546,7 @@ public final class HttpSession {
      * written, while the output is under the high water (the rest waits in the exchange, whose
      * writer then blocks). True when it is complete and out of the queue.
      */
-    private boolean drainStream(Slot s) {
+    private boolean drainStream(OwedResponse s) {
         Exchange x = s.exchange;
         if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
             // The handler reads its body and nothing is owed before it: the client may send it.
@@ -663,121 +663,5 @@ public final class HttpSession {
     /** Whether the output, or the parser, holds its loop scratch (tests). */
     boolean borrowsScratch(boolean output) {
         return held(output).borrowsScratch();
-    }
-
-    /** A response owed in order: run on the pool, or already known but behind one that runs. */
-    private static final class Slot implements Runnable {
-        /** What the slot's thread does: the app's handle, its serve, or a streamed response's writer. */
-        static final int HANDLE = 0;
-        static final int SERVE = 1;
-        static final int STREAM = 2;
-
-        final Request request;
-        final byte[] conn;
-        final boolean head;
-        final App app;
-        final Runnable wake;
-        final int kind;
-        /** Made on the loop with the slot, so its thread sees it through the executor's hand-over. */
-        final Exchange exchange;
-        volatile Response response;
-        /** The writer's thread has returned: what the exchange holds is all there will be. */
-        volatile boolean done;
-        /** What the app's code threw on the slot's thread; written before response or done. */
-        Throwable failure;
-        /** The loop's: bytes of the exchange's body moved into the output (after its head). */
-        long bodySent;
-        /** The loop's: the request's streamed body broke its framing; the parser answers it. */
-        boolean bodyBroken;
-        /** The loop's: the exchange's head is in the output. */
-        boolean headOut;
-        /** STREAM: the response whose writer runs here. */
-        Response streamed;
-        /** For the observer: the request of a response known at once but queued behind others. */
-        Request logged;
-        long start;
-
-        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake) {
-            this(request, conn, head, app, wake, HANDLE, null);
-        }
-
-        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake, int kind, byte[] peer) {
-            this.request = request;
-            this.conn = conn;
-            this.head = head;
-            this.app = app;
-            this.wake = wake;
-            this.kind = kind;
-            // A blocking handle may answer with a streamed response too, so every slot that runs
-            // off the loop has one; a slot of a known response (request null) has none.
-            this.exchange = request == null || wake == null ? null : new Exchange(request, wake, peer);
-        }
-
-        @Override
-        public void run() {
-            if (kind == HANDLE) {
-                handle();
-                return;
-            }
-            try {
-                if (kind == SERVE) {
-                    ((ExchangeApp) app).serve(exchange);
-                } else {
-                    exchange.respond(streamed);
-                }
-                if (exchange.headSent()) {
-                    exchange.finish(); // what the app left open is finished for it
-                }
-            } catch (Throwable t) {
-                // Nothing is rethrown: a pool thread that dies of a handler's Error helps nobody,
-                // and the loop reports it (ADR 0061). Before a head: the loop answers 500; after:
-                // what was sent, then the close.
-                failure = t;
-                exchange.fail();
-            } finally {
-                exchange.discardBody(); // a body the handler left unread is read and dropped, as the JDK does
-            }
-            ended();
-        }
-
-        private void ended() {
-            done = true;
-            if (!exchange.headSent()) {
-                try {
-                    exchange.finish(); // no head: the loop answers 500
-                } catch (java.io.IOException e) {
-                    // nothing was promised
-                }
-            }
-            wake.run();
-        }
-
-        private void handle() {
-            Response r;
-            try {
-                r = app.handle(request);
-                if (r == null) {
-                    throw new IllegalStateException("the handler returned no response");
-                }
-            } catch (Throwable t) {
-                failure = t; // before the volatile write the loop reads it after
-                response = SERVER_ERROR;
-                wake.run();
-                return;
-            }
-            if (r.streams()) {
-                try {
-                    exchange.respond(r); // this pool thread writes it: the loop drains it
-                } catch (Throwable t) {
-                    failure = t;
-                    exchange.fail();
-                } finally {
-                    ended();
-                }
-                return;
-            }
-            response = r;
-            wake.run();
-        }
     }
 }

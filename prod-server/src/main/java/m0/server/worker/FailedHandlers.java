@@ -57,8 +57,7 @@ final class FailedHandlers implements HandlerFailures {
         }
         retiring = true;
         // Once per process, never suppressed: the reason the worker is being replaced.
-        System.err.println(log.prefix() + why + "; leaving as at SIGTERM, to be replaced: " + chain(failure));
-        System.err.flush();
+        log.logAlways(why + "; leaving as at SIGTERM, to be replaced: " + chain(failure));
         leave.run();
     }
 
