@@ -601,7 +601,9 @@ public final class HttpSession {
             failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
         }
         if (observer != null) {
-            observer.responded(s.request, x.status(), s.bodySent, s.start, broken && !x.closeDelimited());
+            // Cut: short of the head's promise; a close-delimited body's close is its end, unless it failed.
+            observer.responded(s.request, x.status(), s.bodySent, s.start,
+                    s.failure != null || (broken && !x.closeDelimited()));
         }
         if (s == continueSlot && parser.streaming()) {
             // Answered without asking for the body, which has not come: the client may never send
