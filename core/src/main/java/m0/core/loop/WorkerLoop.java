@@ -453,7 +453,14 @@ public final class WorkerLoop<C> {
             }
             Predicate<C> send = c -> {
                 work(); // a move is work, stamped before it like any
-                return share.rebalance(target, c);
+                try {
+                    return share.rebalance(target, c);
+                } catch (RuntimeException e) {
+                    // As passOn's: the core took its raise back before the send threw, so the
+                    // connection is ours; the port serves it on, and the next look may try again.
+                    failures.accept("moving a connection to worker " + target + ": " + e + "; serving it here");
+                    return false;
+                }
             };
             // Keeping, only a settled one moves: the look counted those (ADR 0059).
             if (!(share.settledOnly() ? connections.moveSettled(send)
@@ -485,7 +492,7 @@ public final class WorkerLoop<C> {
         deferral = null;
         listener.close(); // the supervisor and the siblings keep the listener open
         draining = true;
-        connections.leaveIdle(share::handOver, this::keepIdle);
+        connections.leaveIdle(this::handOver, this::keepIdle);
     }
 
     /**
@@ -499,10 +506,23 @@ public final class WorkerLoop<C> {
                 channels.stopWatching();
             }
         }
-        connections.leaveIdle(share::handOver, this::keepIdle);
+        connections.leaveIdle(this::handOver, this::keepIdle);
         if (now - stopDeadline >= 0) {
             connections.closeAll(); // the grace period is over
             draining = false;
+        }
+    }
+
+    /**
+     * A leaver's hand-over of one idle connection, guarded as passOn is: a send that throws took
+     * its raise back, so the connection is still ours, and is treated as one no sibling took.
+     */
+    private boolean handOver(C connection) {
+        try {
+            return share.handOver(connection);
+        } catch (RuntimeException e) {
+            failures.accept("handing a connection over: " + e + "; keeping it");
+            return false;
         }
     }
 

@@ -11,6 +11,7 @@ import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.AtomicLongArrayPage;
 import m0.core.BusyEstimator;
+import m0.core.Channel;
 import m0.core.Counts;
 import m0.core.FakeClock;
 import m0.core.Page;
@@ -47,6 +48,28 @@ class WorkerLoopTest {
     private AtomicLongArrayPage page;
     private QueueChannel<String> channel;
     private final List<Worker> workers = new ArrayList<>();
+    /** While set, every send throws, as a port does with an errno it does not turn into a refusal. */
+    private boolean sendThrows;
+    /** The channel the workers' shares send through: {@link #channel}, but for {@link #sendThrows}. */
+    private final Channel<String> sendsMayThrow = new Channel<>() {
+        @Override
+        public boolean send(int target, String connection) {
+            if (sendThrows) {
+                throw new IllegalStateException("sendmsg: EBADF");
+            }
+            return channel.send(target, connection);
+        }
+
+        @Override
+        public String receive(int index) {
+            return channel.receive(index);
+        }
+
+        @Override
+        public boolean lost(String received) {
+            return channel.lost(received);
+        }
+    };
 
     /** One worker: its share, its ports and its loop. */
     private final class Worker {
@@ -57,7 +80,7 @@ class WorkerLoopTest {
         final WorkerLoop<String> loop;
 
         Worker(int self, int n, String policy, WorkerLoop.Limits limits) {
-            share = new AcceptShare<>(page, channel, clock, AcceptPolicy.named(policy), n, self);
+            share = new AcceptShare<>(page, sendsMayThrow, clock, AcceptPolicy.named(policy), n, self);
             loop = new WorkerLoop<>(share, listener, connections, channels, clock, limits, failures::add);
         }
 
@@ -407,6 +430,60 @@ class WorkerLoopTest {
         w0.pass(false, false);
         assertEquals(2, channel.queued(1), "2 against 2: none");
         assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "a tick away while it holds two");
+    }
+
+    /**
+     * Issue 44: a rebalance send that throws (after the descriptor left epoll, in m0serve) keeps
+     * the connection where it is, served, with the counts as they were; the next look moves it.
+     */
+    @Test
+    void aRebalanceSendThatThrowsKeepsTheConnectionAndTheCounts() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        for (int k = 0; k < 4; k++) {
+            w0.connections.hold("k" + k);
+        }
+        sendThrows = true;
+        assertTrue(w0.workPass(), "the pass ends as any: the worker goes on");
+        assertEquals(List.of(), w0.connections.log, "nothing moved, nothing closed");
+        assertEquals(4, w0.connections.held.size(), "all four still held and served here");
+        assertEquals(0, channel.queued(1));
+        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
+        assertEquals(0, page.getVolatile(PageLayout.sendingWord(0)), "no send left marked in flight");
+        assertEquals(4, Counts.active(page.getVolatile(PageLayout.countsWord(0))), "w0 publishes the four it holds");
+        assertEquals(0, w0.share.rebalancedCount());
+        assertTrue(failures.stream().anyMatch(f -> f.startsWith("moving a connection to worker 1: ")), failures.toString());
+        sendThrows = false;
+        assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "the next look a tick away, as after no move");
+        clock.advance(WorkerLoop.REBALANCE_TICK_NANOS);
+        w0.pass(false, false);
+        assertEquals(List.of("moved k0"), w0.connections.log, "the kept one moves at the next look");
+        assertEquals(1, channel.queued(1));
+        assertEquals(1, w0.share.rebalancedCount());
+    }
+
+    /**
+     * The same for a leaver's hand-over: a throwing send is a refusal, so the connection is kept
+     * and served while the sibling is live (ADR 0021's wait), and handed over at a later step.
+     */
+    @Test
+    void aHandOverSendThatThrowsKeepsTheConnectionForTheNextStep() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.hold("k1");
+        sendThrows = true;
+        w0.loop.requestStop();
+        assertTrue(w0.pass(false, false), "still holding k1: the leave goes on");
+        assertEquals(List.of(), w0.connections.log, "neither handed over nor closed: kept");
+        assertEquals(1, w0.connections.held.size());
+        assertEquals(0, channel.queued(1));
+        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
+        assertTrue(failures.stream().anyMatch(f -> f.startsWith("handing a connection over: ")), failures.toString());
+        sendThrows = false;
+        clock.advance(WorkerLoop.STOP_POLL_NANOS);
+        assertFalse(w0.pass(false, false), "handed over at the next step, nothing held: exit");
+        assertEquals(List.of("handed over k1"), w0.connections.log);
+        assertEquals("k1", channel.receive(1));
     }
 
     /**

@@ -35,7 +35,7 @@ public final class HttpSession {
     private static final Response TIMEOUT = Response.status(408);
     private static final Response TOO_LARGE = Response.status(413);
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
-    private static final Response SERVER_ERROR = Response.status(500);
+    static final Response SERVER_ERROR = Response.status(500);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
     private static final Response UNAVAILABLE = Response.status(503);
 
@@ -45,11 +45,13 @@ public final class HttpSession {
     private final Runnable wakeLoop;
     /** Null (the default): nothing is told, and nothing is timed. */
     private final ResponseObserver observer;
+    /** Told of every request whose app code failed (never null). */
+    private final HandlerFailures failures;
     /** The pass that parsed the request being dispatched (for the observer's durations). */
     private long requestStart;
     private final HttpParser parser;
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
-    private final ArrayDeque<Slot> slots = new ArrayDeque<>();
+    private final ArrayDeque<OwedResponse> slots = new ArrayDeque<>();
 
     /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
     private final HeldBytes out;
@@ -91,7 +93,14 @@ public final class HttpSession {
      */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer, Scratch in, Scratch out) {
+        this(config, app, pool, wakeLoop, nowNanos, observer, in, out, HandlerFailures.NONE);
+    }
+
+    /** The same, telling {@code failures} of each request whose app code failed (issue 44). */
+    public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
+                       ResponseObserver observer, Scratch in, Scratch out, HandlerFailures failures) {
         this.observer = observer;
+        this.failures = failures;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
         this.app = app;
@@ -110,7 +119,9 @@ public final class HttpSession {
     private RequestBody streamedBody;
     /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
     private RequestBody continueBody;
-    private Slot continueSlot;
+    private OwedResponse continueSlot;
+    /** The slot whose request's body is being read as it streams; null when none. */
+    private OwedResponse bodySlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
     private boolean closeAfterBody;
 
@@ -258,6 +269,7 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        cutStream();
         abortAll();
     }
 
@@ -294,19 +306,29 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         out.holdNothing();
+        cutStream();
         abortAll();
+    }
+
+    /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
+    private void cutStream() {
+        OwedResponse s = slots.peekFirst();
+        if (s != null && s.headOut && observer != null) {
+            slots.pollFirst(); // logged once: a later close finds it gone
+            observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
+        }
     }
 
     /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
     private void abortAll() {
-        for (Slot s : slots) {
+        for (OwedResponse s : slots) {
             if (s.exchange != null) s.exchange.abort();
         }
     }
 
     /** The oldest response owed is streamed and its head is out. */
     private boolean streaming() {
-        Slot s = slots.peekFirst();
+        OwedResponse s = slots.peekFirst();
         return s != null && s.headOut;
     }
 
@@ -348,13 +370,15 @@ public final class HttpSession {
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
-                Slot last = slots.peekLast();
-                if (expects && last != null && last.exchange != null && last.exchange.reads(body)) {
+                OwedResponse last = slots.peekLast();
+                bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
+                if (expects && bodySlot != null) {
                     continueBody = body; // its handler runs (a full pool answered 503 instead)
                     continueSlot = last;
                 }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
+                bodySlot = null;
                 if (closeAfterBody) {
                     closing = true; // that request was the last: drop anything pipelined after it
                     if (parser.buffered() > 0) lingerWanted = true;
@@ -403,7 +427,7 @@ public final class HttpSession {
                 respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
                 return;
             }
-            Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.SERVE, peer);
+            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
             if (streamedBody != null) s.exchange.streamBody(streamedBody);
             offLoop(s, ex);
             return;
@@ -412,20 +436,27 @@ public final class HttpSession {
             boolean blocking;
             try {
                 blocking = app.blocking(request);
-            } catch (RuntimeException e) {
+            } catch (Throwable t) {
+                failures.failed(request, t);
                 respond(SERVER_ERROR, conn, head, request);
                 return;
             }
             if (blocking) {
-                offLoop(new Slot(request, conn, head, app, wakeLoop, Slot.HANDLE, peer), pool);
+                offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool);
                 return;
             }
         }
         Response r;
         try {
             r = app.handle(request);
-            if (r == null) r = SERVER_ERROR;
-        } catch (Exception e) {
+        } catch (Throwable t) {
+            // Any throwable is this request's 500 (nothing of its answer has left); the worker
+            // decides what else it means (an OutOfMemoryError retires it, ADR 0061).
+            failures.failed(request, t);
+            r = SERVER_ERROR;
+        }
+        if (r == null) {
+            failures.failed(request, new IllegalStateException("the handler returned no response"));
             r = SERVER_ERROR;
         }
         if (r.streams()) {
@@ -433,7 +464,7 @@ public final class HttpSession {
             if (pool == null) {
                 r = SERVER_ERROR;
             } else {
-                Slot s = new Slot(request, conn, head, app, wakeLoop, Slot.STREAM, peer);
+                OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.STREAM, peer);
                 s.streamed = r;
                 offLoop(s, pool);
                 return;
@@ -443,7 +474,7 @@ public final class HttpSession {
     }
 
     /** A response made off the loop, owed in order. */
-    private void offLoop(Slot s, Executor executor) {
+    private void offLoop(OwedResponse s, Executor executor) {
         s.start = requestStart;
         slots.addLast(s);
         try {
@@ -462,7 +493,7 @@ public final class HttpSession {
         if (slots.isEmpty()) {
             encode(r, conn, head, request, requestStart);
         } else {
-            Slot s = new Slot(null, conn, head, null, null);
+            OwedResponse s = new OwedResponse(null, conn, head, null, null);
             s.logged = request;
             s.start = requestStart;
             s.response = r;
@@ -471,6 +502,10 @@ public final class HttpSession {
     }
 
     private void fail(int status) {
+        if (bodySlot != null) {
+            bodySlot.bodyBroken = true; // its handler's read fails because of this: the answer is ours
+            bodySlot = null;
+        }
         closing = true;
         lingerWanted = true;
         parser.kill();
@@ -488,11 +523,14 @@ public final class HttpSession {
     /** Moves finished responses at the head of the queue into the output; true if any moved. */
     private boolean drainSlots() {
         boolean moved = false;
-        Slot s;
+        OwedResponse s;
         while ((s = slots.peekFirst()) != null) {
             Response r = s.response;
             if (r != null) {
                 slots.pollFirst();
+                if (s.failure != null) {
+                    failures.failed(s.request, s.failure); // read after response: written before it
+                }
                 encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
                 moved = true;
                 continue;
@@ -508,7 +546,7 @@ public final class HttpSession {
      * written, while the output is under the high water (the rest waits in the exchange, whose
      * writer then blocks). True when it is complete and out of the queue.
      */
-    private boolean drainStream(Slot s) {
+    private boolean drainStream(OwedResponse s) {
         Exchange x = s.exchange;
         if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
             // The handler reads its body and nothing is owed before it: the client may send it.
@@ -521,11 +559,25 @@ public final class HttpSession {
             byte[] h = x.headBytes();
             if (h == null) {
                 if (!done || x.hasBytes()) return false;
-                // Finished with no head: an exception before it. The JDK's server closes the
-                // connection answering nothing; so does this one, after what is owed before.
+                // Finished with no head: it threw before it, or returned without one. The JDK's
+                // server closes the connection answering nothing; this one answers 500, as for
+                // any handler's failure before a byte of its answer left (ADR 0061).
                 slots.pollFirst();
-                closeNow();
-                return false;
+                if (s.bodyBroken) {
+                    return true; // the client's body broke its framing: the parser's 400 after it answers
+                }
+                failures.failed(s.request, s.failure != null ? s.failure
+                        : new IllegalStateException("the handler returned without sending a response"));
+                boolean bodyOwed = s == continueSlot && parser.streaming();
+                if (s == continueSlot) {
+                    continueBody = null;
+                    continueSlot = null;
+                }
+                encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
+                if (bodyOwed) {
+                    closeNow(); // its body may never come, and what comes is no request (as below)
+                }
+                return true;
             }
             s.headOut = true;
             // The Connection field is the request's; a body that breaks its framing closes the
@@ -539,11 +591,19 @@ public final class HttpSession {
             out.put(CRLF);
         }
         int room = OUT_HIGH_WATER - out.size();
+        int before = out.size();
         boolean complete = room > 0 && x.moveTo(out, room);
+        s.bodySent += out.size() - before;
         if (!complete) return false;
         slots.pollFirst();
+        boolean broken = x.broken();
+        if (s.failure != null) {
+            failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
+        }
         if (observer != null) {
-            observer.responded(s.request, x.status(), 0, s.start);
+            // Cut: short of the head's promise; a close-delimited body's close is its end, unless it failed.
+            observer.responded(s.request, x.status(), s.bodySent, s.start,
+                    s.failure != null || (broken && !x.closeDelimited()));
         }
         if (s == continueSlot && parser.streaming()) {
             // Answered without asking for the body, which has not come: the client may never send
@@ -554,7 +614,7 @@ public final class HttpSession {
             closeNow();
             return true;
         }
-        if (x.broken()) closeNow();
+        if (broken) closeNow();
         return true;
     }
 
@@ -593,7 +653,7 @@ public final class HttpSession {
         }
         out.wr = w;
         if (observer != null) {
-            observer.responded(request, r.status(), body == null ? 0 : body.length, start);
+            observer.responded(request, r.status(), body == null ? 0 : body.length, start, false);
         }
     }
 
@@ -605,113 +665,5 @@ public final class HttpSession {
     /** Whether the output, or the parser, holds its loop scratch (tests). */
     boolean borrowsScratch(boolean output) {
         return held(output).borrowsScratch();
-    }
-
-    /** A response owed in order: run on the pool, or already known but behind one that runs. */
-    private static final class Slot implements Runnable {
-        /** What the slot's thread does: the app's handle, its serve, or a streamed response's writer. */
-        static final int HANDLE = 0;
-        static final int SERVE = 1;
-        static final int STREAM = 2;
-
-        final Request request;
-        final byte[] conn;
-        final boolean head;
-        final App app;
-        final Runnable wake;
-        final int kind;
-        /** Made on the loop with the slot, so its thread sees it through the executor's hand-over. */
-        final Exchange exchange;
-        volatile Response response;
-        /** The writer's thread has returned: what the exchange holds is all there will be. */
-        volatile boolean done;
-        /** The loop's: the exchange's head is in the output. */
-        boolean headOut;
-        /** STREAM: the response whose writer runs here. */
-        Response streamed;
-        /** For the observer: the request of a response known at once but queued behind others. */
-        Request logged;
-        long start;
-
-        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake) {
-            this(request, conn, head, app, wake, HANDLE, null);
-        }
-
-        Slot(Request request, byte[] conn, boolean head, App app, Runnable wake, int kind, byte[] peer) {
-            this.request = request;
-            this.conn = conn;
-            this.head = head;
-            this.app = app;
-            this.wake = wake;
-            this.kind = kind;
-            // A blocking handle may answer with a streamed response too, so every slot that runs
-            // off the loop has one; a slot of a known response (request null) has none.
-            this.exchange = request == null || wake == null ? null : new Exchange(request, wake, peer);
-        }
-
-        @Override
-        public void run() {
-            if (kind == HANDLE) {
-                handle();
-                return;
-            }
-            try {
-                if (kind == SERVE) {
-                    ((ExchangeApp) app).serve(exchange);
-                } else {
-                    exchange.respond(streamed);
-                }
-                if (exchange.headSent()) {
-                    exchange.finish(); // what the app left open is finished for it
-                }
-            } catch (Throwable t) {
-                exchange.fail(); // after a head: what was sent, then the close; before: the close
-                if (t instanceof Error && !(t instanceof AssertionError)) {
-                    ended();
-                    throw (Error) t;
-                }
-            } finally {
-                exchange.discardBody(); // a body the handler left unread is read and dropped, as the JDK does
-            }
-            ended();
-        }
-
-        private void ended() {
-            done = true;
-            if (!exchange.headSent()) {
-                try {
-                    exchange.finish(); // no head: the connection ends with no answer
-                } catch (java.io.IOException e) {
-                    // nothing was promised
-                }
-            }
-            wake.run();
-        }
-
-        private void handle() {
-            Response r;
-            try {
-                r = app.handle(request);
-                if (r == null) r = SERVER_ERROR;
-            } catch (Throwable t) {
-                response = SERVER_ERROR;
-                wake.run();
-                if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
-                return;
-            }
-            if (r.streams()) {
-                try {
-                    exchange.respond(r); // this pool thread writes it: the loop drains it
-                } catch (Throwable t) {
-                    exchange.fail();
-                    if (t instanceof Error && !(t instanceof AssertionError)) throw (Error) t;
-                } finally {
-                    ended();
-                }
-                return;
-            }
-            response = r;
-            wake.run();
-        }
     }
 }

@@ -10,8 +10,13 @@ public interface ResponseObserver {
     /**
      * @param request    the request answered; null for an error answer to bytes that never became one
      * @param status     the status sent
-     * @param bodyBytes  the body's length as sent (0 for HEAD and bodyless statuses)
+     * @param bodyBytes  the bytes after the head handed to the connection, as nginx's
+     *                   {@code $body_bytes_sent} (a chunked body's framing included; 0 for HEAD,
+     *                   bodyless statuses, and an answer cut before its body)
      * @param startNanos System.nanoTime of the pass that parsed the request
+     * @param cut        the answer ended short of what its head promised (its handler failed after
+     *                   the head, wrote short, or the connection closed under it): the client saw
+     *                   {@code status} and {@code bodyBytes}, then the close
      */
-    void responded(Request request, int status, int bodyBytes, long startNanos);
+    void responded(Request request, int status, long bodyBytes, long startNanos, boolean cut);
 }

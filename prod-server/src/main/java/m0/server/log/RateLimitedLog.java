@@ -24,6 +24,8 @@ public final class RateLimitedLog {
     private boolean printed;
     private long lastPrinted;
     private long suppressed;
+    /** The clock read of the event being printed. */
+    private long dueAt;
     private long total;
 
     public RateLimitedLog(PrintStream out, String prefix) {
@@ -39,20 +41,49 @@ public final class RateLimitedLog {
 
     /** One event. @return true when it printed a line */
     public boolean log(String message) {
+        if (!due()) {
+            return false;
+        }
+        print(message);
+        return true;
+    }
+
+    /** The same, the message made only when it is printed (a stack trace is not free). */
+    public boolean log(java.util.function.Supplier<String> message) {
+        if (!due()) {
+            return false;
+        }
+        print(message.get());
+        return true;
+    }
+
+    /** Counts the event; true when its line is to be printed now. */
+    private boolean due() {
         total++;
         long now = clock.getAsLong();
         if (printed && now - lastPrinted < periodNanos) {
             suppressed++;
             return false;
         }
+        dueAt = now;
+        return true;
+    }
+
+    private void print(String message) {
         String more = suppressed == 0 ? ""
-                : " (and " + suppressed + " more in the last " + (now - lastPrinted) / 100_000_000L / 10.0 + " s)";
+                : " (and " + suppressed + " more in the last " + (dueAt - lastPrinted) / 100_000_000L / 10.0 + " s)";
         out.println(prefix + message + more);
         out.flush();
         printed = true;
-        lastPrinted = now;
+        lastPrinted = dueAt;
         suppressed = 0;
-        return true;
+    }
+
+    /** A line printed whatever the rate (a once-per-process event: why the process leaves). */
+    public void logAlways(String message) {
+        total++;
+        out.println(prefix + message);
+        out.flush();
     }
 
     /** Every event logged, printed or counted. */

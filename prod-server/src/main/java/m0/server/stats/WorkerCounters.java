@@ -39,6 +39,8 @@ import m0.server.share.Memfds;
  *                     what one call carried (many at 1 worker, two or three at 2: ADR 0050)
  *  11  WRITES         answers' write(2) calls: a kernel without io_uring, M0_RING_SENDS=0, or an
  *                     answer made after the pass's call (a timeout's 408)
+ *  12  HANDLER_FAILURES  requests whose app code threw (or answered nothing): each answered 500,
+ *                     or cut after what it had sent (docs/adr/0061)
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
@@ -63,7 +65,8 @@ public final class WorkerCounters {
     public static final int RING_SENDS = 9;
     public static final int RING_CALLS = 10;
     public static final int WRITES = 11;
-    static final int WORDS = 12;
+    public static final int HANDLER_FAILURES = 12;
+    static final int WORDS = 13;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 

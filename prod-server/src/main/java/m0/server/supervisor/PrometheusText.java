@@ -119,6 +119,9 @@ final class PrometheusText {
                 "io_uring_enter calls that carried the worker's answers' sends", WorkerCounters.RING_CALLS, false);
         loopWord(b, live, loops, "m0serve_worker_writes_total",
                 "answers' write(2) calls the worker made", WorkerCounters.WRITES, false);
+        loopWord(b, live, loops, "m0serve_worker_handler_failures_total",
+                "requests whose app code threw or answered nothing: answered 500, or cut after what was sent",
+                WorkerCounters.HANDLER_FAILURES, false);
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",

@@ -19,6 +19,8 @@ import m0.server.log.RateLimitedLog;
  * One worker's access log: the combined log format plus the request's time in microseconds and
  * the worker's index, e.g.
  * <pre>127.0.0.1 - - [01/Dec/2026:07:02:51 +0000] "GET / HTTP/1.1" 200 13 "-" "curl/8.1" 41 0</pre>
+ * and a last field {@code cut} on the line of an answer that ended short of its head's promise
+ * (docs/adr/0061). The byte count is the body's as nginx's {@code $body_bytes_sent}.
  * Lines gather in a buffer that goes out in one write(2) at the end of the loop's pass (or when
  * full, and at exit); every worker appends to the same file with O_APPEND, so each batch lands
  * whole. {@link #requestReopen} (SIGUSR1, logrotate's convention) makes the next flush reopen
@@ -27,6 +29,8 @@ import m0.server.log.RateLimitedLog;
 final class AccessLog {
 
     static final int BUFFER_BYTES = 64 * 1024;
+    /** The last field of a line whose answer was cut: the client saw its status and bytes, then the close. */
+    static final String CUT = "cut";
     /** A request line or header longer than this is cut in the log: a line stays well under the buffer. */
     static final int FIELD_MAX = 2048;
     private static final DateTimeFormatter DATE =
@@ -66,7 +70,12 @@ final class AccessLog {
     }
 
     /** One line; {@code request} null for an error answer to bytes that were no request. */
-    void log(String peer, Request request, int status, int bodyBytes, long micros, long epochMillis) {
+    void log(String peer, Request request, int status, long bodyBytes, long micros, long epochMillis) {
+        log(peer, request, status, bodyBytes, micros, epochMillis, false);
+    }
+
+    /** The same; {@code cut}: the answer ended short of its head's promise, marked by a last field {@value #CUT}. */
+    void log(String peer, Request request, int status, long bodyBytes, long micros, long epochMillis, boolean cut) {
         if (length > BUFFER_BYTES - 5 * FIELD_MAX - 256) { // five client fields at most FIELD_MAX each
             flush();
         }
@@ -91,7 +100,7 @@ final class AccessLog {
         ascii("\" ");
         ascii(Integer.toString(status));
         ascii(" ");
-        ascii(Integer.toString(bodyBytes));
+        ascii(Long.toString(bodyBytes));
         ascii(" \"");
         escaped(request == null ? null : request.header("Referer"));
         ascii("\" \"");
@@ -100,6 +109,9 @@ final class AccessLog {
         ascii(Long.toString(micros));
         ascii(" ");
         bytes(index);
+        if (cut) {
+            ascii(" " + CUT);
+        }
         buffer[length++] = '\n';
     }
 

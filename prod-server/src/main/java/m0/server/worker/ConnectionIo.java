@@ -70,6 +70,8 @@ final class ConnectionIo {
     private final AnswerWrites answers;
     /** After an error answer: FIN, and the client's bytes read and dropped until a bound. */
     private final LingeringClose lingering;
+    /** Told of every request whose app code failed: the log, the count, the retirement (ADR 0061). */
+    private FailedHandlers handlerFailures;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -86,6 +88,7 @@ final class ConnectionIo {
         this.unregisterReceived = keepReceivedRegistered ? c -> { } : c -> epoll.deleteQuietly(c.fd);
         this.inView = in.buffer().duplicate();
         this.lingering = new LingeringClose(epoll, in);
+        this.handlerFailures = new FailedHandlers(failures, () -> { }); // the worker's own replaces it
         this.answers = new AnswerWrites(epoll, sends, new AnswerWrites.Ends() {
             @Override
             public void flushed(Connection c, long now) {
@@ -108,6 +111,16 @@ final class ConnectionIo {
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
         answers.record(recorder); // the worker's counters begin with its first client too
+    }
+
+    /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
+    void reportFailures(FailedHandlers failed) {
+        this.handlerFailures = failed;
+    }
+
+    /** Requests whose app code failed so far, for the worker's counters. */
+    long handlerFailures() {
+        return handlerFailures.count();
     }
 
     /** How this worker writes its answers, for its start-up line. */
@@ -160,7 +173,7 @@ final class ConnectionIo {
             c.received = true;
         }
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
-                recorder == null ? null : recorder.observer(peer), inScratch, outScratch);
+                recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
         c.interest = Epoll.IN;
         table.put(c);
@@ -193,6 +206,8 @@ final class ConnectionIo {
             }
         } catch (RuntimeException e) {
             fail(c, e); // one connection's failure is that connection's, never the worker's
+        } catch (Error e) {
+            failOrRethrow(c, e);
         }
     }
 
@@ -217,6 +232,8 @@ final class ConnectionIo {
                     answers.flush(c, now);
                 } catch (RuntimeException e) {
                     fail(c, e);
+                } catch (Error e) {
+                    failOrRethrow(c, e);
                 }
             }
         }
@@ -358,7 +375,19 @@ final class ConnectionIo {
         Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
     }
 
-    private void fail(Connection c, RuntimeException e) {
+    /**
+     * An Error out of our own code on one connection (a handler's never gets here): a
+     * NoClassDefFoundError or an AssertionError is that connection's; a VirtualMachineError goes
+     * up to the loop, which retires the worker (ADR 0061).
+     */
+    private void failOrRethrow(Connection c, Error e) {
+        if (e instanceof VirtualMachineError) {
+            throw e;
+        }
+        fail(c, e);
+    }
+
+    private void fail(Connection c, Throwable e) {
         StackTraceElement[] at = e.getStackTrace();
         failures.log("closing a connection: " + e + (at.length > 0 ? " at " + at[0] : ""));
         close(c);
@@ -373,7 +402,16 @@ final class ConnectionIo {
         // The queued message keeps the socket open after our close, and with it our epoll
         // registration: remove it first, or a reused descriptor number could inherit it.
         epoll.delete(c.fd);
-        if (send.test(new Accepted(c.fd, c.peer, c.reused))) {
+        boolean sent;
+        try {
+            sent = send.test(new Accepted(c.fd, c.peer, c.reused));
+        } catch (RuntimeException e) {
+            // As passOn's: the core took its raise back before the send threw; the connection is
+            // still ours, registered again below and served (issue 44).
+            failures.log("handing a connection off: " + e + "; serving it here");
+            sent = false;
+        }
+        if (sent) {
             c.closed = true; // the channel closed our copy
             table.remove(c);
             if (c.reused) {

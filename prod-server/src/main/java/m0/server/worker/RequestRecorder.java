@@ -38,16 +38,17 @@ final class RequestRecorder {
     /** The observer for one connection from {@code peer} (a raw sockaddr, or null when unknown). */
     ResponseObserver observer(byte[] peer) {
         String from = peerHost(peer);
-        return (request, status, bodyBytes, startNanos) -> responded(from, request, status, bodyBytes, startNanos);
+        return (request, status, bodyBytes, startNanos, cut) -> responded(from, request, status, bodyBytes, startNanos,
+                cut);
     }
 
-    private void responded(String peer, Request request, int status, int bodyBytes, long startNanos) {
+    private void responded(String peer, Request request, int status, long bodyBytes, long startNanos, boolean cut) {
         long micros = Math.max(0, (System.nanoTime() - startNanos) / 1000);
         if (stats != null) {
             stats.responded(status, micros);
         }
         if (log != null) {
-            log.log(peer, request, status, bodyBytes, micros, System.currentTimeMillis());
+            log.log(peer, request, status, bodyBytes, micros, System.currentTimeMillis(), cut);
         }
     }
 

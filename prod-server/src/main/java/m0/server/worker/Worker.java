@@ -68,6 +68,8 @@ public final class Worker {
     private final EpollListener listener;
     private final WorkerLoop<Accepted> loop;
     private final PassStats stats;
+    /** App failures: logged on their own (rate limited), counted, and an OutOfMemoryError's leave. */
+    private final FailedHandlers failed;
 
     private Worker(WorkerSpec spec, WorkerKnobs knobs, App app) {
         this.spec = spec;
@@ -112,6 +114,8 @@ public final class Worker {
                 new WorkerLoop.Limits(WorkerLoop.ACCEPT_BATCH, maxConnections, TimeUnit.MILLISECONDS.toNanos(spec.graceMillis())),
                 failures::log);
         this.stats = new PassStats(page, share, spec.index(), loop.meter(), pool, io, sends);
+        this.failed = new FailedHandlers(new RateLimitedLog(System.err, name + ": "), this::leave);
+        io.reportFailures(failed);
     }
 
     /** Work in the warm-up and the loop's passes: the loop stamps it once it has started. */
@@ -276,14 +280,14 @@ public final class Worker {
             System.err.println(name + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
             return 1;
         }
-        new EventLoop(epoll, loop, io, stats, recorder, parentFd).run();
+        new EventLoop(epoll, loop, io, stats, recorder, parentFd, failed).run();
         if (pool != null) {
             pool.shutdownNow();
         }
         if (recorder != null) {
             recorder.close();
         }
-        return 0;
+        return failed.retiring() ? 1 : 0; // left for an error: a death, for the supervisor's budget
     }
 
     private static final int SUPERVISOR_GONE = -2;

@@ -244,17 +244,52 @@ class StreamingTest {
         assertNull(s.output());
     }
 
+    /**
+     * Issue 44: the JDK's server closes with no answer; m0 answers 500 (nothing of the answer had
+     * left), keeps the connection, and tells the worker once, on the loop, what was thrown.
+     */
     @Test
-    void aHandlerThatThrowsBeforeItsHeadClosesTheConnectionWithNoAnswer() throws Exception {
+    void aHandlerThatThrowsBeforeItsHeadIsAnswered500AndReported() throws Exception {
         ExchangeApp app = x -> {
-            throw new IllegalStateException("boom");
+            throw new StackOverflowError("boom");
         };
-        HttpSession s = session(app);
-        feed(s, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
-        while (!s.closeAfterFlush()) {
+        java.util.List<String> failed = new java.util.ArrayList<>();
+        java.util.List<String> logged = new java.util.ArrayList<>();
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, now,
+                (request, status, bytes, start, cut) -> logged.add(status + " " + bytes + (cut ? " cut" : "")),
+                null, null, (request, t) -> failed.add(request.target() + " " + t));
+        feed(s, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        while (s.output() == null) {
             awaitWake(s);
         }
-        assertNull(s.output(), "nothing is answered, as the JDK's server answers nothing");
+        ByteArrayOutputStream sink = new ByteArrayOutputStream();
+        writeAll(s, sink);
+        assertTrue(sink.toString(StandardCharsets.ISO_8859_1).startsWith("HTTP/1.1 500 "), sink.toString());
+        assertFalse(s.closeAfterFlush(), "the request was whole: the connection serves on");
+        assertEquals(java.util.List.of("/x java.lang.StackOverflowError: boom"), failed);
+        assertEquals(1, logged.size());
+        assertTrue(logged.get(0).startsWith("500 "), logged.toString());
+    }
+
+    /** After its head: what was sent, then the close; the access log's line says so (cut). */
+    @Test
+    void aHandlerThatThrowsAfterItsHeadIsCutLoggedAndReported() throws Exception {
+        ExchangeApp app = x -> {
+            x.sendHead(200, 10);
+            x.body().write("12345".getBytes(StandardCharsets.ISO_8859_1));
+            throw new NoClassDefFoundError("Gone");
+        };
+        java.util.List<String> failed = new java.util.ArrayList<>();
+        java.util.List<String> logged = new java.util.ArrayList<>();
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, now,
+                (request, status, bytes, start, cut) -> logged.add(status + " " + bytes + (cut ? " cut" : "")),
+                null, null, (request, t) -> failed.add(request.target() + " " + t));
+        feed(s, "GET /y HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), now);
+        String w = untilComplete(s, "12345");
+        assertTrue(w.contains("Content-Length: 10\r\n"));
+        awaitClose(s);
+        assertEquals(java.util.List.of("/y java.lang.NoClassDefFoundError: Gone"), failed);
+        assertEquals(java.util.List.of("200 5 cut"), logged);
     }
 
     @Test

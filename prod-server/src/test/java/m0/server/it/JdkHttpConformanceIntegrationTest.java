@@ -53,7 +53,14 @@ class JdkHttpConformanceIntegrationTest {
                     + " after them (the client sees a short body at once); the JDK leaves it open and silent"),
             Map.entry("then-get-short #0", "the same"),
             Map.entry("then-get-no-close #1", "a handler that never closes its exchange: m0 finishes it when the handler"
-                    + " returns and serves the next request; the JDK serves nothing more on that connection")));
+                    + " returns and serves the next request; the JDK serves nothing more on that connection"),
+            Map.entry("get-throw-before #0", "a handler that throws before sendResponseHeaders: m0 answers 500 and keeps"
+                    + " the connection (every failure is seen, by the client too: docs/adr/0061); the JDK closes with no"
+                    + " answer"),
+            Map.entry("then-get-throw-before", "the same 500, and the pipelined request after it is served"),
+            Map.entry("post-chunked-bad-size #0", "a malformed chunk size is m0's parser's to answer: 400 and a close"
+                    + " (the handler's read fails, and its failure is not answered twice); the JDK closes with no"
+                    + " answer")));
 
     @Test
     @Timeout(180)
