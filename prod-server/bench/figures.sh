@@ -19,7 +19,9 @@
 #   open     open loop (h2load rate mode), new connection per request, at 20..100 % of nginx's
 #            connection-close capacity at 2 workers: share race fountain nginx (the plot's curve)
 # ARMS_CLOSE / ARMS_KA override the arms. Every row also goes to FIGURES_TSV (default
-# figures.tsv in the current directory) for prod-server/bench/plot.sh. WARM (default 10) seconds
+# figures.tsv in the current directory) for prod-server/bench/plot.sh and docs/figures/render.py
+# (docs/bench.md's table; a close or ka run also adds a cpu-round row per arm and round: requests,
+# seconds, us CPU/req, wrk's p50 and p99 in ms). WARM (default 10) seconds
 # of unmeasured load per arm first (the JIT).
 # Needs wrk, h2load (nghttp2-client), nginx, python3-uvicorn, java, the jar
 # (mvn -q -pl prod-server -am package -DskipTests) and bench's (mvn -q -pl bench -am package -DskipTests).
@@ -66,10 +68,14 @@ cpu_table() {
   done
   echo
   echo "## $load hello, $w workers: wrk -t2 -c32 ${WRK_ARGS[*]:-} -d${SECS}s x$ROUNDS ($(loadavg))"
+  ROUNDS_TSV="$WORK/rounds.tsv"; : >"$ROUNDS_TSV"
   rounds_vs_nginx "$ROUNDS" "$SECS" "$PAUSE" "$@" | tee "$WORK/rounds.txt"
   out=$(cat "$WORK/rounds.txt")
   # "share  12.34 us/req  0.950 x nginx  12345 req/s" -> tsv
   awk -v l="$load" -v w="$w" '/us\/req/ {printf "cpu\t%s\t%s\t%s\t%s\t%s\t%s\n", l, w, $1, $2, $4, $7}' <<<"$out" >>"$TSV"
+  # each run of each arm: the spread between rounds and wrk's p50/p99 (docs/figures/render.py)
+  awk -v l="$load" -v w="$w" '{printf "cpu-round\t%s\t%s\t%s\n", l, w, $0}' "$ROUNDS_TSV" >>"$TSV"
+  ROUNDS_TSV=""
   for a in "$@"; do bench_stop "${PID[$a]}"; done
 }
 

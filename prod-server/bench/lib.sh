@@ -207,14 +207,15 @@ bench_stop() {
 # each server in turn, ROUNDS times (alternating and rotating the order, so the machine's load
 # falls on every arm alike);
 # adds to the caller's REQ[NAME] and TCK[NAME] (declare -A REQ TCK first) and prints a line per run.
-# ROUND_HOOK, when set, is run after each round. Needs TICK (getconf CLK_TCK). WRK_ARGS (an array,
+# ROUND_HOOK, when set, is run after each round. ROUNDS_TSV, when set, is a file each run adds a
+# row to (arm, round, requests, seconds, us CPU/req, wrk's p50 and p99 in ms: figures.sh's cpu-round). Needs TICK (getconf CLK_TCK). WRK_ARGS (an array,
 # e.g. (-H 'Connection: close')) is added to wrk's arguments; RUN_PAUSE seconds are slept before
 # each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
 # Under keep-alive (no WRK_ARGS) a line ends with "split 16/16": the connections per process
 # halfway through the run, largest first ("32": all in one; "-" for Netty, whose workers are
 # threads; split_midway; needs WORK).
 cpu_rounds() {
-  local rounds=$1 secs=$2 r k s n p pid b reqs t split sp
+  local rounds=$1 secs=$2 r k s n p pid b reqs t split sp out us
   shift 2
   local sides=("$@")
   for r in $(seq "$rounds"); do
@@ -232,12 +233,18 @@ cpu_rounds() {
         split_midway "$secs" "$p" 1 >"$WORK/cpu_rounds.split" &
         sp=$!
       fi
-      reqs=$(wrk -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/" | awk '/requests in/ {print $1}')
+      # --latency only prints the percentiles wrk records anyway: it costs the run nothing
+      out=$(wrk --latency -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/")
       t=$(( $(tree_ticks "$pid") - b ))
+      reqs=$(awk '/requests in/ {print $1}' <<<"$out")
       if [ -n "$sp" ]; then wait "$sp"; split=" split $(cat "$WORK/cpu_rounds.split")"; fi
       REQ[$n]=$(( ${REQ[$n]:-0} + reqs )); TCK[$n]=$(( ${TCK[$n]:-0} + t ))
-      printf "round %s %-8s %10s req %8s us CPU/req%s\n" "$r" "$n" "$reqs" \
-        "$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')" "$split"
+      us=$(awk -v t="$t" -v q="$reqs" -v hz="$TICK" 'BEGIN{printf "%.2f", t/hz*1e6/q}')
+      printf "round %s %-8s %10s req %8s us CPU/req%s\n" "$r" "$n" "$reqs" "$us" "$split"
+      if [ -n "${ROUNDS_TSV:-}" ]; then # one row a run: arm round requests seconds us/req p50 p99 (ms)
+        printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$n" "$r" "$reqs" "$secs" "$us" \
+          "$(wrk_pct_ms 50 <<<"$out")" "$(wrk_pct_ms 99 <<<"$out")" >>"$ROUNDS_TSV"
+      fi
     done
     if [ -n "${ROUND_HOOK:-}" ]; then eval "$ROUND_HOOK"; fi
   done
@@ -288,9 +295,11 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # wrk output (in a file) -> requests/s; p99 in ms (needs --latency); socket errors + non-2xx, summed
 wrk_rps() { awk '/^Requests\/sec:/ {print $2}' "$1"; }
-wrk_p99_ms() {
-  awk '$1 == "99%" { v=$2; u=v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
-    m = (u == "us") ? v/1000 : (u == "s") ? v*1000 : (u == "m") ? v*60000 : v; printf "%.2f", m }' "$1"
+wrk_p99_ms() { wrk_pct_ms 99 <"$1"; }
+# wrk --latency output on stdin -> its PCT percentile (50, 75, 90, 99) in ms
+wrk_pct_ms() {
+  awk -v p="$1%" '$1 == p { v=$2; u=v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v);
+    m = (u == "us") ? v/1000 : (u == "s") ? v*1000 : (u == "m") ? v*60000 : v; printf "%.2f", m }'
 }
 wrk_errors() {
   awk '/Socket errors:/ { gsub(/,/, ""); n += $4 + $6 + $8 + $10 } /Non-2xx/ { n += $NF } END { print n + 0 }' "$1"
