@@ -91,6 +91,7 @@ public final class M0serveChild implements AutoCloseable {
       return e.contains(sep + "dev" + sep + "m0" + sep) || n.startsWith("m0-")
           || e.endsWith("prod-server" + sep + "target" + sep + "classes")
           || e.endsWith("core" + sep + "target" + sep + "classes")
+          || e.endsWith("app-api" + sep + "target" + sep + "classes")
           || n.startsWith("jffi-") || n.startsWith("jnr-") || n.startsWith("picocli-");
     }
 

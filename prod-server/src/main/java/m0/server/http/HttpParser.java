@@ -44,7 +44,8 @@ final class HttpParser {
     /** A transfer coding other than chunked (RFC 9112 6.1: SHOULD be 501). */
     static final int NOT_IMPLEMENTED = 501;
 
-    private static final boolean[] TCHAR = new boolean[256];
+    /** The API's token table (app-api's HttpTokens): the parser and Response check names alike. */
+    private static final boolean[] TCHAR = HttpTokens.TCHAR;
     /** reg-name bytes: unreserved, sub-delims and "%" (pct-encoded) are HOST_NAME but ".": HOST_DOT. */
     private static final byte[] HOST_CLASS = new byte[256];
     private static final int HOST_NAME = 1;
@@ -57,10 +58,6 @@ final class HttpParser {
     private static final long LFS = ONES * '\n';
 
     static {
-        for (int c = '0'; c <= '9'; c++) TCHAR[c] = true;
-        for (int c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
-        for (int c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
-        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
         for (int c = '0'; c <= '9'; c++) HOST_CLASS[c] = HOST_NAME;
         for (int c = 'a'; c <= 'z'; c++) HOST_CLASS[c] = HOST_NAME;
         for (int c = 'A'; c <= 'Z'; c++) HOST_CLASS[c] = HOST_NAME;
@@ -157,7 +154,7 @@ final class HttpParser {
     }
 
     static int lower(int c) {
-        return c >= 'A' && c <= 'Z' ? c + 32 : c;
+        return HttpTokens.lower(c);
     }
 
     /** Takes all of src's remaining bytes. */

@@ -547,7 +547,7 @@ public final class HttpSession {
      * writer then blocks). True when it is complete and out of the queue.
      */
     private boolean drainStream(OwedResponse s) {
-        Exchange x = s.exchange;
+        PipedExchange x = s.exchange;
         if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
             // The handler reads its body and nothing is owed before it: the client may send it.
             out.put(CONTINUE);

@@ -20,7 +20,7 @@ final class OwedResponse implements Runnable {
     final Runnable wake;
     final int kind;
     /** Made on the loop with the slot, so its thread sees it through the executor's hand-over. */
-    final Exchange exchange;
+    final PipedExchange exchange;
     volatile Response response;
     /** The writer's thread has returned: what the exchange holds is all there will be. */
     volatile boolean done;
@@ -51,7 +51,7 @@ final class OwedResponse implements Runnable {
         this.kind = kind;
         // A blocking handle may answer with a streamed response too, so every slot that runs
         // off the loop has one; a slot of a known response (request null) has none.
-        this.exchange = request == null || wake == null ? null : new Exchange(request, wake, peer);
+        this.exchange = request == null || wake == null ? null : new PipedExchange(request, wake, peer);
     }
 
     @Override

@@ -143,8 +143,9 @@ public final class Worker {
         for (int fd : spec.sendFds()) {
             Fds.setCloseOnExec(fd);
         }
-        // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
-        ExplodedClassPath.preload(java.util.List.of(Worker.class, AcceptShare.class));
+        // Before the loop: at the descriptor limit a class read from a directory cannot be loaded
+        // (App: m0-app-api's classes, a directory of their own when the tests run unshaded).
+        ExplodedClassPath.preload(java.util.List.of(Worker.class, AcceptShare.class, App.class));
         StartTrace.mark("descriptors adopted");
         WorkerOperations ops = WorkerOperations.parse(args);
         NativePaths.choose(NativePaths.parse(ops.nativeFallbacks())); // before the first epoll (docs/adr/0060)

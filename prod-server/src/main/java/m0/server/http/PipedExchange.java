@@ -10,33 +10,18 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One request answered off the loop, its response streamed: the app's thread (a pool thread, or
- * the app's executor) sends a head and writes the body; the loop takes the bytes as fast as the
- * connection carries them ({@link HttpSession} drains it when it is the oldest response owed).
- *
- * <p><b>Back-pressure.</b> At most {@link #PIPE_BYTES} wait here; a writer past that blocks until
- * the loop takes some, and the loop takes only while its output is under the session's high
- * water. So a client that reads slowly stalls the writer, not the heap: a streamed response holds
- * at most {@code PIPE_BYTES} plus the session's output per connection, whatever its length.
- *
- * <p><b>Framing.</b> {@link #sendHead} with a length of 0 or more: that many bytes
- * (Content-Length); {@link #CHUNKED}: chunked, framed here as the writer writes (to an HTTP/1.0
- * client: unframed, and the close ends it). A HEAD request, 1xx, 204 and 304 carry no body
- * whatever the length: what is written to them is dropped.
- * A fixed-length body written short or long is the writer's error (an {@link IOException}, as
- * the JDK's server throws) and the connection closes after what was sent: the client must not
- * read the next response out of a body it was promised.
+ * m0serve's {@link Exchange}: the app's thread queues the head and body pieces here, and the loop
+ * ({@link HttpSession}, when this is the oldest response owed) takes them as fast as the
+ * connection carries them. The loop takes only while its output is under the session's high
+ * water, so a streamed response holds at most {@link #PIPE_BYTES} plus the session's output per
+ * connection, whatever its length.
  *
  * <p>Threads: {@link #sendHead}, {@link #body()} and {@link #finish()} are the writer's (one
  * thread at a time); {@link #moveTo}, {@link #abort} and the getters the loop's. Shared state is
  * under {@link #lock}.
  */
-public final class Exchange {
+final class PipedExchange implements Exchange {
 
-    /** {@link #sendHead}'s length for a chunked body. */
-    public static final long CHUNKED = -1;
-    /** What may wait between the writer and the loop before the writer blocks. */
-    public static final int PIPE_BYTES = 64 * 1024;
     /** The largest piece the writer's write is cut into, so no chunk outgrows the pipe. */
     static final int PIECE = 16 * 1024;
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
@@ -73,7 +58,7 @@ public final class Exchange {
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
     private final byte[] peer;
 
-    Exchange(Request request, Runnable wake, byte[] peer) {
+    PipedExchange(Request request, Runnable wake, byte[] peer) {
         this.request = request;
         this.peer = peer;
         this.head = "HEAD".equals(request.method());
@@ -81,11 +66,13 @@ public final class Exchange {
     }
 
     /** The request this exchange answers. */
+    @Override
     public Request request() {
         return request;
     }
 
     /** The client's address, or null when unknown. */
+    @Override
     public java.net.InetSocketAddress remote() {
         return Peers.address(peer);
     }
@@ -94,6 +81,7 @@ public final class Exchange {
     private RequestBody streamed;
 
     /** The request's body as a stream: as it arrives, or the whole body the parser read. */
+    @Override
     public InputStream requestBody() {
         return streamed != null ? streamed : new java.io.ByteArrayInputStream(request.body());
     }
@@ -126,6 +114,7 @@ public final class Exchange {
     }
 
     /** Whether {@link #sendHead} has been called. */
+    @Override
     public boolean headSent() {
         lock.lock();
         try {
@@ -143,6 +132,7 @@ public final class Exchange {
      * @throws IOException when the connection is gone
      * @throws IllegalStateException when the head was sent already
      */
+    @Override
     public void sendHead(int status, long length, String... headers) throws IOException {
         if (status < 100 || status > 999) {
             throw new IllegalArgumentException("status " + status);
@@ -198,6 +188,7 @@ public final class Exchange {
     }
 
     /** The body's stream: writes block while {@link #PIPE_BYTES} wait; close ends the response. */
+    @Override
     public OutputStream body() {
         return body;
     }
@@ -206,6 +197,7 @@ public final class Exchange {
      * Ends the response (idempotent): a chunked body gets its last chunk; a fixed-length body
      * written short breaks the connection (and throws, as the JDK's does).
      */
+    @Override
     public void finish() throws IOException {
         body.close();
     }
@@ -214,12 +206,14 @@ public final class Exchange {
      * The writer failed part-way (an exception after the head): what was sent stays sent, no last
      * chunk follows, and the connection closes, as the JDK's server does.
      */
+    @Override
     public void fail() {
         body.closed = true;
         end(true);
     }
 
     /** A whole response, as a blocking {@link App} answers. */
+    @Override
     public void respond(Response r) throws IOException {
         if (r.streams()) {
             String[] h = r.headersWithType();

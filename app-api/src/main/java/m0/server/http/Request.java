@@ -195,7 +195,7 @@ public final class Request {
         for (int k = 0; k < name.length(); k++) {
             int a = head[at + k] & 0xff;
             int b = name.charAt(k);
-            if (a != b && HttpParser.lower(a) != (b < 128 ? HttpParser.lower(b) : b)) return false;
+            if (a != b && HttpTokens.lower(a) != (b < 128 ? HttpTokens.lower(b) : b)) return false;
         }
         return true;
     }

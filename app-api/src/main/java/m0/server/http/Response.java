@@ -102,7 +102,7 @@ public final class Response {
         if (name == null || name.isEmpty()) throw new IllegalArgumentException("empty header name");
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c > 127 || !HttpParser.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
+            if (c > 127 || !HttpTokens.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
         }
         checkValue(value);
     }
@@ -188,7 +188,7 @@ public final class Response {
         if (name == null || name.isEmpty()) throw new IllegalArgumentException("empty header name");
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            if (c > 127 || !HttpParser.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
+            if (c > 127 || !HttpTokens.isTchar((byte) c)) throw new IllegalArgumentException("bad header name: " + name);
         }
         switch (name.toLowerCase(java.util.Locale.ROOT)) {
             case "content-length", "transfer-encoding", "connection", "date", "keep-alive", "upgrade" ->

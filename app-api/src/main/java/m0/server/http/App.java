@@ -1,7 +1,7 @@
 package m0.server.http;
 
 /**
- * The application: request in, response out. Loaded by class name through {@link Apps#load}
+ * The application: request in, response out. Loaded by class name (m0serve's {@code --app})
  * (public no-arg constructor). One instance per worker; {@link #handle} may run on the worker's
  * loop thread and, for blocking requests, on its pool threads at the same time.
  */
