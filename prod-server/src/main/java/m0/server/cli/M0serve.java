@@ -20,7 +20,8 @@ import picocli.CommandLine.ParameterException;
 
 /** {@code m0serve}: the command line. Starts the supervisor, which starts the workers. */
 @Command(name = "m0serve", mixinStandardHelpOptions = true, versionProvider = M0serve.Version.class,
-        sortOptions = false, subcommands = {m0.server.probe.ProbeCommand.class, m0.server.stats.StatsCommand.class},
+        sortOptions = false, subcommands = {m0.server.probe.ProbeCommand.class, m0.server.stats.StatsCommand.class,
+            m0.server.control.StopCommand.class, m0.server.control.ReloadCommand.class},
         description = "A prefork HTTP/1.1 server: one supervisor, N worker JVMs sharing one listener.")
 public final class M0serve implements Callable<Integer> {
 
@@ -126,6 +127,13 @@ public final class M0serve implements Callable<Integer> {
                     + "worker's share of --bind (docs/apps.md). Instead of --app; needs --app-classpath.")
     String mainClass;
 
+    // ---- issue 46 item 3 (operating; docs/adr/0067): to be ported into the settings model ----
+    @Option(names = "--pid-file", paramLabel = "FILE",
+            description = "Write the supervisor's pid here once the port is bound; removed at exit. "
+                    + "'m0serve stats|stop|reload --pid-file FILE' (or --bind) find the server by it. Default: none.")
+    String pidFile;
+    // ---- end of issue 46 item 3 ----
+
     /** A developer's: forces fallbacks of calls newer than the floor on a machine that has them (docs/adr/0060). */
     @Option(names = "--native-fallbacks", paramLabel = "NAMES", hidden = true,
             description = "Take these fallbacks though the new calls exist: epoll_pwait2, closefrom, pidfd, io_uring "
@@ -227,6 +235,7 @@ public final class M0serve implements Callable<Integer> {
             case "--main" -> mainClass = v;
             case "--native-fallbacks" -> nativeFallbacks = v;
             case "--dev-main-start-ms" -> devMainStartMillis = decimal(v, Long.MAX_VALUE);
+            case "--pid-file" -> pidFile = v; // issue 46 item 3
             default -> {
                 return false;
             }
@@ -305,7 +314,8 @@ public final class M0serve implements Callable<Integer> {
         System.err.println("m0serve: native calls: " + paths.describe()
                 + (paths.forced().isEmpty() ? "" : " (fallbacks forced: " + paths.forced() + ")"));
         // The one read of the environment the supervisor gets: it is handed down from here.
-        return new Supervisor(config, ops, SupervisorKnobs.from(System.getenv()), System.out).run();
+        return new Supervisor(config, ops, SupervisorKnobs.from(System.getenv()), System.out)
+                .pidFile(pidFile == null ? null : java.nio.file.Path.of(pidFile)).run();
     }
 
     /** --metrics-bind and --access-log, validated. */
@@ -436,8 +446,7 @@ public final class M0serve implements Callable<Integer> {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
-            String v = M0serve.class.getPackage().getImplementationVersion();
-            return new String[] {"m0serve " + (v != null ? v : "0.1.0-SNAPSHOT")};
+            return new String[] {"m0serve " + m0.server.supervisor.ServerVersion.text()};
         }
     }
 }

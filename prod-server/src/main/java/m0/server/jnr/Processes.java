@@ -3,6 +3,7 @@ package m0.server.jnr;
 /** waitpid, kill, pidfd_open and the parent-death signal: how the supervisor and its workers watch each other. */
 public final class Processes {
 
+    public static final int SIGHUP = 1;
     public static final int SIGKILL = 9;
     public static final int SIGUSR1 = 10;
     public static final int SIGTERM = 15;

@@ -4,14 +4,16 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import m0.server.control.ServerTarget;
 import m0.server.supervisor.StartupTimes;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code m0serve stats --pid P}: a running server's shared page, per worker, read-only and
+ * {@code m0serve stats --bind HOST:PORT} (or {@code --pid-file FILE}, {@code --pid P}): a running server's shared page, per worker, read-only and
  * while it serves. Exit 0; 1 when the page cannot be found or read, or {@code --wait-ready-ms}
  * runs out.
  */
@@ -22,8 +24,12 @@ import picocli.CommandLine.Spec;
                 + "(accepted, wake-ups that accepted nothing, fountain's looks, loop busy seconds).")
 public final class StatsCommand implements Callable<Integer> {
 
-    @Option(names = "--pid", required = true, description = "the supervisor's pid (a worker's works with --workers)")
-    long pid;
+    /** --bind, --pid-file or --pid (a worker's pid works with --workers): docs/adr/0067. */
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    ServerTarget target;
+
+    /** The pid the target resolved to. */
+    private long pid;
 
     @Option(names = "--workers", defaultValue = "0",
             description = "worker count; default: read from the supervisor's --workers")
@@ -59,6 +65,7 @@ public final class StatsCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         SupervisorPage page;
         try {
+            pid = target.resolve();
             page = SupervisorPage.open(pid, workers);
         } catch (IOException | RuntimeException e) {
             err.println("m0serve stats: " + e.getMessage());

@@ -72,7 +72,7 @@ public final class SupervisorPage {
     }
 
     /** {@code /proc/<pid>/fd/<n>} whose link names the m0 page's memfd. */
-    static Path findPageFd(long pid) throws IOException {
+    public static Path findPageFd(long pid) throws IOException {
         Path dir = Path.of("/proc", Long.toString(pid), "fd");
         if (!Files.isDirectory(dir)) {
             throw new IOException("no process " + pid);

@@ -14,14 +14,16 @@ import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 
 /**
- * {@code --metrics-bind}: the supervisor's Prometheus endpoint, {@code GET /metrics}, on one
- * thread of its own (docs/adr/0017). The JDK's small HTTP server is enough for one scrape every
+ * {@code --metrics-bind}: the supervisor's Prometheus endpoint, {@code GET /metrics}, and its
+ * health probes {@code /livez} and {@code /readyz} (docs/adr/0067), on one thread of its own
+ * (docs/adr/0017). The JDK's small HTTP server is enough for one scrape every
  * few seconds, keeps the supervisor's loop untouched, and adds no dependency. A scrape only
  * reads shared memory, so nothing on the request path of any worker waits for it.
  */
 final class MetricsServer {
 
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+    private static final String HEALTH_TYPE = "text/plain; charset=utf-8";
 
     private final HttpServer server;
     private final ExecutorService thread;
@@ -31,14 +33,14 @@ final class MetricsServer {
         this.thread = thread;
     }
 
-    static MetricsServer start(InetAddress host, int port, Page page, ServerCounters counters, boolean fountain)
-            throws IOException {
+    static MetricsServer start(InetAddress host, int port, Page page, ServerCounters counters, boolean fountain,
+                               Health health) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
         PrometheusText text = new PrometheusText(page, counters, fountain);
         RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: metrics: ");
         server.createContext("/", exchange -> {
             try (exchange) {
-                serve(exchange, text);
+                serve(exchange, text, health);
             } catch (IOException | RuntimeException e) {
                 failures.log(e.toString()); // a scraper that went away, or a worker that did meanwhile
             }
@@ -53,10 +55,10 @@ final class MetricsServer {
         return new MetricsServer(server, thread);
     }
 
-    private static void serve(HttpExchange exchange, PrometheusText text) throws IOException {
+    private static void serve(HttpExchange exchange, PrometheusText text, Health health) throws IOException {
         String path = exchange.getRequestURI().getPath();
-        if (!"/metrics".equals(path)) {
-            byte[] body = "not found: try /metrics\n".getBytes(StandardCharsets.UTF_8);
+        if (!"/metrics".equals(path) && !"/livez".equals(path) && !"/readyz".equals(path)) {
+            byte[] body = "not found: try /metrics, /readyz or /livez\n".getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(404, body.length);
             exchange.getResponseBody().write(body);
             return;
@@ -65,10 +67,26 @@ final class MetricsServer {
             exchange.sendResponseHeaders(405, -1);
             return;
         }
-        byte[] body = text.render().getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", CONTENT_TYPE);
+        switch (path) {
+            case "/metrics" -> answer(exchange, 200, CONTENT_TYPE, text.render());
+            // Alive while this process answers at all, draining included: a liveness probe that
+            // failed during a drain would have the orchestrator kill what is finishing requests.
+            case "/livez" -> answer(exchange, 200, HEALTH_TYPE, "alive\n");
+            default -> {
+                Health.State s = health.state();
+                answer(exchange, s == Health.State.SERVING ? 200 : 503, HEALTH_TYPE,
+                        s.name().toLowerCase(java.util.Locale.ROOT) + "\n");
+            }
+        }
+    }
+
+    private static void answer(HttpExchange exchange, int status, String type, String text) throws IOException {
+        byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        // A probe must never read a cached answer from before a stop began.
+        exchange.getResponseHeaders().set("Cache-Control", "no-store");
         boolean head = "HEAD".equals(exchange.getRequestMethod());
-        exchange.sendResponseHeaders(200, head ? -1 : body.length);
+        exchange.sendResponseHeaders(status, head ? -1 : body.length);
         if (!head) {
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(body);

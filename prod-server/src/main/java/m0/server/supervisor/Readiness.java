@@ -10,7 +10,8 @@ import m0.server.share.Accepted;
 
 /**
  * Which workers have started, as the page shows it; the "ready" line once every first worker
- * has, and at least one (docs/adr/0062); and everything systemd is told (READY, RELOADING,
+ * has, and at least one (docs/adr/0062), which turns {@code /readyz} to 200 (docs/adr/0067); and
+ * everything systemd is told (READY, RELOADING,
  * STOPPING, STATUS: docs/adr/0018).
  */
 final class Readiness {
@@ -22,13 +23,14 @@ final class Readiness {
     private final ServerCounters counters;
     private final SystemdNotify notify;
     private final PrintStream out;
+    private final Health health;
     /** The "ready" line was printed: every first-generation worker has started. */
     private boolean announcedReady;
     /** A worker has been seen started, ever: from then on a 78 is one index's, not the server's. */
     private boolean anyStarted;
 
     Readiness(Slots slots, Page page, SupervisorShare<Accepted> share, StartupTimes startup, ServerCounters counters,
-              SystemdNotify notify, PrintStream out) {
+              SystemdNotify notify, PrintStream out, Health health) {
         this.slots = slots;
         this.page = page;
         this.share = share;
@@ -36,6 +38,7 @@ final class Readiness {
         this.counters = counters;
         this.notify = notify;
         this.out = out;
+        this.health = health;
     }
 
     /**
@@ -67,6 +70,7 @@ final class Readiness {
             out.printf("m0serve: ready: %d worker(s) started%n", slots.running());
             StartTrace.mark("ready");
             out.flush();
+            health.serving(); // after the line: a probe that reads 200 finds "ready" printed
             notify.ready(ProcessHandle.current().pid(), statusLine(stopping));
         }
     }

@@ -13,6 +13,8 @@ final class SignalRequests {
 
     private final EventFd wake;
     private volatile boolean stop;
+    /** The first stop signal's name, for the stop lines; set before {@link #stop}. */
+    private volatile String stopSignal;
     private volatile boolean reload;
     private volatile boolean reopen;
     /** SIGTTINs less SIGTTOUs not yet taken. */
@@ -23,8 +25,8 @@ final class SignalRequests {
     }
 
     void install() {
-        Signals.onSignal("TERM", this::requestStop);
-        Signals.onSignal("INT", this::requestStop);
+        Signals.onSignal("TERM", () -> requestStop("SIGTERM"));
+        Signals.onSignal("INT", () -> requestStop("SIGINT"));
         Signals.onSignal("HUP", () -> {
             reload = true;
             wake.signal();
@@ -43,7 +45,10 @@ final class SignalRequests {
         });
     }
 
-    private void requestStop() {
+    private void requestStop(String signal) {
+        if (stopSignal == null) {
+            stopSignal = signal; // signals merge: the first one names the stop
+        }
         stop = true;
         wake.signal();
     }
@@ -51,6 +56,11 @@ final class SignalRequests {
     /** SIGTERM or SIGINT came (it stays asked). */
     boolean stopRequested() {
         return stop;
+    }
+
+    /** The signal that asked the stop ("SIGTERM", "SIGINT"), once {@link #stopRequested}. */
+    String stopSignal() {
+        return stopSignal;
     }
 
     boolean takeReload() {

@@ -58,6 +58,12 @@ public final class Supervisor {
     private final Epoll epoll = new Epoll(64);
     private final SignalRequests signals = new SignalRequests(wake);
     private final ChildWatch children = new ChildWatch(epoll, NativePaths.current().pidfd());
+    /** What /readyz says: the loop moves it (docs/adr/0067). */
+    private final Health health = new Health();
+    /** The stop's two lines: why, how many workers, how long the drain took. */
+    private final StopLines stopLines;
+    /** {@code --pid-file}: written once the listeners are bound, removed at exit; null: none. */
+    private java.nio.file.Path pidFilePath;
     /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
@@ -83,8 +89,19 @@ public final class Supervisor {
         this.knobs = knobs;
         this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
+        this.stopLines = new StopLines(out);
         this.slots = new Slots(config.workers());
         this.budget = new RespawnBudget(slots.lines(), knobs.maxRespawns());
+    }
+
+    /**
+     * {@code --pid-file}: where {@link #run} writes the supervisor's pid once it has bound its
+     * listeners (a second server that fails to bind leaves the first's file alone), and removes
+     * it at exit. Set before {@link #run}.
+     */
+    public Supervisor pidFile(java.nio.file.Path file) {
+        this.pidFilePath = file;
+        return this;
     }
 
     /**
@@ -140,10 +157,22 @@ public final class Supervisor {
         if (ops.metrics()) {
             try {
                 metrics = MetricsServer.start(ops.metricsHost(), ops.metricsPort(), page, counters,
-                        "fountain".equals(config.acceptPolicy()));
+                        "fountain".equals(config.acceptPolicy()), health);
             } catch (java.io.IOException e) {
                 System.err.println("m0serve: cannot serve metrics on "
                         + Sockets.hostPort(ops.metricsHost(), ops.metricsPort()) + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        m0.server.control.PidFile pidFile = null;
+        if (pidFilePath != null) {
+            try {
+                pidFile = m0.server.control.PidFile.write(pidFilePath, ProcessHandle.current().pid());
+            } catch (java.io.IOException | RuntimeException e) {
+                System.err.println("m0serve: cannot write --pid-file " + pidFilePath + ": " + e);
+                if (metrics != null) {
+                    metrics.stop();
+                }
                 return 1;
             }
         }
@@ -168,7 +197,7 @@ public final class Supervisor {
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
                 children, share, giveUps, budget, startup, counters, failures, placement);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
-        readiness = new Readiness(slots, page, share, startup, counters, notify, out);
+        readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
         reload = new RollingReload(slots, spawner, readiness, counters);
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
@@ -180,8 +209,9 @@ public final class Supervisor {
             spawner.spawn(i);
             StartTrace.mark("worker " + i + " spawned");
         }
-        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
+        // The start line: what runs, where, as which process (the stop line pairs with it).
+        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d, m0serve %s)%n",
+                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid(), ServerVersion.text());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {
             out.println(pinned);
@@ -195,6 +225,10 @@ public final class Supervisor {
         } finally {
             if (metrics != null) {
                 metrics.stop();
+            }
+            String notRemoved = pidFile == null ? null : pidFile.removeIfOurs();
+            if (notRemoved != null) {
+                System.err.println("m0serve: " + notRemoved);
             }
         }
     }
@@ -229,10 +263,10 @@ public final class Supervisor {
                 System.err.println("m0serve: " + configExit + " before any worker started: the app cannot start; "
                         + "stopping (exit " + ExitCodes.CONFIG + ")");
                 stopStatus = ExitCodes.CONFIG;
-                beginStop(now);
+                beginStop(now, "the app cannot start");
             }
             if (signals.stopRequested() && !stopping) {
-                beginStop(now);
+                beginStop(now, signals.stopSignal());
             }
             if (!stopping) {
                 scaling.apply(signals.takeScale());
@@ -248,9 +282,11 @@ public final class Supervisor {
             }
             if (slots.running() == 0 && !giveUps.draining() && !slots.respawnDue()) {
                 if (stopping) {
+                    stopLines.end(System.nanoTime(), stopStatus, null);
                     return stopStatus;
                 }
                 System.err.println("m0serve: every worker index was given up; stopping");
+                stopLines.end(System.nanoTime(), 1, "every worker index was given up");
                 return 1;
             }
         }
@@ -283,9 +319,14 @@ public final class Supervisor {
         return 1000;
     }
 
-    /** SIGTERM to every worker (each leaves through the core); a respawn still due is given up instead. */
-    private void beginStop(long now) {
+    /**
+     * SIGTERM to every worker (each leaves through the core); a respawn still due is given up
+     * instead. /readyz turns 503 first, before any worker is told (docs/adr/0067).
+     */
+    private void beginStop(long now, String why) {
+        health.stopping();
         stopping = true;
+        stopLines.begin(why, now, slots.running(), config.graceMillis());
         readiness.stopping();
         killDeadline = now + TimeUnit.MILLISECONDS.toNanos(config.graceMillis() + 5_000);
         reload.cancel();
@@ -305,6 +346,7 @@ public final class Supervisor {
             Slot s = slots.at(i);
             if (s.running()) {
                 System.err.println("m0serve: worker pid " + s.pid + " outlived the grace period: SIGKILL");
+                stopLines.killed();
                 Processes.kill(s.pid, Processes.SIGKILL);
             }
         }
