@@ -99,7 +99,7 @@ start() {
   done
   port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$out" | head -1)
   say "started: m0serve $* (port $port)"
-  grep -h 'native calls\|warmed up\|no io_uring' "$log" | sed 's/^/  /'
+  grep -h 'native calls\|warmed up\|no io_uring' "$out" "$log" | sed 's/^/  /'
 }
 
 stop() {

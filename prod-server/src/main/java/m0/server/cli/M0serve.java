@@ -310,9 +310,8 @@ public final class M0serve implements Callable<Integer> {
     private int serve(ServerConfig config, OperatorConfig ops) {
         StartTrace.mark("command line parsed");
         // Before anything waits, spawns or watches: the paths of the calls newer than the floor.
-        NativePaths paths = NativePaths.choose(NativePaths.parse(nativeFallbacks));
-        System.err.println("m0serve: native calls: " + paths.describe()
-                + (paths.forced().isEmpty() ? "" : " (fallbacks forced: " + paths.forced() + ")"));
+        // Said on the start line (Supervisor), once the configuration is known good.
+        NativePaths.choose(NativePaths.parse(nativeFallbacks));
         // The one read of the environment the supervisor gets: it is handed down from here.
         return new Supervisor(config, ops, SupervisorKnobs.from(System.getenv()), System.out)
                 .pidFile(pidFile == null ? null : java.nio.file.Path.of(pidFile)).run();

@@ -8,8 +8,8 @@ import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Native;
-import m0.server.jnr.NativePaths;
 import m0.server.jnr.NativeException;
+import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
@@ -210,8 +210,10 @@ public final class Supervisor {
             StartTrace.mark("worker " + i + " spawned");
         }
         // The start line: what runs, where, as which process (the stop line pairs with it).
-        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d, m0serve %s)%n",
-                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid(), ServerVersion.text());
+        NativePaths paths = NativePaths.current();
+        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
+                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid(), ServerVersion.text(),
+                paths.describe(), paths.forced().isEmpty() ? "" : ", fallbacks forced: " + paths.forced());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {
             out.println(pinned);

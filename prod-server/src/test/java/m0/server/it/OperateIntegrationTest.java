@@ -43,7 +43,7 @@ class OperateIntegrationTest {
         Path pidFile = dir.resolve("m0serve.pid");
         try (ServerProcess s = ServerProcess.start("--workers", "2", "--pid-file", pidFile.toString())) {
             assertNotNull(s.awaitReady(60));
-            assertTrue(s.banner.matches(".*\\(workers 2, accept policy \\w+, pid " + s.pid() + ", m0serve \\S+\\)$"),
+            assertTrue(s.banner.matches(".*\\(workers 2, accept policy \\w+, pid " + s.pid() + ", m0serve [^;\\s]+; native calls: [^)]+\\)$"),
                     "the start line names the version: " + s.banner);
             assertEquals(s.pid() + "\n", Files.readString(pidFile), "the pid file, written once bound");
             String header = "m0serve stats: pid " + s.pid() + ", 2 workers";
