@@ -306,7 +306,8 @@ class FountainIntegrationTest {
                     long t0 = System.nanoTime();
                     Http first = new Http(s.port);
                     first.send(Http.get("/pid"));
-                    Http.Response r = first.read();
+                    Http.Response r = readOrFail(first, "no takeover: nothing answered the new connection while"
+                            + " worker 0 was stopped (round " + round + ")");
                     long took = System.nanoTime() - t0;
                     long delayed = runDelay(w1, loop1) + ownRunDelay() - delayedBefore;
                     made++;
@@ -366,6 +367,15 @@ class FountainIntegrationTest {
             }
         }
         return byWorker;
+    }
+
+    /** The response, or a failure that says what did not happen when none came in the read's timeout. */
+    private static Http.Response readOrFail(Http h, String what) throws IOException {
+        try {
+            return h.read();
+        } catch (java.net.SocketTimeoutException e) {
+            throw new AssertionError(what + " (" + e.getMessage() + ")", e);
+        }
     }
 
     private static void assertAnsweredBy(Http.Response r, long pid, Http h) throws IOException {

@@ -180,7 +180,12 @@ class SharingLifecycleIntegrationTest {
         long last = kill;
         long first = 0;
         for (Http h : queued) {
-            Http.Response r = h.read();
+            Http.Response r;
+            try {
+                r = h.read();
+            } catch (java.net.SocketTimeoutException e) {
+                throw new AssertionError("a queued connection was not re-homed: no answer in 30 s; " + stderr(s), e);
+            }
             last = System.nanoTime();
             first = first == 0 ? last : first;
             assertNotNull(r, "a queued connection was closed unanswered");
