@@ -28,13 +28,16 @@ class PairingIntegrationTest {
     private static final int PER_CLIENT = 8;
     /**
      * A connection's affinity is read at its 256th request; a swap is two moves 2 ms apart, four
-     * make a few tens of ms. This shared machine gets 10 times the whole.
+     * make a few tens of ms. A generous bound on the wait for the pairing, not a latency: the
+     * requests it takes come slower on a loaded machine.
      */
-    private static final long PAIR_WITHIN_MS = 5_000;
-    /** How long the clients go on asking once paired: nothing may move meanwhile. */
-    private static final long STABLE_MS = 500;
-    /** How long the negative arm's clients go on asking before the split is read. */
-    private static final long CONTROL_MS = 1_500;
+    private static final long PAIR_WITHIN_MS = 30_000;
+    /** Rounds (one request on each connection) the clients go on asking once paired: nothing may move meanwhile. */
+    private static final int STABLE_ROUNDS = 256;
+    /** Rounds the negative arm's clients ask before the split is read: twice what the pairing needs to read affinities. */
+    private static final int CONTROL_ROUNDS = 512;
+    /** The bound on asking a number of rounds (a stuck client, not a slow one, fails it). */
+    private static final long ROUNDS_WITHIN_MS = 60_000;
     private static final String IDLE_MS = "120000";
 
     @Test
@@ -51,9 +54,10 @@ class PairingIntegrationTest {
                 assertTrue(Clients.crossed(c.landed), "landed crossed, as share lands them: " + Clients.describe(c.landed));
                 assertTrue(Clients.paired(c.latest()), "paired within " + PAIR_WITHIN_MS + " ms: " + split);
                 long moves = moves(s.pid());
-                c.askFor(STABLE_MS);
+                c.askRounds(STABLE_ROUNDS);
                 String stats = RebalanceIntegrationTest.stats(s.pid());
-                assertTrue(Clients.paired(c.latest()), "still paired " + STABLE_MS + " ms later: " + Clients.describe(c.latest()));
+                assertTrue(Clients.paired(c.latest()), "still paired " + STABLE_ROUNDS + " rounds later: "
+                        + Clients.describe(c.latest()));
                 assertEquals(moves, moves(s.pid()), "no move once paired: " + stats);
                 assertTrue(moves <= 2 * PER_CLIENT, "at most a swap (two moves) per connection crossed: " + stats);
             } finally {
@@ -69,7 +73,7 @@ class PairingIntegrationTest {
             assertNotNull(s.awaitReady(30), "ready line");
             Clients c = Clients.open(s.port);
             try {
-                c.askFor(CONTROL_MS);
+                c.askRounds(CONTROL_ROUNDS);
                 assertTrue(Clients.crossed(c.latest()), "nothing swaps them: " + Clients.describe(c.latest()));
                 assertEquals(Map.of(0, PER_CLIENT, 1, PER_CLIENT), c.perWorker());
                 assertEquals(0, moves(s.pid()), RebalanceIntegrationTest.stats(s.pid()));
@@ -123,32 +127,49 @@ class PairingIntegrationTest {
             return describe(latest());
         }
 
-        void askFor(long ms) throws Exception {
-            ask(ms, false);
+        /**
+         * Both clients ask {@code rounds} more rounds (a request on each of their connections):
+         * a window measured in the worker's passes, not in time, so a loaded machine cannot
+         * shrink it.
+         */
+        void askRounds(int rounds) throws Exception {
+            long[] target = {answered[0] + (long) rounds * PER_CLIENT, answered[1] + (long) rounds * PER_CLIENT};
+            ask(ROUNDS_WITHIN_MS, false, target);
+            for (int k = 0; k < 2; k++) {
+                assertTrue(answered[k] >= target[k], "client " + k + " asked " + rounds + " rounds within "
+                        + ROUNDS_WITHIN_MS + " ms: " + answered[k] + " of " + target[k] + " answers");
+            }
         }
 
         private void ask(long ms, boolean untilPaired) throws Exception {
+            ask(ms, untilPaired, new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
+        }
+
+        /** Both clients ask until paired (if asked), each has {@code target} answers, or {@code ms} is out. */
+        private void ask(long ms, boolean untilPaired, long[] target) throws Exception {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
-            Throwable[] failed = new Throwable[2];
+            java.util.concurrent.atomic.AtomicReferenceArray<Throwable> failed =
+                    new java.util.concurrent.atomic.AtomicReferenceArray<>(2);
             for (int k = 0; k < 2; k++) {
                 int client = k;
                 Thread t = new Thread(() -> {
                     try {
                         pin(client);
-                        while (!stop.get() && System.nanoTime() - end < 0) {
+                        while (!stop.get() && System.nanoTime() - end < 0 && answered[client] < target[client]) {
                             askEach(client);
                         }
                     } catch (Throwable e) {
-                        failed[client] = e;
+                        failed.set(client, e);
                     }
                 }, "client-" + k);
                 t.start();
                 threads.add(t);
             }
+            // Until the time is out, the pairing (when asked for), both clients done, or one failed.
             while (System.nanoTime() - end < 0 && !(untilPaired && paired(latest()))
-                    && threads.stream().allMatch(Thread::isAlive)) {
+                    && threads.stream().anyMatch(Thread::isAlive) && failed.get(0) == null && failed.get(1) == null) {
                 Thread.sleep(5); // the test's own poll of what the clients saw, not a synchronisation
             }
             stop.set(true);
@@ -158,7 +179,8 @@ class PairingIntegrationTest {
                     throw new AssertionError(t.getName() + " is stuck");
                 }
             }
-            for (Throwable e : failed) {
+            for (int k = 0; k < 2; k++) {
+                Throwable e = failed.get(k);
                 if (e != null) {
                     throw new AssertionError(e);
                 }

@@ -24,6 +24,7 @@ import m0.server.jnr.Processes;
 import m0.server.probe.Shape;
 import m0.server.probe.SpreadProbe;
 import m0.server.stats.PageSnapshot;
+import m0.server.stats.WorkerCounters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,6 +56,12 @@ class RebalanceIntegrationTest {
      * this machine under load: the default 5 s idle timeout would close them meanwhile.
      */
     private static final String IDLE_MS = "120000";
+    /**
+     * The off arm's rounds of one request on every connection after the replacement started:
+     * 4 x 32 passes of worker 0 that worked, each a rebalance look under --rebalance on, where
+     * 16 moves take about 32 ms of them.
+     */
+    private static final int CHANCES = 4;
 
     /**
      * (a) The cold first burst: fresh 2-worker servers, 32 keep-alive connections at once right
@@ -155,11 +162,20 @@ class RebalanceIntegrationTest {
                     assertEquals(Map.of(0, 16, 1, 16), after, "every connection answers, 16 each");
                     assertTrue(rebalanced(stats, 0) >= 16, "worker 0 moved the 16 reconnected: " + stats);
                 } else {
-                    Thread.sleep(2 * SETTLE_MS / 3); // the settle time the other arm needs: nothing must move
+                    // Not a sleep: worker 0 is given the passes in which the other arm moves. Each
+                    // request on one of its 32 ends a pass that worked, and a pass that worked
+                    // ends in a rebalance look when rebalance is on (one move per 2 ms).
+                    WorkerCounters counters0 = WorkerCounters.attach(s.workerPid(0)).orElseThrow();
+                    long passesBefore = counters0.word(WorkerCounters.WAKEUPS);
                     after = counts(held.workerOfEach(), 2);
+                    for (int round = 1; round < CHANCES && after.get(1) == 0; round++) {
+                        after = counts(held.workerOfEach(), 2);
+                    }
+                    long passes = counters0.word(WorkerCounters.WAKEUPS) - passesBefore;
                     stats = stats(s.pid());
-                    System.out.printf("crash and reconnect, --rebalance off: %s two seconds after the replacement"
-                            + " started; load %s%n%s", after.values(), loadAverage(), stats);
+                    System.out.printf("crash and reconnect, --rebalance off: %s after %d passes of worker 0 since the"
+                            + " replacement started; load %s%n%s", after.values(), passes, loadAverage(), stats);
+                    assertTrue(passes >= 32, "worker 0 had its passes: " + passes);
                     assertEquals(Map.of(0, 32, 1, 0), after, "without rebalance the skew stays");
                     assertEquals(0, rebalanced(stats, 0), stats);
                 }
