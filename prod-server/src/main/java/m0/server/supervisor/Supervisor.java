@@ -180,8 +180,8 @@ public final class Supervisor {
             spawner.spawn(i);
             StartTrace.mark("worker " + i + " spawned");
         }
-        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d)%n",
-                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
+        out.printf("m0serve: listening on %s://%s/ (workers %d, accept policy %s, pid %d)%n",
+                ops.tls().on() ? "https" : "http", address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {
             out.println(pinned);

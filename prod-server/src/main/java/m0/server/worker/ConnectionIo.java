@@ -17,6 +17,8 @@ import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
+import m0.server.tls.TlsContext;
+import m0.server.tls.TlsLink;
 
 /**
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
@@ -72,6 +74,11 @@ final class ConnectionIo {
     private final LingeringClose lingering;
     /** Told of every request whose app code failed: the log, the count, the retirement (ADR 0061). */
     private FailedHandlers handlerFailures;
+    /** The listener's TLS (ADR 0069); null: plain HTTP. Set after the warm-up, whose requests are plain. */
+    private TlsContext tls;
+    private TlsLink.Scratch tlsScratch;
+    /** Last words written without the answer path: a close_notify, the 400 to plain HTTP on the TLS port. */
+    private final Memory lastWords = new Memory(1024);
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -111,6 +118,12 @@ final class ConnectionIo {
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
         answers.record(recorder); // the worker's counters begin with its first client too
+    }
+
+    /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
+    void secure(TlsContext tls) {
+        this.tls = tls;
+        this.tlsScratch = new TlsLink.Scratch(IO_BYTES);
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
@@ -175,6 +188,9 @@ final class ConnectionIo {
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
+        if (tls != null) {
+            c.tls = new TlsLink(tls.engine(), tlsScratch);
+        }
         c.interest = Epoll.IN;
         table.put(c);
         if (settled) {
@@ -264,7 +280,11 @@ final class ConnectionIo {
                 }
                 inView.limit(n).position(0);
                 try {
-                    c.session.onBytes(inView, now);
+                    if (c.tls == null) {
+                        c.session.onBytes(inView, now);
+                    } else if (!tlsRead(c, now)) {
+                        return;
+                    }
                 } catch (RuntimeException e) {
                     fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
                     return;
@@ -288,6 +308,56 @@ final class ConnectionIo {
         answers.flush(c, now);
     }
 
+    /**
+     * Ciphertext in {@link #inView} through the connection's TLS: true to read on; false when
+     * the connection was closed (a failed handshake, garbage, plain HTTP answered 400).
+     */
+    private boolean tlsRead(Connection c, long now) {
+        TlsLink.Read r;
+        try {
+            r = c.tls.onCipher(inView, c.session, now);
+        } catch (javax.net.ssl.SSLException e) {
+            failures.log("TLS: closing a connection whose handshake or record failed: " + e.getMessage());
+            writeLast(c, c.tls.waiting()); // the alert, if the engine made one
+            close(c);
+            return false;
+        }
+        if (r == TlsLink.Read.PLAIN_HTTP) {
+            failures.log("TLS: a plain HTTP request on the TLS port: answered 400 and closed");
+            writeLast(c, java.nio.ByteBuffer.wrap(PLAIN_HTTP_ANSWER));
+            c.tls = null; // nothing of TLS to close
+            close(c);
+            return false;
+        }
+        if (r == TlsLink.Read.CLOSED) {
+            answers.flush(c, now); // our close_notify, then the session's close
+            return false;
+        }
+        return true;
+    }
+
+    /** nginx's answer to plain HTTP on an HTTPS port, in plain HTTP: the client can read it. */
+    private static final byte[] PLAIN_HTTP_ANSWER = plainHttpAnswer("The plain HTTP request was sent to the HTTPS port.\n");
+
+    private static byte[] plainHttpAnswer(String body) {
+        return ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: " + body.length()
+                + "\r\nConnection: close\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /** One best-effort write of a connection's last bytes before its close; a full or reset socket drops them. */
+    private void writeLast(Connection c, java.nio.ByteBuffer bytes) {
+        if (bytes == null || !bytes.hasRemaining()) {
+            return;
+        }
+        int len = Math.min(bytes.remaining(), 1024);
+        lastWords.buffer().put(0, bytes, bytes.position(), len);
+        try {
+            Fds.write(c.fd, lastWords.address(), len);
+        } catch (NativeException e) {
+            // reset by the peer: nothing to say to it
+        }
+    }
+
     /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
     private void notReading(Connection c, long now, int events) {
         if (c.lingering) {
@@ -301,7 +371,7 @@ final class ConnectionIo {
 
     /** A flush's end: the socket took all this pass offered it. */
     private void flushed(Connection c, long now) {
-        if (c.session.output() != null) {
+        if (c.outputWaits()) {
             c.watch(epoll); // this pass's share is spent; more next pass
             return;
         }
@@ -369,6 +439,9 @@ final class ConnectionIo {
             shortCloses++;
         }
         c.session.closed();
+        if (c.tls != null && c.tls.handshakeBegun()) {
+            writeLast(c, c.tls.closeNotify()); // a graceful TLS close: the client tells it from a truncation
+        }
         if (c.received) {
             unregisterReceived.accept(c);
         }
