@@ -77,6 +77,9 @@ final class ConnectionIo {
     /** The listener's TLS (ADR 0069); null: plain HTTP. Set after the warm-up, whose requests are plain. */
     private TlsContext tls;
     private TlsLink.Scratch tlsScratch;
+    /** One log per failure site (RateLimitedLog's rule): failed handshakes, plain HTTP on the TLS port. */
+    private RateLimitedLog tlsFailures;
+    private RateLimitedLog plainOnTls;
     /** Last words written without the answer path: a close_notify, the 400 to plain HTTP on the TLS port. */
     private final Memory lastWords = new Memory(1024);
 
@@ -121,9 +124,11 @@ final class ConnectionIo {
     }
 
     /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
-    void secure(TlsContext tls) {
+    void secure(TlsContext tls, String name) {
         this.tls = tls;
         this.tlsScratch = new TlsLink.Scratch(IO_BYTES);
+        this.tlsFailures = new RateLimitedLog(System.err, name + ": ");
+        this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
@@ -317,13 +322,13 @@ final class ConnectionIo {
         try {
             r = c.tls.onCipher(inView, c.session, now);
         } catch (javax.net.ssl.SSLException e) {
-            failures.log("TLS: closing a connection whose handshake or record failed: " + e.getMessage());
+            tlsFailures.log("TLS: closing a connection whose handshake or record failed: " + e.getMessage());
             writeLast(c, c.tls.waiting()); // the alert, if the engine made one
             close(c);
             return false;
         }
         if (r == TlsLink.Read.PLAIN_HTTP) {
-            failures.log("TLS: a plain HTTP request on the TLS port: answered 400 and closed");
+            plainOnTls.log("TLS: a plain HTTP request on the TLS port: answered 400 and closed");
             writeLast(c, java.nio.ByteBuffer.wrap(PLAIN_HTTP_ANSWER));
             c.tls = null; // nothing of TLS to close
             close(c);

@@ -276,7 +276,7 @@ public final class Worker {
         StartTrace.mark("warmed up");
         io.record(recorder);
         if (tls != null) {
-            io.secure(tls); // after the warm-up, whose own requests are plain
+            io.secure(tls, name); // after the warm-up, whose own requests are plain
             System.err.println(name + ": " + tls.describe());
         }
         // A hand-off's payload, the access log, an exchange's remote address.
