@@ -18,7 +18,6 @@ import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 import m0.server.tls.TlsContext;
-import m0.server.tls.TlsLink;
 
 /**
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
@@ -75,13 +74,7 @@ final class ConnectionIo {
     /** Told of every request whose app code failed: the log, the count, the retirement (ADR 0061). */
     private FailedHandlers handlerFailures;
     /** The listener's TLS (ADR 0069); null: plain HTTP. Set after the warm-up, whose requests are plain. */
-    private TlsContext tls;
-    private TlsLink.Scratch tlsScratch;
-    /** One log per failure site (RateLimitedLog's rule): failed handshakes, plain HTTP on the TLS port. */
-    private RateLimitedLog tlsFailures;
-    private RateLimitedLog plainOnTls;
-    /** Last words written without the answer path: a close_notify, the 400 to plain HTTP on the TLS port. */
-    private final Memory lastWords = new Memory(1024);
+    private TlsReads tls;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -124,11 +117,8 @@ final class ConnectionIo {
     }
 
     /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
-    void secure(TlsContext tls, String name) {
-        this.tls = tls;
-        this.tlsScratch = new TlsLink.Scratch(IO_BYTES);
-        this.tlsFailures = new RateLimitedLog(System.err, name + ": ");
-        this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
+    void secure(TlsContext context, String name) {
+        this.tls = new TlsReads(context, IO_BYTES, name);
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
@@ -194,7 +184,7 @@ final class ConnectionIo {
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
         if (tls != null) {
-            c.tls = new TlsLink(tls.engine(), tlsScratch);
+            tls.admit(c);
         }
         c.interest = Epoll.IN;
         table.put(c);
@@ -314,52 +304,22 @@ final class ConnectionIo {
     }
 
     /**
-     * Ciphertext in {@link #inView} through the connection's TLS: true to read on; false when
-     * the connection was closed (a failed handshake, garbage, plain HTTP answered 400).
+     * Ciphertext in {@link #inView} through the connection's TLS ({@link TlsReads}): true to
+     * read on; false when the connection is done with here (closed, or closing after its flush).
      */
     private boolean tlsRead(Connection c, long now) {
-        TlsLink.Read r;
-        try {
-            r = c.tls.onCipher(inView, c.session, now);
-        } catch (javax.net.ssl.SSLException e) {
-            tlsFailures.log("TLS: closing a connection whose handshake or record failed: " + e.getMessage());
-            writeLast(c, c.tls.waiting()); // the alert, if the engine made one
-            close(c);
-            return false;
-        }
-        if (r == TlsLink.Read.PLAIN_HTTP) {
-            plainOnTls.log("TLS: a plain HTTP request on the TLS port: answered 400 and closed");
-            writeLast(c, java.nio.ByteBuffer.wrap(PLAIN_HTTP_ANSWER));
-            c.tls = null; // nothing of TLS to close
-            close(c);
-            return false;
-        }
-        if (r == TlsLink.Read.CLOSED) {
-            answers.flush(c, now); // our close_notify, then the session's close
-            return false;
-        }
-        return true;
-    }
-
-    /** nginx's answer to plain HTTP on an HTTPS port, in plain HTTP: the client can read it. */
-    private static final byte[] PLAIN_HTTP_ANSWER = plainHttpAnswer("The plain HTTP request was sent to the HTTPS port.\n");
-
-    private static byte[] plainHttpAnswer(String body) {
-        return ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: " + body.length()
-                + "\r\nConnection: close\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    }
-
-    /** One best-effort write of a connection's last bytes before its close; a full or reset socket drops them. */
-    private void writeLast(Connection c, java.nio.ByteBuffer bytes) {
-        if (bytes == null || !bytes.hasRemaining()) {
-            return;
-        }
-        int len = Math.min(bytes.remaining(), 1024);
-        lastWords.buffer().put(0, bytes, bytes.position(), len);
-        try {
-            Fds.write(c.fd, lastWords.address(), len);
-        } catch (NativeException e) {
-            // reset by the peer: nothing to say to it
+        switch (tls.read(c, inView, now)) {
+            case CLOSE -> {
+                close(c);
+                return false;
+            }
+            case PEER_CLOSED -> {
+                answers.flush(c, now); // our close_notify, then the session's close
+                return false;
+            }
+            default -> {
+                return true;
+            }
         }
     }
 
@@ -444,8 +404,8 @@ final class ConnectionIo {
             shortCloses++;
         }
         c.session.closed();
-        if (c.tls != null && c.tls.handshakeBegun()) {
-            writeLast(c, c.tls.closeNotify()); // a graceful TLS close: the client tells it from a truncation
+        if (tls != null) {
+            tls.closing(c); // a close_notify
         }
         if (c.received) {
             unregisterReceived.accept(c);

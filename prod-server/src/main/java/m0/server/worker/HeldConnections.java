@@ -87,7 +87,7 @@ final class HeldConnections implements Connections<Accepted> {
     @Override
     public void leaveIdle(Predicate<? super Accepted> handOver, BooleanSupplier keep) {
         table.forEach(c -> {
-            if (!c.session.idle() || c.session.output() != null) {
+            if (!c.session.idle() || c.outputWaits()) { // under TLS: ciphertext not yet written too
                 return; // a request in flight: finished first, offered at a later step
             }
             // A TLS connection stays where its handshake ran (ADR 0069): closed gracefully here.
