@@ -159,6 +159,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public boolean mayMove(boolean handshakeBegun) {
+        return delegate.mayMove(handshakeBegun);
+    }
+
+    @Override
     public boolean rebalances() {
         return delegate.rebalances();
     }

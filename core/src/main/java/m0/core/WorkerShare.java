@@ -192,6 +192,15 @@ public interface WorkerShare<C> {
     boolean handOver(C connection);
 
     /**
+     * Whether a connection may be moved at all (ADR 0069): the loop asks before every rebalance
+     * move and every leaver's hand-over. False once its TLS handshake began: its session lives
+     * in this worker's memory ({@link Mobility}).
+     */
+    default boolean mayMove(boolean handshakeBegun) {
+        return Mobility.mayMove(handshakeBegun);
+    }
+
+    /**
      * Whether this worker looks at moving idle connections at all: sharing, rebalance on, and a
      * policy whose connections move. False: the loop keeps no rebalance timer.
      */

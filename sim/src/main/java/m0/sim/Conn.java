@@ -39,6 +39,13 @@ public final class Conn {
      * world makes is settled unless it says otherwise.
      */
     boolean unsettled;
+    /** Its client speaks TLS: the worker that first serves it runs its handshake (ADR 0069). */
+    boolean tls;
+    /**
+     * Its TLS handshake has begun in the worker serving it: its session lives in that worker's
+     * memory, so it never moves again (ADR 0069; the PINNED oracle).
+     */
+    boolean handshakeBegun;
 
     Conn(int id) {
         this.id = id;

@@ -219,6 +219,11 @@ final class Oracles {
      * (the handshake makes the leaver wait for every raise it could miss).
      */
     static void onSend(Sim s, Actor me, int target, Conn c) {
+        if (c.handshakeBegun) {
+            c.violation = "PINNED";
+            s.violation("PINNED", me + " moved " + c + " to w" + target + " after its TLS handshake began there:"
+                    + " its session is in " + me + "'s memory, the sibling cannot serve it");
+        }
         Worker w = s.current[target];
         if (w != null && w.left && w.exited && !w.dead
                 && s.now - w.leftAt < m0.core.AcceptShare.LEAVE_DRAIN_NANOS) {

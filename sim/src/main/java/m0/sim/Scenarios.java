@@ -164,7 +164,8 @@ public final class Scenarios {
             PairScenarios.PAIR, PairScenarios.PAIR_THREE, PairScenarios.PAIR_ONE_SIDED,
             HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
             PickScenarios.RECEIVE_STALL, PickScenarios.PICK_SLOW, PickScenarios.BURST_THREE, LEAVE_UNSEEN,
-            MixedScenarios.MIXED, MixedScenarios.MIXED_MODES, MixedScenarios.MIXED_FRESH);
+            MixedScenarios.MIXED, MixedScenarios.MIXED_MODES, MixedScenarios.MIXED_FRESH,
+            TlsScenarios.TLS_REBALANCE, TlsScenarios.TLS_LEAVE);
 
     private Scenarios() {
     }

@@ -242,6 +242,16 @@ public final class Sim {
         return holdsPaired(w, unknown);
     }
 
+    /** As {@link #holds}, but TLS connections whose handshake ran at {@code w} (ADR 0069): pinned there. */
+    public List<Conn> holdsTls(Worker w, int n) {
+        List<Conn> out = holds(w, n);
+        out.forEach(c -> {
+            c.tls = true;
+            c.handshakeBegun = true;
+        });
+        return out;
+    }
+
     /** As {@link #holds}, but each answered once and not yet reused: open, idle, not settled (ADR 0059). */
     public List<Conn> holdsUnsettled(Worker w, int n) {
         List<Conn> out = holds(w, n);
@@ -501,6 +511,13 @@ public final class Sim {
      * keep-alive) is judged by CONN, one it admitted and never read by B25-idle.
      */
     void closeAtLeave(Worker w, Conn c) {
+        if (c.handshakeBegun) {
+            Actor me = me();
+            release(me, c);
+            c.eof = "closed gracefully by leaver " + me + " (its TLS session lives there, ADR 0069)";
+            trace(me, "close " + c + " (leaving: TLS, close_notify)");
+            return;
+        }
         if (!c.served) {
             closeIdle(c);
             return;
@@ -537,7 +554,8 @@ public final class Sim {
         if (c.holder != me) {
             throw new IllegalStateException(me + " serves " + c + " held by " + c.holder);
         }
-        trace(me, "serve " + c);
+        c.handshakeBegun |= c.tls; // the serving worker reads its ClientHello (ADR 0069)
+        trace(me, "serve " + c + (c.tls ? " (TLS handshake)" : ""));
     }
 
     /** A connection admitted in the pass a stop began in: its request was never read. */

@@ -300,7 +300,7 @@ public final class Worker {
         Conn any = null;
         for (int k = actor.held.size() - 1; k >= 0; k--) {
             Conn c = actor.held.get(k);
-            if (c.served) {
+            if (c.served && share.mayMove(c.handshakeBegun)) {
                 if (affinity < 0 || c.affinity == affinity) {
                     return c;
                 }
@@ -412,7 +412,7 @@ public final class Worker {
         public boolean moveSettled(Predicate<? super Conn> send) {
             for (int k = actor.held.size() - 1; k >= 0; k--) {
                 Conn c = actor.held.get(k);
-                if (c.served && !c.unsettled) {
+                if (c.served && !c.unsettled && share.mayMove(c.handshakeBegun)) {
                     return send.test(c); // the newest settled one
                 }
             }
@@ -431,6 +431,11 @@ public final class Worker {
         }
 
         @Override
+        public boolean handshakeBegun(Conn c) {
+            return c.handshakeBegun;
+        }
+
+        @Override
         public void leaveIdle(Predicate<? super Conn> handOver, BooleanSupplier keep) {
             for (Conn c : admittedThisPass) {
                 sim.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
@@ -441,6 +446,10 @@ public final class Worker {
             for (Conn c : List.copyOf(actor.held)) {
                 if (c.inCore) {
                     continue; // the core's (a leaver holds it for a starting sibling): not the loop's to hand over
+                }
+                if (!share.mayMove(c.handshakeBegun)) {
+                    sim.closeAtLeave(Worker.this, c); // pinned (ADR 0069): closed gracefully, never handed over
+                    continue;
                 }
                 if (!handOver.test(c) && !keep.getAsBoolean()) {
                     sim.closeAtLeave(Worker.this, c);

@@ -48,6 +48,8 @@ class ModelCheckTest {
         {PickScenarios.RECEIVE_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
         {PickScenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"},
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
+        {TlsScenarios.TLS_REBALANCE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
+        {TlsScenarios.TLS_LEAVE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
     };
 
     static final long RANDOM_SEEDS = 3000;

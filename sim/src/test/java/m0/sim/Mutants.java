@@ -1066,4 +1066,15 @@ final class Mutants {
         return Protocol.Core.worker(new Ports(null, ownMarkEverywhere, p.channel, p.clock, p.workers), self,
                 AcceptPolicy.share());
     });
+
+    /**
+     * ADR 0069 undone: a worker that treats a connection whose TLS handshake began here as
+     * movable, as a plain one (its session would be lost in the sibling).
+     */
+    static final Protocol MOVES_HANDSHAKEN = worker("mutant-moves-handshaken", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public boolean mayMove(boolean handshakeBegun) {
+            return true;
+        }
+    });
 }

@@ -65,6 +65,15 @@ public interface Connections<C> {
     }
 
     /**
+     * Whether this connection's TLS handshake has begun here (it holds TLS state in this
+     * worker's memory): then it never moves (ADR 0069, {@link m0.core.Mobility}); the loop
+     * refuses a move the implementation offers for one. Plain connections: false.
+     */
+    default boolean handshakeBegun(C connection) {
+        return false;
+    }
+
+    /**
      * A leaver's idle connections: each one offered to {@code handOver}; one it refuses, or that
      * cannot move (owing a close), is closed, unless {@code keep} says to keep serving it for now.
      */

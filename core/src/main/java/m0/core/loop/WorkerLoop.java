@@ -452,6 +452,9 @@ public final class WorkerLoop<C> {
                 break;
             }
             Predicate<C> send = c -> {
+                if (!share.mayMove(connections.handshakeBegun(c))) {
+                    return false; // its TLS session lives here (ADR 0069): served on where it is
+                }
                 work(); // a move is work, stamped before it like any
                 try {
                     return share.rebalance(target, c);
@@ -518,6 +521,9 @@ public final class WorkerLoop<C> {
      * its raise back, so the connection is still ours, and is treated as one no sibling took.
      */
     private boolean handOver(C connection) {
+        if (!share.mayMove(connections.handshakeBegun(connection))) {
+            return false; // pinned (ADR 0069): the port closes it once idle, or serves it while a sibling starts
+        }
         try {
             return share.handOver(connection);
         } catch (RuntimeException e) {

@@ -80,6 +80,8 @@ final class FakePorts {
         /** Reused keep-alive (ADR 0059): what a keeping worker's look counts and moves. */
         boolean settled;
         int affinity = Rebalance.ANY_AFFINITY;
+        /** Its TLS handshake began here (ADR 0069): the loop must never move it. */
+        boolean handshakeBegun;
 
         Held(String name, boolean received) {
             this.name = name;
@@ -118,6 +120,18 @@ final class FakePorts {
             Held h = new Held(name, false);
             h.affinity = affinity;
             held.add(h);
+        }
+
+        /** Holds an idle TLS connection whose handshake ran here (ADR 0069). */
+        void holdTls(String name) {
+            Held h = new Held(name, false);
+            h.handshakeBegun = true;
+            held.add(h);
+        }
+
+        @Override
+        public boolean handshakeBegun(String connection) {
+            return held.stream().anyMatch(h -> h.name.equals(connection) && h.handshakeBegun);
         }
 
         /** Holds an idle settled keep-alive connection (ADR 0059). */

@@ -463,6 +463,42 @@ class WorkerLoopTest {
     }
 
     /**
+     * ADR 0069: a connection whose TLS handshake began here is never moved by rebalance, even
+     * when the port offers it (the fake offers the first idle one); 4/0 stays 4/0, no raise.
+     */
+    @Test
+    void rebalanceNeverMovesAConnectionWhoseHandshakeBegan() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        for (int k = 0; k < 4; k++) {
+            w0.connections.holdTls("t" + k);
+        }
+        w0.workPass();
+        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        w0.workPass();
+        assertEquals(0, channel.queued(1), "nothing sent to w1");
+        assertEquals(List.of(), w0.connections.log, "nothing moved, nothing closed");
+        assertEquals(4, w0.connections.held.size(), "all four served where their handshake ran");
+        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "no raise against w1");
+        assertEquals(0, w0.share.rebalancedCount());
+    }
+
+    /** ADR 0069: a leaver hands its plain idle connection over, never its TLS one. */
+    @Test
+    void aLeaverNeverHandsOverAConnectionWhoseHandshakeBegan() {
+        List<Worker> w = workers(2, "share", limits(64, 100));
+        Worker w0 = w.get(0);
+        w0.connections.holdTls("t1");
+        w0.connections.hold("k1");
+        w0.loop.requestStop();
+        w0.pass(false, false);
+        assertEquals(List.of("handed over k1"), w0.connections.log, "only the plain one");
+        assertEquals("k1", channel.receive(1));
+        assertEquals(null, channel.receive(1), "t1 never queued");
+        assertTrue(w0.connections.held.stream().anyMatch(h -> h.name.equals("t1")), "t1 still served here");
+    }
+
+    /**
      * The same for a leaver's hand-over: a throwing send is a refusal, so the connection is kept
      * and served while the sibling is live (ADR 0021's wait), and handed over at a later step.
      */

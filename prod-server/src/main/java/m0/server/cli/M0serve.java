@@ -145,6 +145,34 @@ public final class M0serve implements Callable<Integer> {
             description = "How long --main's main may take to start its HttpServer (default: the worker's, 60 s).")
     long devMainStartMillis = 0;
 
+    // ---- TLS options (issue 47, ADR 0069): one block, for the settings rewrite to port ----
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+            description = "Serve TLS 1.3 and 1.2 on --bind with this PEM certificate chain (leaf first); needs "
+                    + "--tls-key. Default: plain HTTP.")
+    String tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE",
+            description = "The private key of --tls-cert: unencrypted PKCS#8 PEM (RSA or EC), or PKCS#1 RSA PEM.")
+    String tlsKey;
+
+    /** --tls-cert and --tls-key, read and checked now: one line naming the file, exit 2, before any worker starts. */
+    m0.server.tls.TlsFiles tlsFiles() {
+        if (tlsCert == null && tlsKey == null) {
+            return m0.server.tls.TlsFiles.NONE;
+        }
+        if (tlsCert == null || tlsKey == null) {
+            throw usage("--tls-cert and --tls-key go together");
+        }
+        m0.server.tls.TlsFiles files = new m0.server.tls.TlsFiles(tlsCert, tlsKey);
+        try {
+            m0.server.tls.TlsContext.load(files);
+        } catch (m0.server.tls.TlsSetupException e) {
+            throw usage(e.getMessage());
+        }
+        return files;
+    }
+    // ---- end of TLS options ----
+
     @CommandLine.Parameters(paramLabel = "ARGS", arity = "0..*",
             description = "After --: the arguments for --main's main.")
     java.util.List<String> mainArgs = new java.util.ArrayList<>();
@@ -236,6 +264,8 @@ public final class M0serve implements Callable<Integer> {
             case "--native-fallbacks" -> nativeFallbacks = v;
             case "--dev-main-start-ms" -> devMainStartMillis = decimal(v, Long.MAX_VALUE);
             case "--pid-file" -> pidFile = v; // issue 46 item 3
+            case "--tls-cert" -> tlsCert = v; // TLS (ADR 0069)
+            case "--tls-key" -> tlsKey = v;
             default -> {
                 return false;
             }
@@ -339,7 +369,7 @@ public final class M0serve implements Callable<Integer> {
             throw usage("arguments after -- are for --main's class: " + String.join(" ", mainArgs));
         }
         return new OperatorConfig(metricsHost, metricsPort, accessLog, appClasspath, mainClass, mainArgs,
-                devMainStartMillis);
+                devMainStartMillis, tlsFiles());
     }
 
     private record HostPort(InetAddress host, int port) {

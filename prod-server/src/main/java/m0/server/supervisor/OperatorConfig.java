@@ -13,19 +13,22 @@ import java.net.InetAddress;
  * @param mainArgs    its arguments (after {@code --})
  * @param mainStartMillis how long that main may take to start its server; 0: the worker's
  *                    default ({@code --dev-main-start-ms}, hidden: for tests of the bound)
+ * @param tls         {@code --tls-cert} and {@code --tls-key} (ADR 0069), checked; {@code TlsFiles.NONE}: plain
  */
 public record OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath,
-                             String mainClass, java.util.List<String> mainArgs, long mainStartMillis) {
+                             String mainClass, java.util.List<String> mainArgs, long mainStartMillis,
+                             m0.server.tls.TlsFiles tls) {
 
     /** Nothing beyond what the server always does. */
     public static final OperatorConfig NONE = new OperatorConfig(null, 0, null, null);
 
     public OperatorConfig {
         mainArgs = java.util.List.copyOf(mainArgs);
+        tls = tls == null ? m0.server.tls.TlsFiles.NONE : tls;
     }
 
     public OperatorConfig(InetAddress metricsHost, int metricsPort, String accessLog, String appClasspath) {
-        this(metricsHost, metricsPort, accessLog, appClasspath, null, java.util.List.of(), 0);
+        this(metricsHost, metricsPort, accessLog, appClasspath, null, java.util.List.of(), 0, null);
     }
 
     public boolean metrics() {

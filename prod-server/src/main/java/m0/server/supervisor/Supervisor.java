@@ -211,9 +211,9 @@ public final class Supervisor {
         }
         // The start line: what runs, where, as which process (the stop line pairs with it).
         NativePaths paths = NativePaths.current();
-        out.printf("m0serve: listening on http://%s/ (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
-                address, slots.wanted(), config.acceptPolicy(), ProcessHandle.current().pid(), ServerVersion.text(),
-                paths.describe(), paths.forced().isEmpty() ? "" : ", fallbacks forced: " + paths.forced());
+        out.printf("m0serve: listening on %s://%s/ (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
+                ops.tls().on() ? "https" : "http", address, slots.wanted(), config.acceptPolicy(),
+                ProcessHandle.current().pid(), ServerVersion.text(), paths.describe(), paths.forced().isEmpty() ? "" : ", fallbacks forced: " + paths.forced());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {
             out.println(pinned);

@@ -53,6 +53,7 @@ final class WorkerCommand {
         argv.addAll(spec.toArgs());
         argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
                 ops.mainArgs(), NativePaths.current().forced(), ops.mainStartMillis()).toArgs());
+        argv.addAll(ops.tls().toArgs()); // TLS (ADR 0069): each worker loads the files itself
         return argv;
     }
 

@@ -2,6 +2,7 @@ package m0.server.worker;
 
 import m0.server.http.HttpSession;
 import m0.server.jnr.Epoll;
+import m0.server.tls.TlsLink;
 
 /** One open connection of a worker: its descriptor, its HTTP state, and what epoll watches for it. */
 final class Connection {
@@ -10,6 +11,8 @@ final class Connection {
     /** The peer sockaddr, for a hand-over while leaving; null without sharing. */
     final byte[] peer;
     HttpSession session;
+    /** Its TLS between the socket and the session (ADR 0069); null: plain HTTP. */
+    TlsLink tls;
     /** The epoll events registered for it now (EPOLLIN, EPOLLOUT, both or neither). */
     int interest;
     boolean closed;
@@ -56,7 +59,23 @@ final class Connection {
      * own buffers, not our heap.
      */
     void watch(Epoll epoll) {
-        watch(epoll, (session.wantsInput() ? Epoll.IN : 0) | (session.output() != null ? Epoll.OUT : 0));
+        watch(epoll, (session.wantsInput() ? Epoll.IN : 0) | (outputWaits() ? Epoll.OUT : 0));
+    }
+
+    /**
+     * Bytes wait for the socket: the session's output, or under TLS ciphertext made and not
+     * written, or the session's output once the handshake lets it be wrapped.
+     */
+    boolean outputWaits() {
+        if (tls == null) {
+            return session.output() != null;
+        }
+        return tls.hasOutput() || (!tls.handshaking() && session.output() != null);
+    }
+
+    /** Its TLS handshake began here: it never moves (ADR 0069). */
+    boolean handshakeBegun() {
+        return tls != null && tls.handshakeBegun();
     }
 
     /** Registers {@code want} where it is not what epoll watches already. */

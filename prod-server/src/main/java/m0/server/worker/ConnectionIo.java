@@ -17,6 +17,7 @@ import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
+import m0.server.tls.TlsContext;
 
 /**
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
@@ -72,6 +73,8 @@ final class ConnectionIo {
     private final LingeringClose lingering;
     /** Told of every request whose app code failed: the log, the count, the retirement (ADR 0061). */
     private FailedHandlers handlerFailures;
+    /** The listener's TLS (ADR 0069); null: plain HTTP. Set after the warm-up, whose requests are plain. */
+    private TlsReads tls;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -111,6 +114,11 @@ final class ConnectionIo {
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
         answers.record(recorder); // the worker's counters begin with its first client too
+    }
+
+    /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
+    void secure(TlsContext context, String name) {
+        this.tls = new TlsReads(context, IO_BYTES, name);
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
@@ -175,6 +183,9 @@ final class ConnectionIo {
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
+        if (tls != null) {
+            tls.admit(c);
+        }
         c.interest = Epoll.IN;
         table.put(c);
         if (settled) {
@@ -264,7 +275,11 @@ final class ConnectionIo {
                 }
                 inView.limit(n).position(0);
                 try {
-                    c.session.onBytes(inView, now);
+                    if (c.tls == null) {
+                        c.session.onBytes(inView, now);
+                    } else if (!tlsRead(c, now)) {
+                        return;
+                    }
                 } catch (RuntimeException e) {
                     fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
                     return;
@@ -288,6 +303,26 @@ final class ConnectionIo {
         answers.flush(c, now);
     }
 
+    /**
+     * Ciphertext in {@link #inView} through the connection's TLS ({@link TlsReads}): true to
+     * read on; false when the connection is done with here (closed, or closing after its flush).
+     */
+    private boolean tlsRead(Connection c, long now) {
+        switch (tls.read(c, inView, now)) {
+            case CLOSE -> {
+                close(c);
+                return false;
+            }
+            case PEER_CLOSED -> {
+                answers.flush(c, now); // our close_notify, then the session's close
+                return false;
+            }
+            default -> {
+                return true;
+            }
+        }
+    }
+
     /** Readiness on a connection we are not reading: lingering, or EPOLLIN off a moment ago. */
     private void notReading(Connection c, long now, int events) {
         if (c.lingering) {
@@ -301,7 +336,7 @@ final class ConnectionIo {
 
     /** A flush's end: the socket took all this pass offered it. */
     private void flushed(Connection c, long now) {
-        if (c.session.output() != null) {
+        if (c.outputWaits()) {
             c.watch(epoll); // this pass's share is spent; more next pass
             return;
         }
@@ -369,6 +404,9 @@ final class ConnectionIo {
             shortCloses++;
         }
         c.session.closed();
+        if (tls != null) {
+            tls.closing(c); // a close_notify
+        }
         if (c.received) {
             unregisterReceived.accept(c);
         }

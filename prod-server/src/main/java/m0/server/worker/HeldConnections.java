@@ -3,6 +3,7 @@ package m0.server.worker;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import m0.core.Clock;
+import m0.core.Mobility;
 import m0.core.loop.Connections;
 import m0.server.share.Accepted;
 
@@ -66,8 +67,15 @@ final class HeldConnections implements Connections<Accepted> {
         return table.affinities().mark();
     }
 
+    /** Its TLS handshake began here (ADR 0069): the core's loop never moves it. */
+    @Override
+    public boolean handshakeBegun(Accepted connection) {
+        Connection c = table.get(connection.fd());
+        return c != null && c.handshakeBegun();
+    }
+
     private static boolean movable(Connection c) {
-        return !c.closed && !c.lingering && c.peer != null && c.session.idle()
+        return Mobility.mayMove(c.handshakeBegun()) && !c.closed && !c.lingering && c.peer != null && c.session.idle()
                 && !c.session.closeAfterFlush() && c.session.wantsInput();
     }
 
@@ -79,10 +87,11 @@ final class HeldConnections implements Connections<Accepted> {
     @Override
     public void leaveIdle(Predicate<? super Accepted> handOver, BooleanSupplier keep) {
         table.forEach(c -> {
-            if (!c.session.idle() || c.session.output() != null) {
+            if (!c.session.idle() || c.outputWaits()) { // under TLS: ciphertext not yet written too
                 return; // a request in flight: finished first, offered at a later step
             }
-            boolean moves = !c.session.closeAfterFlush() && c.peer != null;
+            // A TLS connection stays where its handshake ran (ADR 0069): closed gracefully here.
+            boolean moves = !c.session.closeAfterFlush() && c.peer != null && Mobility.mayMove(c.handshakeBegun());
             if (moves && (io.handOff(c, handOver) || keep.getAsBoolean())) {
                 return;
             }

@@ -70,6 +70,8 @@ public final class Worker {
     private final PassStats stats;
     /** App failures: logged on their own (rate limited), counted, and an OutOfMemoryError's leave. */
     private final FailedHandlers failed;
+    /** The listener's TLS (ADR 0069), or null: plain HTTP. */
+    private m0.server.tls.TlsContext tls;
 
     private Worker(WorkerSpec spec, WorkerKnobs knobs, App app) {
         this.spec = spec;
@@ -189,6 +191,20 @@ public final class Worker {
             System.exit(ExitCodes.CONFIG);
             return;
         }
+        // ---- TLS (ADR 0069): each worker reads the PEM files itself; one that does not load is
+        // the configuration's fault (the supervisor checked them once before any worker started).
+        m0.server.tls.TlsContext tls = null;
+        m0.server.tls.TlsFiles tlsFiles = m0.server.tls.TlsFiles.parse(args);
+        if (tlsFiles.on()) {
+            try {
+                tls = m0.server.tls.TlsContext.load(tlsFiles);
+            } catch (m0.server.tls.TlsSetupException e) {
+                System.err.println("m0serve worker " + spec.index() + ": " + e.getMessage());
+                System.exit(ExitCodes.CONFIG);
+                return;
+            }
+        }
+        w.tls = tls;
         int status;
         try {
             status = w.run(recorder);
@@ -260,6 +276,10 @@ public final class Worker {
         }
         StartTrace.mark("warmed up");
         io.record(recorder);
+        if (tls != null) {
+            io.secure(tls, name); // after the warm-up, whose own requests are plain
+            System.err.println(name + ": " + tls.describe());
+        }
         // A hand-off's payload, the access log, an exchange's remote address.
         listener.keepPeers(share.sharing() || recorder != null || app instanceof m0.server.http.ExchangeApp);
         int parentFd = watchSupervisor();

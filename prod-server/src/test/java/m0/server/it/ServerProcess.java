@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  */
 final class ServerProcess implements AutoCloseable {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/");
+    private static final Pattern LISTENING = Pattern.compile("listening on https?://127\\.0\\.0\\.1:(\\d+)/");
     static final long START_SECONDS = 30;
 
     final Process process;

@@ -1,0 +1,81 @@
+package m0.server.tls;
+
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * The listener's TLS (ADR 0069): the JDK's own provider, TLS 1.3 and 1.2, the JDK's default
+ * suites less CBC and less those without ECDHE (TLS 1.3's own suites kept), the server's order,
+ * ALPN offering http/1.1 only. One per worker; {@link #engine} makes each connection's.
+ */
+public final class TlsContext {
+
+    static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+    static final String[] ALPN = {"http/1.1"};
+
+    private final SSLContext context;
+    private final String[] suites;
+    private final X509Certificate leaf;
+
+    private TlsContext(SSLContext context, X509Certificate leaf) {
+        this.context = context;
+        this.leaf = leaf;
+        this.suites = Arrays.stream(context.getDefaultSSLParameters().getCipherSuites())
+                .filter(TlsContext::modern).toArray(String[]::new);
+    }
+
+    /** Reads and checks the files: a bad one is one line naming it and its problem. */
+    public static TlsContext load(TlsFiles files) throws TlsSetupException {
+        X509Certificate[] chain = PemFiles.chain(files.cert());
+        PrivateKey key = PemFiles.key(files.key());
+        PemFiles.matches(key, chain[0], files.key(), files.cert());
+        try {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            char[] none = new char[0];
+            store.setKeyEntry("m0serve", key, none, chain);
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, none);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), null, null);
+            return new TlsContext(context, chain[0]);
+        } catch (GeneralSecurityException | java.io.IOException e) {
+            throw new TlsSetupException("--tls-cert " + files.cert() + " with --tls-key " + files.key()
+                    + ": the JDK will not serve them (" + e + ")");
+        }
+    }
+
+    /** TLS 1.3's suites, and TLS 1.2's with ECDHE and an AEAD (GCM, ChaCha20): no CBC, no static RSA or DHE. */
+    static boolean modern(String suite) {
+        if (suite.startsWith("TLS_AES_") || suite.startsWith("TLS_CHACHA20_")) {
+            return true;
+        }
+        return suite.startsWith("TLS_ECDHE_") && !suite.contains("_CBC_");
+    }
+
+    /** A server engine for one connection, with this context's protocols, suites and ALPN. */
+    public SSLEngine engine() {
+        SSLEngine engine = context.createSSLEngine();
+        engine.setUseClientMode(false);
+        SSLParameters p = engine.getSSLParameters();
+        p.setProtocols(PROTOCOLS);
+        p.setCipherSuites(suites);
+        p.setUseCipherSuitesOrder(true);
+        p.setApplicationProtocols(ALPN);
+        engine.setSSLParameters(p);
+        return engine;
+    }
+
+    /** For the worker's start-up line. */
+    public String describe() {
+        return "TLS (" + String.join(", ", PROTOCOLS) + "; " + suites.length + " suites; ALPN http/1.1) for "
+                + leaf.getSubjectX500Principal().getName();
+    }
+}
