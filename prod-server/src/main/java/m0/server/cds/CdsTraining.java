@@ -80,7 +80,7 @@ public final class CdsTraining {
             pb.environment().put("M0_CDS_TRAIN", "1");
             // The archives must hold what the default options load: no test or user overrides.
             pb.environment().remove("M0_JAVA_OPTS");
-            pb.environment().remove("M0_WORKER_JAVA_OPTS");
+            pb.environment().keySet().removeIf(k -> k.startsWith("M0SERVE_")); // settings: the defaults
             p = pb.start();
         } catch (IOException e) {
             return failed("cannot start " + launcher + ": " + e.getMessage(), null, archive);

@@ -146,7 +146,7 @@ public final class Worker {
         // Before the loop: at the descriptor limit a class read from a directory cannot be loaded.
         ExplodedClassPath.preload(java.util.List.of(Worker.class, AcceptShare.class));
         StartTrace.mark("descriptors adopted");
-        WorkerOperations ops = WorkerOperations.parse(args);
+        WorkerOperations ops = WorkerOperations.of(spec);
         NativePaths.choose(NativePaths.parse(ops.nativeFallbacks())); // before the first epoll (docs/adr/0060)
         WorkerKnobs knobs;
         App app;

@@ -81,8 +81,9 @@ final class ServerProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectError(err.toFile());
         // Workers start lean in tests: two cores are shared by everything.
-        pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
-        pb.environment().remove("M0_ACCEPT_SHARE");
+        pb.environment().keySet().removeIf(k -> k.startsWith("M0SERVE_")); // the test's settings only
+        pb.environment().put("M0SERVE_WORKER_HEAP", "128m");
+        pb.environment().put("M0SERVE_WORKER_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
         pb.environment().putAll(env);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

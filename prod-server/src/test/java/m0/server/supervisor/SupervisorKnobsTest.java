@@ -12,18 +12,17 @@ class SupervisorKnobsTest {
     @Test
     void anEmptyEnvironmentMeansNoCapAndTheDefaultWorkerOptions() {
         Map<String, String> env = Map.of();
-        SupervisorKnobs k = SupervisorKnobs.from(env);
+        SupervisorKnobs k = SupervisorKnobs.from(env, "512m", null);
         assertEquals(Integer.MAX_VALUE, k.maxRespawns());
-        assertEquals(JavaCommand.DEFAULT_OPTS, k.workerJavaOpts());
+        assertEquals(JavaCommand.DEFAULT_OPTS + " -Xmx512m", k.workerJavaOpts());
         assertSame(env, k.environment(), "the same map: the workers inherit it as read");
     }
 
     @Test
-    void theVariablesAreReadAsGiven() {
-        SupervisorKnobs k = SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " 0 ",
-                "M0_WORKER_JAVA_OPTS", "-Xshare:off"));
+    void theVariablesAreReadAsGivenAndOptionsAdded() {
+        SupervisorKnobs k = SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " 0 "), "1g", "-Xshare:off");
         assertEquals(0, k.maxRespawns());
-        assertEquals("-Xshare:off", k.workerJavaOpts());
-        assertEquals(Integer.MAX_VALUE, SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " ")).maxRespawns());
+        assertEquals(JavaCommand.DEFAULT_OPTS + " -Xmx1g -Xshare:off", k.workerJavaOpts());
+        assertEquals(Integer.MAX_VALUE, SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " "), "512m", "").maxRespawns());
     }
 }
