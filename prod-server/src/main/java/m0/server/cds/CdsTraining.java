@@ -147,6 +147,8 @@ public final class CdsTraining {
         Path merged = dir.resolve(MERGED_LIST);
         Files.write(merged, lines, StandardCharsets.UTF_8);
         Path log = dir.resolve(DUMP_LOG);
+        // The build's training run, not the server's path: the dump must use the java the launcher
+        // runs, which is $JAVA when set (bin/m0serve).
         Process d = new ProcessBuilder(System.getenv().getOrDefault("JAVA", "java"), "-Xshare:dump",
                 "-XX:SharedClassListFile=" + merged, "-XX:SharedArchiveFile=" + archive,
                 "-cp", dir.resolve("m0serve.jar").toString())

@@ -40,7 +40,6 @@ public final class M0serve {
 
     public static void main(String[] args) {
         StartTrace.as("supervisor");
-        StartTrace.mark("main");
         System.exit(run(args, Environment.ofThisProcess(), System.out, System.err));
     }
 
@@ -79,6 +78,9 @@ public final class M0serve {
     }
 
     private static int serve(ServerStart start) {
+        if (start.config().values().on(ServerSettings.DEV_START_TRACE)) {
+            StartTrace.turnOn(); // from here: the supervisor's trace starts once its settings are read
+        }
         StartTrace.mark("command line parsed");
         // Before anything waits, spawns or watches: the paths of the calls newer than the floor.
         String forced = start.config().values().text(ServerSettings.DEV_NATIVE_FALLBACKS);

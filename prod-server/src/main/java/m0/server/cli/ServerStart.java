@@ -64,8 +64,8 @@ record ServerStart(ServerConfig config, OperatorConfig ops, SupervisorKnobs knob
         }
         OperatorConfig ops = new OperatorConfig(metricsHost, metricsPort, accessLog, v.text(ServerSettings.APP_CLASSPATH),
                 main, mainArgs, v.number(ServerSettings.DEV_MAIN_START_MS));
-        SupervisorKnobs knobs = SupervisorKnobs.from(env, v.text(ServerSettings.WORKER_HEAP),
-                v.text(ServerSettings.WORKER_JAVA_OPTS));
+        SupervisorKnobs knobs = SupervisorKnobs.of(env, v.number(ServerSettings.DEV_MAX_RESPAWNS),
+                v.text(ServerSettings.WORKER_HEAP), v.text(ServerSettings.WORKER_JAVA_OPTS));
         return new ServerStart(new ServerConfig(host, bound.port(), v), ops, knobs);
     }
 

@@ -82,11 +82,49 @@ public final class ServerSettings {
                     + "(comma-separated; docs/adr/0060).").dev();
     public static final Setting DEV_MAIN_START_MS = Setting.number("dev-main-start-ms", 0, 0, NONE, "MS",
             "How long --main's main may take to start its HttpServer; 0: the worker's 60 s.").dev();
+    public static final Setting DEV_MAX_RESPAWNS = Setting.number("dev-max-respawns", "unlimited", 0, 1_000_000, "N",
+            "Respawns allowed over the server's life (a test's: a crash stays crashed).", "unlimited")
+            .dev().supervisorOnly();
+    public static final Setting DEV_START_TRACE = Setting.onOff("dev-start-trace", false,
+            "Each JVM prints where its start went, one line a phase (docs/adr/0027).").dev();
+    public static final Setting DEV_EAGER_READ = Setting.onOff("dev-eager-read", false,
+            "Read a new connection at once instead of when epoll reports it (ADR 0033's A/B arm).").dev();
+    public static final Setting DEV_LISTEN_EXCLUSIVE = Setting.onOff("dev-listen-exclusive", true,
+            "The listener with EPOLLEXCLUSIVE under share and race; off: the herd (ADR 0022's A/B arm).").dev();
+    public static final Setting DEV_WARM_UP = Setting.onOff("dev-warm-up", true,
+            "The warm-up before a worker's start (ADR 0016's A/B arm).").dev();
+    public static final Setting DEV_RING_SENDS = Setting.onOff("dev-ring-sends", true,
+            "A pass's answers sent together through io_uring; off: each with write(2) (ADR 0049's A/B arm).").dev();
+    public static final Setting DEV_PAIR_AT = Setting.number("dev-pair-at", 256, 0, 1024, "N",
+            "The request at which a connection's affinity is read; 0: never, so rebalance never swaps "
+                    + "(ADR 0057's A/B arm).").dev();
+    public static final Setting DEV_PAIR_REREAD = Setting.number("dev-pair-reread", 0, 0, 1_000_000, "N",
+            "Read a connection's affinity again every N requests; 0: never.").dev();
+    public static final Setting DEV_ARM_GAP_MS = Setting.number("dev-arm-gap-ms", 0, 0, 600_000, "MS",
+            "Hold a worker that long between its bind and its start (a slow app's import).").dev();
+    public static final Setting DEV_ARM_GAP_INDEX = Setting.number("dev-arm-gap-index", "all", 0, 255, "all|INDEX",
+            "Which worker --dev-arm-gap-ms holds.", "all").dev();
+    public static final Setting DEV_DIE_AT_START_INDEX = Setting.number("dev-die-at-start-index", "none", 0, 255,
+            "none|INDEX", "That worker exits 1 right after its start (a respawn storm).", "none").dev();
+    public static final Setting DEV_LOOK_LATE_MS = Setting.number("dev-look-late-ms", 0, 0, 600_000, "MS",
+            "Fountain's looks that much after the core's deadline (the takeover test's negative control).").dev();
+    public static final Setting DEV_KEEP_RECEIVED_REGISTERED = Setting.onOff("dev-keep-received-registered", false,
+            "A received connection is closed without leaving the epoll set first (ADR 0034's negative control).")
+            .dev();
+    public static final Setting DEV_HOLD_SENT_COPY_MS = Setting.number("dev-hold-sent-copy-ms", 0, 0, 600_000, "MS",
+            "A sender parks that long between a hand-off's sendmsg and the close of its copy.").dev();
+    public static final Setting DEV_HIDE_HELD = Setting.onOff("dev-hide-held", false,
+            "A worker whose listener is out for its own reasons does not say so on the page (ADR 0038's "
+                    + "negative control).").dev();
+
     /** In the order of --help and docs/settings.md. */
     static final List<Setting> ALL = List.of(CONFIG, BIND, WORKERS, APP, MAIN, APP_CLASSPATH, BLOCKING_THREADS,
             ACCEPT_POLICY, MAX_HEADER_BYTES, IDLE_TIMEOUT_MS, HEADER_TIMEOUT_MS, BODY_TIMEOUT_MS, MAX_BODY_BYTES,
             GRACE_MS, MAX_CONNECTIONS, METRICS_BIND, ACCESS_LOG, REBALANCE, DEFER_ACCEPT, CPU_AFFINITY, WORKER_HEAP,
-            WORKER_JAVA_OPTS, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS);
+            WORKER_JAVA_OPTS, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS, DEV_MAX_RESPAWNS, DEV_START_TRACE,
+            DEV_EAGER_READ, DEV_LISTEN_EXCLUSIVE, DEV_WARM_UP, DEV_RING_SENDS, DEV_PAIR_AT, DEV_PAIR_REREAD,
+            DEV_ARM_GAP_MS, DEV_ARM_GAP_INDEX, DEV_DIE_AT_START_INDEX, DEV_LOOK_LATE_MS,
+            DEV_KEEP_RECEIVED_REGISTERED, DEV_HOLD_SENT_COPY_MS, DEV_HIDE_HELD);
 
     private ServerSettings() {
     }

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  *   <li>Worker 0 SIGSTOPped while parked: worker 1 answers each new connection, the first within
  *       the 2 ms bound (client-side, connect to response) and the next ones at once; after
  *       SIGCONT every connection was answered exactly once. The negative control is a fountain
- *       server whose looks come later than the core's deadline ({@code M0_TEST_LOOK_LATE_MS}):
+ *       server whose looks come later than the core's deadline ({@code --dev-look-late-ms}):
  *       the server half's own duty is to look when the core says, and with that broken the same
  *       check must fail. Share is no control here: under share nothing waits (the kernel wakes
  *       worker 1 for the connection at once), so it would pass for a reason that is not the look.
@@ -116,7 +116,7 @@ class FountainIntegrationTest {
 
     @Test
     void workerOneTakesOverFromAStoppedWorkerZeroWithinTwoMilliseconds() throws Exception {
-        List<Long> excess = takeovers(Map.of());
+        List<Long> excess = takeovers();
         List<Long> sorted = excess.stream().sorted().toList();
         long median = sorted.get(sorted.size() / 2);
         assertTrue(median <= BOUND_NANOS + MARGIN_NANOS, "median takeover beyond the bound: " + micros(excess));
@@ -126,7 +126,7 @@ class FountainIntegrationTest {
     /** The negative control: looks later than the core's deadline, and the same check fails. */
     @Test
     void aLookLaterThanTheCoresDeadlineFailsTheSameCheck() throws Exception {
-        List<Long> excess = takeovers(Map.of("M0_TEST_LOOK_LATE_MS", Long.toString(LATE_LOOK_MS)));
+        List<Long> excess = takeovers("--dev-look-late-ms", Long.toString(LATE_LOOK_MS));
         List<Long> sorted = excess.stream().sorted().toList();
         assertTrue(sorted.get(sorted.size() / 2) > BOUND_NANOS + MARGIN_NANOS,
                 "looks " + LATE_LOOK_MS + " ms late passed the takeover check: " + micros(excess));
@@ -148,20 +148,20 @@ class FountainIntegrationTest {
      */
     @Test
     void workerOneTakesNewConnectionsFromAHeadAtItsCapWithinTwoMilliseconds() throws Exception {
-        HeldHead h = heldHead(Map.of());
+        HeldHead h = heldHead();
         assertTrue(median(h.excess) <= BOUND_NANOS, "median wait beyond the 2 ms bound: " + micros(h.excess) + " us");
         assertEquals(0, h.looks, "worker 1 left the listener to a head that takes nothing new");
     }
 
     /**
-     * The negative control: the head's HELD mark hidden ({@code M0_TEST_HIDE_HELD}). Worker 1
+     * The negative control: the head's HELD mark hidden ({@code --dev-hide-held}). Worker 1
      * then leaves new connections to worker 0 whenever its words moved, and looks again: the
      * looks are the mechanism's witness (at half busy the wait they cost is often under 2 ms and
      * sometimes far over: 25-40 ms at 80 %, issue 25), so the control fails the check on them.
      */
     @Test
     void aHeadThatHidesItsHoldFailsTheSameCheck() throws Exception {
-        HeldHead h = heldHead(Map.of("M0_TEST_HIDE_HELD", "1"));
+        HeldHead h = heldHead("--dev-hide-held", "on");
         assertTrue(h.looks > 0, "no look while worker 0's hold was hidden: " + micros(h.excess) + " us");
     }
 
@@ -174,11 +174,11 @@ class FountainIntegrationTest {
      * then {@link #HELD_ROUNDS} new connections, one at a time, each answered by worker 1: per
      * round, its time (connect to response) less the floor and the CPU waits.
      */
-    private static HeldHead heldHead(Map<String, String> env) throws Exception {
+    private static HeldHead heldHead(String... dev) throws Exception {
         List<Long> excess = new ArrayList<>();
         long looks;
         List<String> rounds = new ArrayList<>();
-        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "fountain",
+        try (ServerProcess s = ServerProcess.startWith(List.of(dev), "--workers", "2", "--accept-policy", "fountain",
                 "--max-connections", Integer.toString(CAP))) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);
@@ -231,7 +231,7 @@ class FountainIntegrationTest {
                 looks = counters1.word(WorkerCounters.LOOKS) - looksBefore;
                 System.out.printf("fountain, worker 0 at its cap of %d%s, busy %s: new connections answered by worker 1,"
                         + " net of floor and CPU waits: %s us (took-floor-waited: %s), worker 1's looks meanwhile %d%n",
-                        CAP, env.isEmpty() ? "" : " " + env, page.read().worker(0).busyLabel(), micros(excess), rounds,
+                        CAP, dev.length == 0 ? "" : " " + String.join(" ", dev), page.read().worker(0).busyLabel(), micros(excess), rounds,
                         looks);
             } finally {
                 if (load != null) {
@@ -304,10 +304,10 @@ class FountainIntegrationTest {
      * worker 1's loop waited for a CPU meanwhile. Every connection is answered exactly once:
      * one response each, and the workers' accept counts add up to the connections made.
      */
-    private static List<Long> takeovers(Map<String, String> env) throws Exception {
+    private static List<Long> takeovers(String... dev) throws Exception {
         List<Long> excess = new ArrayList<>();
         List<String> rounds = new ArrayList<>();
-        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "fountain")) {
+        try (ServerProcess s = ServerProcess.startWith(List.of(dev), "--workers", "2", "--accept-policy", "fountain")) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);
             int w0 = (int) s.workerPid(0);
@@ -349,7 +349,7 @@ class FountainIntegrationTest {
                 made += awaitLeftToHead(s, w1); // worker 0 takes one again; worker 1 leaves it the listener
             }
             System.out.printf("fountain takeover%s, net of floor and CPU waits: %s us; rounds: %s; %s%n",
-                    env.isEmpty() ? "" : " " + env, micros(excess), rounds, WorkerCounters.format(s.pid()).trim());
+                    dev.length == 0 ? "" : " " + String.join(" ", dev), micros(excess), rounds, WorkerCounters.format(s.pid()).trim());
             int expected = made;
             await("every connection counted as accepted once", () -> accepted(s) == expected, 10_000);
         }

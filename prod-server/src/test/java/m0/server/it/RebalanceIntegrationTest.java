@@ -114,8 +114,8 @@ class RebalanceIntegrationTest {
     @ValueSource(strings = {"on", "off"})
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void afterACrashTheReconnectedConnectionsMoveBack(String rebalance) throws Exception {
-        Map<String, String> hold = Map.of("M0_TEST_ARM_GAP_MS", HOLD_MS, "M0_TEST_ARM_GAP_INDEX", "1");
-        try (ServerProcess s = ServerProcess.start(hold, "--workers", "2", "--rebalance", rebalance,
+        List<String> hold = List.of("--dev-arm-gap-ms", HOLD_MS, "--dev-arm-gap-index", "1");
+        try (ServerProcess s = ServerProcess.startWith(hold, "--workers", "2", "--rebalance", rebalance,
                 "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
             PageWatch page = PageWatch.of(s);

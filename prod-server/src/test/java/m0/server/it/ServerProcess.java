@@ -59,6 +59,13 @@ final class ServerProcess implements AutoCloseable {
         return start(Map.of(), args);
     }
 
+    /** The same with {@code dev}, developer settings (faults, A/B arms: docs/settings.md), after {@code args}. */
+    static ServerProcess startWith(List<String> dev, String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(dev);
+        return start(all.toArray(String[]::new));
+    }
+
     /** The same with extra environment variables for the supervisor (and so its workers). */
     static ServerProcess start(Map<String, String> env, String... args) throws IOException, InterruptedException {
         return start(List.of(), env, args);
