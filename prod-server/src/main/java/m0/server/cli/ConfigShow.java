@@ -11,7 +11,8 @@ import m0.server.settings.Values;
 
 /**
  * {@code m0serve config --show [SETTINGS...]}: every setting's value and where it came from, the
- * sources read as the server would read them (a bad value is the same one line, exit 2). Printed
+ * sources read and checked as the server would (a bad value is the same one line, exit 2; like
+ * {@code nginx -t}, a missing access log is created), nothing started. Printed
  * as a config file holds them, so the output can be one: a developer's setting given, and
  * {@code config} itself, are comments (they are not taken from a file).
  */
@@ -37,6 +38,7 @@ final class ConfigShow {
             for (String w : parsed.warnings()) {
                 err.println("m0serve: " + w);
             }
+            ServerStart.of(parsed, env); // checked as for a start: the app's class, hosts, the access log
             v = parsed.values();
         } catch (SettingsException e) {
             err.println("m0serve: " + e.getMessage());

@@ -25,6 +25,19 @@ class M0serveCommandLineTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
+    /**
+     * {@code config --show ARGS}: read and checked as a start would, but never served, so that a
+     * check that wrongly passes cannot start a server inside the test's JVM.
+     */
+    private int check(Map<String, String> env, String... args) {
+        String[] all = new String[args.length + 2];
+        all[0] = "config";
+        all[1] = "--show";
+        System.arraycopy(args, 0, all, 2, args.length);
+        return M0serve.run(all, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
     private String out() {
         return out.toString(StandardCharsets.UTF_8);
     }
@@ -35,7 +48,7 @@ class M0serveCommandLineTest {
 
     @Test
     void aBadFlagPrintsOneLineAndExits2() {
-        assertEquals(2, run("--no-such-flag"));
+        assertEquals(2, check(Map.of(), "--no-such-flag"));
         String e = err();
         assertEquals(1, e.lines().count(), "one line: " + e);
         assertTrue(e.startsWith("m0serve: ") && e.contains("--no-such-flag"), e);
@@ -65,10 +78,9 @@ class M0serveCommandLineTest {
                 {"--max-header-bytes", "7"}, {"--defer-accept", "61"}, {"--defer-accept", "1.5"},
                 {"--defer-accept", "on"}, {"--cpu-affinity", "yes"}, {"--cpu-affinity", "0"},
                 {"--worker-heap", "8m"}, {"--worker-heap", "lots"}}) {
-            ByteArrayOutputStream e = new ByteArrayOutputStream();
-            int status = M0serve.run(args, Map.of(), new PrintStream(new ByteArrayOutputStream()),
-                    new PrintStream(e, true, StandardCharsets.UTF_8));
-            String said = e.toString(StandardCharsets.UTF_8);
+            err.reset();
+            int status = check(Map.of(), args);
+            String said = err();
             assertEquals(2, status, String.join(" ", args));
             assertEquals(1, said.lines().count(), said);
             assertTrue(said.startsWith("m0serve: ") && (said.contains(args[0].split("=")[0]) || said.contains(args[args.length - 1])), said);
@@ -77,11 +89,10 @@ class M0serveCommandLineTest {
 
     @Test
     void aValueIsNamedAsItsSourceSpellsIt() {
-        assertEquals(2, run("--workers", "0"));
+        assertEquals(2, check(Map.of(), "--workers", "0"));
         assertEquals("m0serve: --workers must be 1..256, got '0' (see --help)", err().strip());
         err.reset();
-        assertEquals(2, M0serve.run(new String[0], Map.of("M0SERVE_WORKERS", "0"), new PrintStream(out),
-                new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertEquals(2, check(Map.of("M0SERVE_WORKERS", "0")));
         assertEquals("m0serve: environment: M0SERVE_WORKERS must be 1..256, got '0'", err().strip());
     }
 
@@ -96,7 +107,7 @@ class M0serveCommandLineTest {
         cases.put(new String[] {"--workers", "1", "--", "x"}, "arguments after -- are for --main's class");
         for (Map.Entry<String[], String> c : cases.entrySet()) {
             err.reset();
-            assertEquals(2, run(c.getKey()), String.join(" ", c.getKey()));
+            assertEquals(2, check(Map.of(), c.getKey()), String.join(" ", c.getKey()));
             assertEquals(1, err().lines().count(), err());
             assertTrue(err().contains(c.getValue()), err());
         }

@@ -18,7 +18,11 @@ class OperatorFlagsTest {
                 {"--metrics-bind", "nohostport"}, {"--metrics-bind", "127.0.0.1:70000"},
                 {"--metrics-bind", "127.0.0.1:x"}, {"--access-log", "/proc/no/such/dir/access.log"}}) {
             ByteArrayOutputStream e = new ByteArrayOutputStream();
-            int status = M0serve.run(args, Map.of(), new PrintStream(new ByteArrayOutputStream()),
+            String[] checked = new String[args.length + 2]; // config --show: checked as a start, never served
+            checked[0] = "config";
+            checked[1] = "--show";
+            System.arraycopy(args, 0, checked, 2, args.length);
+            int status = M0serve.run(checked, Map.of(), new PrintStream(new ByteArrayOutputStream()),
                     new PrintStream(e, true, StandardCharsets.UTF_8));
             String said = e.toString(StandardCharsets.UTF_8);
             assertEquals(2, status, String.join(" ", args));
