@@ -1,9 +1,6 @@
 package m0.server.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Map;
 import m0.server.jnr.NativePaths;
@@ -14,7 +11,6 @@ import m0.server.settings.ServerSettings;
 import m0.server.settings.SettingsException;
 import m0.server.settings.SettingsReader;
 import m0.server.supervisor.Supervisor;
-import picocli.CommandLine;
 
 /**
  * {@code m0serve}: the command line. Starts the supervisor, which starts the workers; or runs a
@@ -47,10 +43,7 @@ public final class M0serve {
     static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         String first = args.length > 0 ? args[0] : "";
         if (first.equals("probe") || first.equals("stats")) {
-            CommandLine cl = commandLine();
-            cl.setOut(new PrintWriter(out, true));
-            cl.setErr(new PrintWriter(err, true));
-            return cl.execute(args);
+            return Subcommands.run(args, out, err);
         }
         if (first.equals("config")) {
             return ConfigShow.run(Arrays.copyOfRange(args, 1, args.length), env, out, err);
@@ -66,7 +59,7 @@ public final class M0serve {
                 return 0;
             }
             if (parsed.version()) {
-                out.println(new Version().getVersion()[0]);
+                out.println(Subcommands.version());
                 return 0;
             }
             start = ServerStart.of(parsed, env);
@@ -88,37 +81,5 @@ public final class M0serve {
         System.err.println("m0serve: native calls: " + paths.describe()
                 + (paths.forced().isEmpty() ? "" : " (fallbacks forced: " + paths.forced() + ")"));
         return new Supervisor(start.config(), start.ops(), start.knobs(), System.out).run();
-    }
-
-    /**
-     * picocli's command line of m0serve ({@link Usage}), with m0serve's error handling: a bad flag
-     * prints one line and exits 2; a subcommand's I/O error prints one line and exits 1.
-     */
-    public static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(Usage.of(Catalog.STANDARD));
-        cl.setParameterExceptionHandler((e, args) -> {
-            e.getCommandLine().getErr().println("m0serve: " + e.getMessage() + " (see --help)");
-            return EXIT_USAGE;
-        });
-        // A subcommand that cannot reach what it was pointed at (probe's target refuses or
-        // resets) says so in one line, as curl does; anything else is a bug and keeps its stack
-        // trace.
-        cl.setExecutionExceptionHandler((e, commandLine, parsed) -> {
-            if (!(e instanceof IOException || e instanceof UncheckedIOException)) {
-                throw e;
-            }
-            commandLine.getErr().println("m0serve " + commandLine.getCommandName() + ": " + e);
-            return EXIT_UNREACHABLE;
-        });
-        return cl;
-    }
-
-    /** --version: the jar's Implementation-Version when packaged, else the source tree's. */
-    static final class Version implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            String v = M0serve.class.getPackage().getImplementationVersion();
-            return new String[] {"m0serve " + (v != null ? v : "0.1.0-SNAPSHOT")};
-        }
     }
 }

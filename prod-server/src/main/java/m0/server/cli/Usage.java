@@ -23,7 +23,7 @@ final class Usage {
 
     static CommandSpec of(Catalog catalog) {
         CommandSpec spec = CommandSpec.create().name("m0serve").mixinStandardHelpOptions(true)
-                .versionProvider(new M0serve.Version());
+                .versionProvider(new Subcommands.Version());
         spec.usageMessage().description(DESCRIPTION).sortOptions(false).abbreviateSynopsis(true)
                 .footer("", "Every setting is also read from M0SERVE_<NAME> (e.g. M0SERVE_WORKERS) and from the "
                         + "--config file ('workers = 4'); the command line wins, then the environment, then the file. "

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import m0.core.PageLayout;
-import m0.server.cli.M0serve;
+import m0.server.cli.Subcommands;
 import m0.server.jnr.Processes;
 import m0.server.probe.Shape;
 import m0.server.probe.SpreadProbe;
@@ -276,7 +276,7 @@ class RebalanceIntegrationTest {
     static String stats(long pid) {
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text, true);
-        CommandLine cl = M0serve.commandLine();
+        CommandLine cl = Subcommands.commandLine();
         cl.setOut(out);
         cl.setErr(out);
         int status = cl.execute("stats", "--pid", Long.toString(pid));
