@@ -5,7 +5,7 @@
 # later ones is the JIT recompiling what the change of load shape deoptimized.
 #   prod-server/bench/after-idle.sh [workers=4] [idle-seconds=10] [rounds=3]
 # M0SERVE_JAR picks the build (run two in alternation to compare); POLICY=share|race|fountain;
-# WARM=10 seconds of load first. M0_WORKER_JAVA_OPTS, when set, replaces the workers' defaults.
+# WARM=10 seconds of load first. M0SERVE_WORKER_JAVA_OPTS, when set, adds to the workers' defaults.
 set -euo pipefail
 W=${1:-4}; IDLE=${2:-10}; ROUNDS=${3:-3}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)

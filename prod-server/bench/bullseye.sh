@@ -10,7 +10,7 @@
 # first root. Run by hand:   sudo prod-server/bench/bullseye.sh [ROOT]
 # ROOT (default /work/wt/bullseye-root) is kept between runs: debootstrap runs only when it lacks
 # bullseye's java. The kernel is the host's: a chroot tests the C library and the JDK, not
-# kernel 4.18 (the kernel fallbacks are forced with --native-fallbacks instead).
+# kernel 4.18 (the kernel fallbacks are forced with --dev-native-fallbacks instead).
 # Build first (from the repository root), or set BUILD=1:
 #   mvn -B -q -pl prod-server,examples-jdkhttp -am package -DskipTests
 set -eu
@@ -133,7 +133,7 @@ if start --workers 2 --main m0.examples.jdkhttp.FilesApp --app-classpath "$app_c
 fi
 
 # 3. The SIGCHLD path (pidfds forced off): a SIGKILLed worker is reaped and replaced.
-if start --workers 2 --native-fallbacks pidfd; then
+if start --workers 2 --dev-native-fallbacks pidfd; then
   victim=$(sed -n 's|.*worker 1 (pid \([0-9]*\)) started.*|\1|p' "$log" | head -1)
   if [ -n "$victim" ]; then
     kill -9 "$victim"

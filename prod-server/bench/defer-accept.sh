@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --defer-accept (ADR 0054, 0056) side by side under a connection-close hello: one jar with the
 # option off, auto (the default: deferred while every worker keeps), at 1, and at 1 with
-# M0_EAGER_READ=1 (a new connection read at once, as nginx with `deferred` does), beside nginx
+# --dev-eager-read on (a new connection read at once, as nginx with `deferred` does), beside nginx
 # 1.22 with and without `listen ... deferred`; server CPU per
 # request and its ratio to plain nginx, arms rotated round by round (lib.sh's rounds_vs_nginx).
 #   prod-server/bench/defer-accept.sh [rounds=4] [seconds=4] [workers=2] [pause=3]
@@ -22,8 +22,8 @@ for a in $ARMS; do PORT[$a]=$(free_port); done
 m0serve_start off "${PORT[off]}" --workers "$W" --blocking-threads 0 --defer-accept 0
 m0serve_start auto "${PORT[auto]}" --workers "$W" --blocking-threads 0
 m0serve_start defer1 "${PORT[defer1]}" --workers "$W" --blocking-threads 0 --defer-accept 1
-M0_EAGER_READ=1 m0serve_start defer1_eager "${PORT[defer1_eager]}" --workers "$W" --blocking-threads 0 \
-  --defer-accept 1
+m0serve_start defer1_eager "${PORT[defer1_eager]}" --workers "$W" --blocking-threads 0 \
+  --defer-accept 1 --dev-eager-read on
 nginx_start nginx "${PORT[nginx]}" "$W"
 NGINX_DEFERRED=1 nginx_start nginx_deferred "${PORT[nginx_deferred]}" "$W"
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Connection-close hello: the first read at once (M0_EAGER_READ=1) against the default (left
+# Connection-close hello: the first read at once (--dev-eager-read on) against the default (left
 # to epoll, ADR 0033), race and share, beside nginx 1.22; server CPU per request, arms rotated.
 #   [WARM=15] prod-server/bench/eager-read.sh [rounds=3] [seconds=4] [workers=2] [pause=4]
 set -euo pipefail
@@ -13,9 +13,9 @@ TICK=$(getconf CLK_TCK)
 declare -A PORT PID REQ TCK
 ARMS="race_eager race_lazy share_eager share_lazy nginx"
 for a in $ARMS; do PORT[$a]=$(free_port); done
-M0_EAGER_READ=1 m0serve_start race_eager ${PORT[race_eager]} --workers $W --blocking-threads 0 --accept-policy race
+m0serve_start race_eager ${PORT[race_eager]} --workers $W --blocking-threads 0 --accept-policy race --dev-eager-read on
 m0serve_start race_lazy ${PORT[race_lazy]} --workers $W --blocking-threads 0 --accept-policy race
-M0_EAGER_READ=1 m0serve_start share_eager ${PORT[share_eager]} --workers $W --blocking-threads 0
+m0serve_start share_eager ${PORT[share_eager]} --workers $W --blocking-threads 0 --dev-eager-read on
 m0serve_start share_lazy ${PORT[share_lazy]} --workers $W --blocking-threads 0
 nginx_start nginx ${PORT[nginx]} $W
 for a in $ARMS; do v=BENCH_PID_$a; PID[$a]=${!v}; done

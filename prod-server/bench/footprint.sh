@@ -76,6 +76,7 @@ m0_start() {
   stamp "m0serve: ready:" "$WORK/$name.ready" <"$WORK/$name.out.fifo" >"$WORK/$name.out" &
   stamp " started .* ms after its spawn" "$WORK/$name.started" <"$WORK/$name.err.fifo" >"$WORK/$name.err" &
   if [ "$kind" = old ]; then
+    # An older build (M0SERVE_BASE): it reads M0_WORKER_JAVA_OPTS, which replaced its workers' defaults.
     M0_CDS=0 M0_JAVA_OPTS="$OLD_SUP" M0_WORKER_JAVA_OPTS="$OLD_WORKER" \
       "$launcher" --bind "127.0.0.1:$port" "$@" >"$WORK/$name.out.fifo" 2>"$WORK/$name.err.fifo" &
   else

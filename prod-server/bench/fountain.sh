@@ -13,7 +13,7 @@
 #   3. Wake-ups that accepted nothing per accepted connection, per policy (the workers'
 #      counters, m0serve stats --json, over section 1's runs), and fountain's looks.
 #   4. The herd: wrk -t2 -c32 -H 'Connection: close', server CPU per request for share, race,
-#      share without EPOLLEXCLUSIVE (M0_LISTEN_EXCLUSIVE=0: the herd as it was) and nginx 1.22.
+#      share without EPOLLEXCLUSIVE (--dev-listen-exclusive off: the herd as it was) and nginx 1.22.
 # At 2 and 4 workers; arms alternate within each round and the order rotates between rounds.
 # Every row carries the load average: this machine is shared, only side-by-side ratios count.
 #
@@ -21,7 +21,7 @@
 #
 # SECTIONS="open closed herd" (default: all; section 3 comes with "open"); PATHS (section 2's
 # paths, default "/ /sleep?ms=5": PATHS="/sleep?ms=5" runs the pool's row alone); WARM=5 seconds of
-# unmeasured load per server first (the JIT). share-herd is share with M0_LISTEN_EXCLUSIVE=0.
+# unmeasured load per server first (the JIT). share-herd is share with --dev-listen-exclusive off.
 # Needs wrk, h2load (Debian nghttp2-client), nginx, python3, java and the jar
 # (mvn -q -pl prod-server package -DskipTests; or M0SERVE_JAR=...).
 set -euo pipefail
@@ -84,7 +84,7 @@ for W in $WORKER_COUNTS; do
     PORT[$a]=$(free_port)
     name=${a/-/_}$W
     if [ "$a" = share-herd ]; then
-      M0_LISTEN_EXCLUSIVE=0 m0serve_start "$name" "${PORT[$a]}" --workers "$W" --blocking-threads 2
+      m0serve_start "$name" "${PORT[$a]}" --workers "$W" --blocking-threads 2 --dev-listen-exclusive off
     else
       m0serve_start "$name" "${PORT[$a]}" --workers "$W" --blocking-threads 2 --accept-policy "$a"
     fi
@@ -207,7 +207,7 @@ for W in $WORKER_COUNTS; do
     HP[share]=$(free_port); m0serve_start "hs$W" "${HP[share]}" --workers "$W" --blocking-threads 0
     HP[race]=$(free_port); m0serve_start "hr$W" "${HP[race]}" --workers "$W" --blocking-threads 0 --accept-policy race
     HP[share-herd]=$(free_port)
-    M0_LISTEN_EXCLUSIVE=0 m0serve_start "hh$W" "${HP[share-herd]}" --workers "$W" --blocking-threads 0
+    m0serve_start "hh$W" "${HP[share-herd]}" --workers "$W" --blocking-threads 0 --dev-listen-exclusive off
     HPID[share]=$(eval echo "\$BENCH_PID_hs$W"); HPID[race]=$(eval echo "\$BENCH_PID_hr$W")
     HPID[share-herd]=$(eval echo "\$BENCH_PID_hh$W")
     HP[nginx]=$(free_port); nginx_start "ng$W" "${HP[nginx]}" "$W"; HPID[nginx]=$(eval echo "\$BENCH_PID_ng$W")

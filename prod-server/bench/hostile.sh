@@ -3,7 +3,7 @@
 # beside each: worker RSS growth during a non-reading pipelined flood, LF-trickling connections
 # closed by the header timeout (how many, and when), wrk errors. Then keep-alive hello CPU per
 # request, this jar vs M0SERVE_BASE_JAR (if given) vs nginx, alternating in one run (cpu_rounds=0
-# skips it). Workers run with M0_WORKER_JAVA_OPTS (default below: a 64 MiB heap, serial GC), and
+# skips it). Workers run with M0SERVE_WORKER_HEAP (default below: 64m) beside their default options, and
 # RSS0 is read after a 10 s wrk warm-up, so that the growth is the flood's, not the JIT's.
 #
 #   prod-server/bench/hostile.sh [flood_seconds=30] [trickles=200] [cpu_rounds=3] [cpu_seconds=10]
@@ -27,7 +27,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 TICK=$(getconf CLK_TCK)
 WORK=$(mktemp -d /tmp/m0-hostile.XXXXXX)
 source "$BENCH_DIR/lib.sh"
-export M0_WORKER_JAVA_OPTS="${M0_WORKER_JAVA_OPTS:--XX:+UseSerialGC -Xmx64m -XX:-UsePerfData}"
+export M0SERVE_WORKER_HEAP="${M0SERVE_WORKER_HEAP:-64m}" # the workers' default options (serial GC) stay
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }

@@ -18,7 +18,7 @@ command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; e
 TICK=$(getconf CLK_TCK)
 WORK=$(mktemp -d /tmp/m0-opcost.XXXXXX)
 source "$BENCH_DIR/lib.sh"
-export M0_WORKER_JAVA_OPTS="${M0_WORKER_JAVA_OPTS:--XX:+UseSerialGC -Xmx64m -XX:-UsePerfData}"
+export M0SERVE_WORKER_HEAP="${M0SERVE_WORKER_HEAP:-64m}" # the workers' default options (serial GC) stay
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 
 OFF=$(free_port); m0serve_start off "$OFF" --workers 1 --blocking-threads 0

@@ -10,7 +10,7 @@
 #   java                    HttpClientLoad.java: 32 threads sharing one java.net.http.HttpClient
 # Arms: share, race, share-rboff (share with --rebalance off; only when `m0serve --help` lists
 # --rebalance, and then share runs with --rebalance on and race with it off), share-nodefer (share
-# with --defer-accept 0, the listener as before ADR 0056), share-nopair (share under M0_PAIR=0, no
+# with --defer-accept 0, the listener as before ADR 0056), share-nopair (share under --dev-pair-at 0, no
 # rebalance swap, ADR 0057), share-free (share with --cpu-affinity off, workers unpinned, ADR 0058;
 # ask for these three in ARMS), uvicorn
 # (sleep_app.py, --workers 2, 2 pool threads per worker).
@@ -71,11 +71,10 @@ start_arm() {
   if [ "$arm" = uvicorn ]; then
     uvicorn_start "$name" "$port" "$WORKERS" sleep_app:app
   else
-    # share-nopair: no affinity read, so no swap (M0_PAIR=0, ADR 0057's A/B arm)
-    if [ "$arm" = share-nopair ]; then export M0_PAIR=0; fi
+    # share-nopair: no affinity read, so no swap (--dev-pair-at 0, ADR 0057's A/B arm)
+    local dev=(); if [ "$arm" = share-nopair ]; then dev=(--dev-pair-at 0); fi
     # shellcheck disable=SC2046
-    m0serve_start "$name" "$port" $(m0serve_args "$arm")
-    unset M0_PAIR
+    m0serve_start "$name" "$port" $(m0serve_args "$arm") "${dev[@]}"
   fi
   local var="BENCH_PID_$name"
   SERVER_PID=${!var}

@@ -21,9 +21,8 @@ TICK=$(getconf CLK_TCK)
 
 M0_PORT=$(free_port); NG_PORT=$(free_port)
 if [ -n "${PROFILE:-}" ]; then
-  # M0_WORKER_JAVA_OPTS replaces the workers' defaults (JavaCommand.DEFAULT_OPTS): the same, and the JIT's symbols
-  export M0_WORKER_JAVA_OPTS="-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData -XX:TrimNativeHeapInterval=1000 -XX:PerMethodTrapLimit=0
-    -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
+  # Added to the workers' defaults (JavaCommand.DEFAULT_OPTS, docs/settings.md): the JIT's symbols
+  export M0SERVE_WORKER_JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
 fi
 WRK_ARGS=(); PAUSE=0; SHAPE=keep-alive
 if [ -n "${CLOSE:-}" ]; then WRK_ARGS=(-H 'Connection: close'); PAUSE=2; SHAPE=connection-close; fi

@@ -133,7 +133,8 @@ public final class M0serveChild implements AutoCloseable {
     cmd.addAll(List.of(args));
     Path err = Files.createTempFile(dir, "m0serve-", ".err");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
-    pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
+    pb.environment().put("M0SERVE_WORKER_HEAP", "128m"); // added to the workers' default JVM options
+    pb.environment().put("M0SERVE_WORKER_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
     Process p = pb.start();
     List<String> lines = Collections.synchronizedList(new ArrayList<>());
     CompletableFuture<Integer> ready = new CompletableFuture<>();

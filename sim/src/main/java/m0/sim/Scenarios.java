@@ -574,7 +574,7 @@ public final class Scenarios {
         serving(s, w0);
         s.loop(w1, () -> {
             w1.bind();
-            s.sleep(50 * Sim.MS); // held between bind and start (M0_TEST_ARM_GAP_MS)
+            s.sleep(50 * Sim.MS); // held between bind and start (--dev-arm-gap-ms)
             w1.start();
             w1.run(END);
         });

@@ -58,7 +58,8 @@ class NotesAppClasspathIntegrationTest {
                 "--app", NotesApp.class.getName(), "--app-classpath", String.join(File.pathSeparator, app)));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(dir.resolve("err").toFile());
         pb.environment().put("M0_NOTES_DB", dir.resolve("notes.db").toString());
-        pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
+        pb.environment().put("M0SERVE_WORKER_HEAP", "128m"); // added to the workers' default JVM options
+        pb.environment().put("M0SERVE_WORKER_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
         Process p = pb.start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

@@ -80,7 +80,7 @@ public final class CdsTraining {
             pb.environment().put("M0_CDS_TRAIN", "1");
             // The archives must hold what the default options load: no test or user overrides.
             pb.environment().remove("M0_JAVA_OPTS");
-            pb.environment().remove("M0_WORKER_JAVA_OPTS");
+            pb.environment().keySet().removeIf(k -> k.startsWith("M0SERVE_")); // settings: the defaults
             p = pb.start();
         } catch (IOException e) {
             return failed("cannot start " + launcher + ": " + e.getMessage(), null, archive);
@@ -147,6 +147,8 @@ public final class CdsTraining {
         Path merged = dir.resolve(MERGED_LIST);
         Files.write(merged, lines, StandardCharsets.UTF_8);
         Path log = dir.resolve(DUMP_LOG);
+        // The build's training run, not the server's path: the dump must use the java the launcher
+        // runs, which is $JAVA when set (bin/m0serve).
         Process d = new ProcessBuilder(System.getenv().getOrDefault("JAVA", "java"), "-Xshare:dump",
                 "-XX:SharedClassListFile=" + merged, "-XX:SharedArchiveFile=" + archive,
                 "-cp", dir.resolve("m0serve.jar").toString())

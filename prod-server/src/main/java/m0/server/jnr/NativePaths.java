@@ -21,7 +21,7 @@ import java.util.Set;
  *       ({@code RingSends}); it can be forced here too.</li>
  * </ul>
  * A developer can force each fallback on a machine that has the new call (the hidden
- * {@code --native-fallbacks}, passed on to the workers by the launch contract): no environment
+ * {@code --dev-native-fallbacks}, passed on to the workers by the launch contract): no environment
  * variable steers this.
  */
 public final class NativePaths {
@@ -30,7 +30,7 @@ public final class NativePaths {
     public static final String CLOSEFROM = "closefrom";
     public static final String PIDFD = "pidfd";
     public static final String IO_URING = "io_uring";
-    /** The fallbacks {@code --native-fallbacks} may force, by name. */
+    /** The fallbacks {@code --dev-native-fallbacks} may force, by name. */
     public static final List<String> NAMES = List.of(PWAIT2, CLOSEFROM, PIDFD, IO_URING);
 
     private static final int EBADF = 9;
@@ -71,7 +71,7 @@ public final class NativePaths {
     }
 
     /**
-     * {@code --native-fallbacks}' value: names from {@link #NAMES}, comma-separated; "" is none.
+     * {@code --dev-native-fallbacks}' value: names from {@link #NAMES}, comma-separated; "" is none.
      *
      * @throws IllegalArgumentException naming what is not one of them
      */

@@ -2,26 +2,31 @@ package m0.server.launch;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import m0.server.settings.Catalog;
+import m0.server.settings.ServerSettings;
+import m0.server.settings.SettingsReader;
+import m0.server.settings.Values;
 
 /**
- * What a worker JVM is told on its command line: its index, the descriptor numbers it
- * inherited (see docs/adr/0005-worker-descriptors.md) and the server's settings, as
- * {@code key=value} arguments. The supervisor writes it, the worker parses it; nobody types it.
+ * What a worker JVM is told on its command line, as {@code key=value} arguments: its index, the
+ * descriptor numbers it inherited (see docs/adr/0005-worker-descriptors.md), what the launch
+ * itself decides, and every setting the workers read ({@link Values#toLaunchArgs}: the same
+ * declarations as the command line, docs/adr/0065). The supervisor writes it, the worker parses
+ * it; nobody types it.
  *
  * <p>Descriptors: 3 the listener, 4 the page's memfd, 5 this worker's channel receive end,
  * 6.. 6+lines-1 every index's channel send end (index order). {@code lines} is the page's line
  * count: every index the supervisor may ever place a worker at, running or not (docs/adr/0006).
  * {@code cpus}: the CPUs the workers are pinned to, the worker of rank r among the wanted ones
- * on {@code cpus[r]}, or none when they run free (docs/adr/0058).
+ * on {@code cpus[r]}, or none when they run free (docs/adr/0058). {@code metrics}: whether it
+ * counts requests for the supervisor's metrics; {@code mainArgs}: the arguments after
+ * {@code --} for {@code --main}'s main, one {@code main-arg=} each, in order.
  */
 public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, int pageFd, int receiveFd,
-                         int[] sendFds, String app, int blockingThreads, String acceptPolicy,
-                         int maxHeaderBytes, long idleTimeoutMillis, long headerTimeoutMillis, long graceMillis,
-                         long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
-                         boolean rebalance, boolean deferOnChurn, int[] cpus) {
+                         int[] sendFds, int[] cpus, boolean metrics, List<String> mainArgs, Values settings) {
 
     /**
      * The worker JVM's main class, by name: the supervisor starts it without loading the
@@ -34,55 +39,117 @@ public record WorkerSpec(int index, int lines, int supervisorPid, int listenFd, 
     public static final int RECEIVE_FD = 5;
     public static final int FIRST_SEND_FD = 6;
 
+    private static final String MAIN_ARG = "main-arg";
+    /** The launch's own keys; every other key is a setting. */
+    private static final List<String> LAUNCH_KEYS = List.of("index", "lines", "supervisor", "listen-fd", "page-fd",
+            "receive-fd", "send-fds", "cpus", "metrics");
+
+    public WorkerSpec {
+        mainArgs = List.copyOf(mainArgs);
+    }
+
     /** The child's descriptor numbers, in {@code inherit} order: listener, page, receive end, send ends. */
     public static int descriptorCount(int lines) {
         return 3 + lines;
     }
 
     public List<String> toArgs() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("index", Integer.toString(index));
-        m.put("lines", Integer.toString(lines));
-        m.put("supervisor", Integer.toString(supervisorPid));
-        m.put("listen-fd", Integer.toString(listenFd));
-        m.put("page-fd", Integer.toString(pageFd));
-        m.put("receive-fd", Integer.toString(receiveFd));
-        m.put("send-fds", joined(sendFds));
-        m.put("app", app);
-        m.put("blocking-threads", Integer.toString(blockingThreads));
-        m.put("accept-policy", acceptPolicy);
-        m.put("max-header-bytes", Integer.toString(maxHeaderBytes));
-        m.put("idle-timeout-ms", Long.toString(idleTimeoutMillis));
-        m.put("header-timeout-ms", Long.toString(headerTimeoutMillis));
-        m.put("grace-ms", Long.toString(graceMillis));
-        m.put("body-timeout-ms", Long.toString(bodyTimeoutMillis));
-        m.put("max-body-bytes", Long.toString(maxBodyBytes));
-        m.put("max-connections", Long.toString(maxConnections));
-        m.put("rebalance", rebalance ? "on" : "off");
-        m.put("defer-on-churn", deferOnChurn ? "on" : "off");
-        m.put("cpus", joined(cpus));
         List<String> args = new ArrayList<>();
-        m.forEach((k, v) -> args.add(k + "=" + v));
+        args.add("index=" + index);
+        args.add("lines=" + lines);
+        args.add("supervisor=" + supervisorPid);
+        args.add("listen-fd=" + listenFd);
+        args.add("page-fd=" + pageFd);
+        args.add("receive-fd=" + receiveFd);
+        args.add("send-fds=" + joined(sendFds));
+        args.add("cpus=" + joined(cpus));
+        args.add("metrics=" + metrics);
+        for (String a : mainArgs) {
+            args.add(MAIN_ARG + "=" + a); // any text, '=' and spaces included
+        }
+        args.addAll(settings.toLaunchArgs());
         return args;
     }
 
     public static WorkerSpec parse(String[] args) {
-        Map<String, String> m = new LinkedHashMap<>();
+        return parse(args, Catalog.STANDARD);
+    }
+
+    /** {@code args} as {@link #toArgs} wrote them; a setting's value is checked against {@code catalog}. */
+    public static WorkerSpec parse(String[] args, Catalog catalog) {
+        Map<String, String> launch = new HashMap<>();
+        Map<String, String> settings = new HashMap<>();
+        List<String> mainArgs = new ArrayList<>();
         for (String a : args) {
             int eq = a.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("worker argument not key=value: " + a);
             }
-            m.put(a.substring(0, eq), a.substring(eq + 1));
+            String key = a.substring(0, eq);
+            String value = a.substring(eq + 1);
+            if (key.equals(MAIN_ARG)) {
+                mainArgs.add(value);
+            } else if (LAUNCH_KEYS.contains(key)) {
+                launch.put(key, value);
+            } else if (catalog.named(key) != null) {
+                settings.put(key, value);
+            } else {
+                throw new IllegalArgumentException("worker argument not known: " + key);
+            }
         }
-        int[] sends = numbers(get(m, "send-fds"));
-        return new WorkerSpec(num(m, "index"), num(m, "lines"), num(m, "supervisor"), num(m, "listen-fd"),
-                num(m, "page-fd"), num(m, "receive-fd"), sends, get(m, "app"), num(m, "blocking-threads"),
-                get(m, "accept-policy"), num(m, "max-header-bytes"), Long.parseLong(get(m, "idle-timeout-ms")),
-                Long.parseLong(get(m, "header-timeout-ms")), Long.parseLong(get(m, "grace-ms")),
-                Long.parseLong(get(m, "body-timeout-ms")), Long.parseLong(get(m, "max-body-bytes")),
-                Long.parseLong(get(m, "max-connections")), !"off".equals(m.get("rebalance")),
-                "on".equals(m.get("defer-on-churn")), numbers(m.getOrDefault("cpus", "")));
+        return new WorkerSpec(num(launch, "index"), num(launch, "lines"), num(launch, "supervisor"),
+                num(launch, "listen-fd"), num(launch, "page-fd"), num(launch, "receive-fd"),
+                numbers(get(launch, "send-fds")), numbers(launch.getOrDefault("cpus", "")),
+                Boolean.parseBoolean(launch.get("metrics")), mainArgs, SettingsReader.readLaunch(catalog, settings));
+    }
+
+    public String app() {
+        return settings.text(ServerSettings.APP);
+    }
+
+    public int blockingThreads() {
+        return settings.integer(ServerSettings.BLOCKING_THREADS);
+    }
+
+    public String acceptPolicy() {
+        return settings.text(ServerSettings.ACCEPT_POLICY);
+    }
+
+    public int maxHeaderBytes() {
+        return settings.integer(ServerSettings.MAX_HEADER_BYTES);
+    }
+
+    public long idleTimeoutMillis() {
+        return settings.number(ServerSettings.IDLE_TIMEOUT_MS);
+    }
+
+    public long headerTimeoutMillis() {
+        return settings.number(ServerSettings.HEADER_TIMEOUT_MS);
+    }
+
+    public long graceMillis() {
+        return settings.number(ServerSettings.GRACE_MS);
+    }
+
+    public long bodyTimeoutMillis() {
+        return settings.number(ServerSettings.BODY_TIMEOUT_MS);
+    }
+
+    public long maxBodyBytes() {
+        return settings.number(ServerSettings.MAX_BODY_BYTES);
+    }
+
+    public long maxConnections() {
+        return settings.number(ServerSettings.MAX_CONNECTIONS);
+    }
+
+    public boolean rebalance() {
+        return settings.on(ServerSettings.REBALANCE);
+    }
+
+    /** {@code --defer-accept auto}: this worker sets TCP_DEFER_ACCEPT while every worker keeps (ADR 0056). */
+    public boolean deferOnChurn() {
+        return "auto".equals(settings.text(ServerSettings.DEFER_ACCEPT));
     }
 
     private static String joined(int[] numbers) {

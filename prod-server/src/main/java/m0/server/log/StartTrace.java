@@ -5,8 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Where a JVM's start goes (docs/adr/0027): with {@code M0_START_TRACE=1} in the environment
- * (the workers inherit it), each {@link #mark} prints one line to stderr:
+ * Where a JVM's start goes (docs/adr/0027): with the hidden {@code --dev-start-trace on} (passed
+ * on to the workers; docs/adr/0065), each {@link #mark} after {@link #turnOn} prints one line to
+ * stderr. The supervisor knows only once its command line is read, so its first line is
+ * "command line parsed"; a worker reads its launch arguments first, and prints from "main".
  *
  * <pre>m0serve start-trace pid 1234 worker 0: warmed up at 312.4 ms (main thread 201.7 ms CPU, process 290 ms)</pre>
  *
@@ -17,17 +19,25 @@ import java.nio.file.Path;
  */
 public final class StartTrace {
 
-    private static final boolean ON = "1".equals(System.getenv("M0_START_TRACE"));
+    private static boolean on;
     /** System.nanoTime at the JVM's exec, so that later marks have nanoTime's precision. */
-    private static final long EXEC_NANOS = ON ? System.nanoTime() - ageNanos() : 0;
+    private static long execNanos;
     private static final int CLOCK_TICKS = 100; // USER_HZ
 
     private StartTrace() {
     }
 
-    /** Whether marks print (the environment asked). */
+    /** Whether marks print (the setting asked). */
     public static boolean on() {
-        return ON;
+        return on;
+    }
+
+    /** Marks print from now on (the main thread's, once, as the settings are read). */
+    public static void turnOn() {
+        if (!on) {
+            execNanos = System.nanoTime() - ageNanos();
+            on = true;
+        }
     }
 
     /** Who this JVM is in the lines ("supervisor", "worker 3"). */
@@ -40,7 +50,7 @@ public final class StartTrace {
 
     /** This JVM reached {@code phase}. */
     public static void mark(String phase) {
-        if (!ON) {
+        if (!on) {
             return;
         }
         long now = System.nanoTime();
@@ -50,7 +60,7 @@ public final class StartTrace {
         // cost the next phase milliseconds that are not its own.
         StringBuilder b = new StringBuilder(128).append("m0serve start-trace pid ").append(ProcessHandle.current().pid())
                 .append(' ').append(who).append(": ").append(phase).append(" at ");
-        tenths(b, (now - EXEC_NANOS) / 100_000).append(" ms (main thread ");
+        tenths(b, (now - execNanos) / 100_000).append(" ms (main thread ");
         tenths(b, thread / 100_000).append(" ms CPU, process ").append(process).append(" ms)");
         System.err.println(b);
     }

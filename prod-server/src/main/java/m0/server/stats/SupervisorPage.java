@@ -98,7 +98,7 @@ public final class SupervisorPage {
 
     /**
      * The accept policy the workers of {@code pid} run: a live worker's spec ({@code
-     * accept-policy=}, after the supervisor applied M0_ACCEPT_SHARE), the pid's own spec when it
+     * accept-policy=}, from whichever source set it), the pid's own spec when it
      * is a worker, else the supervisor's {@code --accept-policy}, else the default; null when the
      * process cannot be read.
      */

@@ -37,7 +37,7 @@ import m0.server.share.Memfds;
  *   9  RING_SENDS     sends through io_uring, a chunk of an answer each (docs/adr/0049)
  *  10  RING_CALLS     the io_uring_enter calls that submitted them: RING_SENDS / RING_CALLS is
  *                     what one call carried (many at 1 worker, two or three at 2: ADR 0050)
- *  11  WRITES         answers' write(2) calls: a kernel without io_uring, M0_RING_SENDS=0, or an
+ *  11  WRITES         answers' write(2) calls: a kernel without io_uring, --dev-ring-sends off, or an
  *                     answer made after the pass's call (a timeout's 408)
  *  12  HANDLER_FAILURES  requests whose app code threw (or answered nothing): each answered 500,
  *                     or cut after what it had sent (docs/adr/0061)

@@ -7,12 +7,12 @@ import java.util.List;
 
 /**
  * How a worker JVM is started: this JVM's own java binary and class path, the worker's JVM
- * options ({@code M0_WORKER_JAVA_OPTS}, read into {@link SupervisorKnobs}, replaces the
- * defaults), and its main class after.
+ * options (the defaults, then {@code --worker-heap} and {@code --worker-java-opts}, which add to
+ * them: {@link #workerOptions}), and its main class after.
  *
  * <p>Class-data sharing (docs/adr/0011, 0027): the launcher names the archive in the system
  * property {@value #CDS_PROPERTY} when it exists and is newer than the jar; its options go
- * before the JVM options, so an {@code M0_WORKER_JAVA_OPTS} with {@code -Xshare:off} or another
+ * before the JVM options, so a {@code --worker-java-opts} with {@code -Xshare:off} or another
  * archive wins. {@value #CDS_LIST_PROPERTY} is the build's training run: the worker lists the
  * classes it loads there instead, for the static archive the training dumps afterwards.
  */
@@ -28,8 +28,17 @@ final class JavaCommand {
      * to an uncommon trap, so a change of load shape does not throw the loop back to the
      * interpreter and recompile it on the cores the load needs.
      */
-    static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xmx512m -Xss256k -XX:-UsePerfData"
+    static final String DEFAULT_OPTS = "-XX:+UseSerialGC -Xms8m -Xss256k -XX:-UsePerfData"
             + " -XX:TrimNativeHeapInterval=1000 -XX:PerMethodTrapLimit=0";
+
+    /**
+     * The workers' JVM options: {@link #DEFAULT_OPTS}, {@code -Xmx} of {@code --worker-heap} (512m
+     * by default), then {@code --worker-java-opts}, which add to the defaults and win where they
+     * set the same (the JVM takes the last of a repeated option), never drop them.
+     */
+    static String workerOptions(String heap, String more) {
+        return DEFAULT_OPTS + " -Xmx" + heap + (more == null || more.isBlank() ? "" : " " + more.strip());
+    }
 
     /** The class-data archive (set by the launcher when the file is there and fresh). */
     static final String CDS_PROPERTY = "m0.cds.worker";

@@ -52,7 +52,7 @@ final class RespawnBudget {
             return (DEATHS_PER_WORKER * wanted) + " deaths within an hour";
         }
         if (respawns >= maxRespawns) {
-            return "M0_TEST_MAX_RESPAWNS=" + maxRespawns + " respawns spent";
+            return "--dev-max-respawns " + maxRespawns + " spent";
         }
         respawns++;
         return null;

@@ -1,23 +1,64 @@
 package m0.server.supervisor;
 
 import java.net.InetAddress;
+import m0.server.settings.ServerSettings;
+import m0.server.settings.Values;
 
 /**
- * The server's settings, as the command line gave them (validated).
- *
- * @param rebalance {@code --rebalance on}: workers move idle keep-alive connections to even the load
- * @param deferAcceptSeconds {@code --defer-accept}: the bound listener's TCP_DEFER_ACCEPT, 0 off (ADR 0054),
- *        or {@link #DEFER_ON_CHURN} (auto, the default): the workers set it, on an adopted socket too,
- *        while every worker's arrivals close short (ADR 0056)
- * @param cpuAffinity {@code --cpu-affinity}: whether workers are pinned, one per CPU (ADR 0058)
+ * The server's settings as the supervisor reads them: the listener's address, resolved, and
+ * every value (checked) with where it came from; the workers are told theirs from
+ * {@link #values()} (the launch contract, {@link Values#toLaunchArgs}).
  */
-public record ServerConfig(InetAddress host, int port, int workers, String app, int blockingThreads,
-                           String acceptPolicy, int maxHeaderBytes, long idleTimeoutMillis,
-                           long headerTimeoutMillis, long graceMillis,
-                           long bodyTimeoutMillis, long maxBodyBytes, long maxConnections,
-                           boolean rebalance, int deferAcceptSeconds,
-                           CpuPlacement.Mode cpuAffinity) {
+public final class ServerConfig {
 
     /** {@code --defer-accept auto}: the share workers defer while every one keeps (ADR 0056). */
     public static final int DEFER_ON_CHURN = -1;
+
+    private final InetAddress host;
+    private final int port;
+    private final Values values;
+
+    public ServerConfig(InetAddress host, int port, Values values) {
+        this.host = host;
+        this.port = port;
+        this.values = values;
+    }
+
+    public InetAddress host() {
+        return host;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Values values() {
+        return values;
+    }
+
+    public int workers() {
+        return values.integer(ServerSettings.WORKERS);
+    }
+
+    public String app() {
+        return values.text(ServerSettings.APP);
+    }
+
+    public String acceptPolicy() {
+        return values.text(ServerSettings.ACCEPT_POLICY);
+    }
+
+    public long graceMillis() {
+        return values.number(ServerSettings.GRACE_MS);
+    }
+
+    /** {@code --defer-accept}: 0..60 seconds, or {@link #DEFER_ON_CHURN} for auto. */
+    public int deferAcceptSeconds() {
+        return (int) values.number(ServerSettings.DEFER_ACCEPT, DEFER_ON_CHURN);
+    }
+
+    /** {@code --cpu-affinity}: whether workers are pinned, one per CPU (ADR 0058). */
+    public CpuPlacement.Mode cpuAffinity() {
+        return CpuPlacement.Mode.named(values.text(ServerSettings.CPU_AFFINITY));
+    }
 }

@@ -34,8 +34,8 @@ import m0.server.share.SocketChannels;
  * ({@link RollingReload}), SIGUSR1 forwarded, systemd's status. SIGTERM or SIGINT: SIGTERM to
  * every worker, wait for all (SIGKILL past the grace), exit 0.
  *
- * <p>Its environment comes in once, as {@link SupervisorKnobs} (the test hook
- * {@code M0_TEST_MAX_RESPAWNS} among them).
+ * <p>Its environment comes in once, as {@link SupervisorKnobs} (with the test's
+ * {@code --dev-max-respawns}).
  */
 public final class Supervisor {
 

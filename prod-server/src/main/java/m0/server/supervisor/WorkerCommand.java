@@ -3,13 +3,11 @@ package m0.server.supervisor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import m0.server.jnr.NativePaths;
-import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
 
 /**
- * What a worker JVM is started with: its command line (the launch contract, {@link WorkerSpec}
- * and {@link WorkerOperations}), its environment, and the descriptors it inherits, in the order
+ * What a worker JVM is started with: its command line (the launch contract, {@link WorkerSpec},
+ * which carries every setting the workers read), its environment, and the descriptors it inherits, in the order
  * the spec numbers them (docs/adr/0005). Only the index differs from one worker to the next.
  * Pinned workers ({@link CpuPlacement}) are told the CPU list and the server's CPU count.
  */
@@ -43,17 +41,11 @@ final class WorkerCommand {
 
     List<String> argv(int index) {
         WorkerSpec spec = new WorkerSpec(index, lines, (int) ProcessHandle.current().pid(),
-                WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(),
-                config.app(), config.blockingThreads(), config.acceptPolicy(), config.maxHeaderBytes(),
-                config.idleTimeoutMillis(), config.headerTimeoutMillis(), config.graceMillis(),
-                config.bodyTimeoutMillis(), config.maxBodyBytes(), config.maxConnections(),
-                config.rebalance(), config.deferAcceptSeconds() == ServerConfig.DEFER_ON_CHURN, placement.cpus());
+                WorkerSpec.LISTEN_FD, WorkerSpec.PAGE_FD, WorkerSpec.RECEIVE_FD, sendFdNumbers(), placement.cpus(),
+                ops.metrics(), ops.mainArgs(), config.values());
         makeOnce();
         List<String> argv = new ArrayList<>(prefix);
         argv.addAll(spec.toArgs());
-        argv.addAll(new WorkerOperations(ops.metrics(), ops.accessLog(), ops.appClasspath(), ops.mainClass(),
-                ops.mainArgs(), NativePaths.current().forced(), ops.mainStartMillis()).toArgs());
-        argv.addAll(ops.tls().toArgs()); // TLS (ADR 0069): each worker loads the files itself
         return argv;
     }
 

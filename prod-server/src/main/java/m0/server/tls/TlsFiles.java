@@ -33,6 +33,7 @@ public record TlsFiles(String cert, String key) {
                 key = a.substring("tls-key=".length());
             }
         }
-        return cert == null || key == null ? NONE : new TlsFiles(cert, key);
+        // The launch contract writes an unset setting as "key=": plain HTTP.
+        return cert == null || key == null || cert.isEmpty() || key.isEmpty() ? NONE : new TlsFiles(cert, key);
     }
 }

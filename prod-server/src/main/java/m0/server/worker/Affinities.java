@@ -33,7 +33,7 @@ final class Affinities {
     /** The request at which a connection's affinity is read: see the class comment. */
     static final int READ_AT = 256;
     /**
-     * Read again every this many requests (0: never; {@code M0_PAIR_REREAD}). Off: one run paired
+     * Read again every this many requests (0: never; {@code --dev-pair-reread}). Off: one run paired
      * 8 of 8 rounds re-reading every 1024 against 6 of 8 reading once, but a figures.sh run and a
      * jar-ab run with it read 0.886x and 0.984x nginx, against 0.727x and 0.894x reading once in
      * the runs before (ADR 0057). Not settled.
@@ -83,7 +83,7 @@ final class Affinities {
         return cpu -> pairedWorker.applyAsInt(cpu >= 0 && cpu < place.length && place[cpu] >= 0 ? place[cpu] : cpu);
     }
 
-    /** No reading at all (one worker, race, fountain, --rebalance off, M0_PAIR=0): the mark stays 0. */
+    /** No reading at all (one worker, race, fountain, --rebalance off, --dev-pair-at 0): the mark stays 0. */
     static Affinities none() {
         return new Affinities(fd -> UNKNOWN, cpu -> UNKNOWN, 0, Integer.MAX_VALUE, 0);
     }

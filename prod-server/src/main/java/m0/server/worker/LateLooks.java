@@ -4,7 +4,7 @@ import m0.core.ForwardingWorkerShare;
 import m0.core.WorkerShare;
 
 /**
- * A test fault's stand-in ({@code M0_TEST_LOOK_LATE_MS}): fountain's looks at a listener left to
+ * A test fault's stand-in ({@code --dev-look-late-ms}): fountain's looks at a listener left to
  * an earlier worker come that much after the core's deadline, the negative control of the
  * takeover test. Chosen at start in place of the real protocol object; production never runs it.
  */

@@ -136,6 +136,9 @@ public final class Worker {
 
     public static void main(String[] args) {
         WorkerSpec spec = WorkerSpec.parse(args);
+        if (spec.settings().on(m0.server.settings.ServerSettings.DEV_START_TRACE)) {
+            StartTrace.turnOn();
+        }
         StartTrace.as("worker " + spec.index());
         StartTrace.mark("main");
         // Inherited through dup2, so not close-on-exec any more: restore it.
@@ -149,13 +152,13 @@ public final class Worker {
         // (App: m0-app-api's classes, a directory of their own when the tests run unshaded).
         ExplodedClassPath.preload(java.util.List.of(Worker.class, AcceptShare.class, App.class));
         StartTrace.mark("descriptors adopted");
-        WorkerOperations ops = WorkerOperations.parse(args);
+        WorkerOperations ops = WorkerOperations.of(spec);
         NativePaths.choose(NativePaths.parse(ops.nativeFallbacks())); // before the first epoll (docs/adr/0060)
         WorkerKnobs knobs;
         App app;
         AppMain appMain = null;
         try {
-            knobs = WorkerKnobs.from(System.getenv());
+            knobs = WorkerKnobs.from(spec.settings());
             if (ops.appClasspath() != null) {
                 // Apps.load and the pool threads (created by this thread) use the context loader.
                 Thread.currentThread().setContextClassLoader(m0.server.http.AppClassPath.loader(ops.appClasspath()));
@@ -298,7 +301,7 @@ public final class Worker {
         loop.start();
         StartTrace.mark("PARKED");
         if (knobs.diesAtStart(spec.index())) {
-            System.err.println(name + ": M0_TEST_DIE_AT_START_INDEX: exit 1");
+            System.err.println(name + ": --dev-die-at-start-index: exit 1");
             return 1;
         }
         new EventLoop(epoll, loop, io, stats, recorder, parentFd, failed).run();
@@ -331,7 +334,7 @@ public final class Worker {
     }
 
     /**
-     * M0_TEST_ARM_GAP_MS: stay NOT_STARTED for that long, as a worker whose app is slow to import
+     * --dev-arm-gap-ms: stay NOT_STARTED for that long, as a worker whose app is slow to import
      * would (the NS case: nothing may be handed to us meanwhile). Bounded; a SIGTERM ends the
      * hold early (the loop then leaves at once).
      */
@@ -340,7 +343,7 @@ public final class Worker {
         if (ms <= 0) {
             return;
         }
-        System.err.println(name + ": M0_TEST_ARM_GAP_MS: holding " + ms + " ms before start");
+        System.err.println(name + ": --dev-arm-gap-ms: holding " + ms + " ms before start");
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         while (!loop.stopRequested() && System.nanoTime() - until < 0) {
             try {

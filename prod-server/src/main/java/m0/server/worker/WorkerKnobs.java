@@ -1,41 +1,41 @@
 package m0.server.worker;
 
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import m0.core.ForwardingWorkerShare;
 import m0.core.WorkerShare;
+import m0.server.settings.ServerSettings;
+import m0.server.settings.Values;
 
 /**
- * A worker's A/B knobs and test faults, read once from its environment at start; the parts
- * receive what they need from here and never read the environment themselves. A fault turns
- * into a stand-in chosen at start (a slower look, a close that leaves a registration behind, a
- * worker held before its start), never into a branch of the real code (Aeron's
- * {@code DebugSendChannelEndpoint}).
+ * A worker's A/B arms and test faults, read once at start from its launch arguments: the hidden
+ * {@code --dev-*} settings the supervisor passes on (docs/settings.md, docs/adr/0065), never the
+ * environment. The parts receive what they need from here. A fault turns into a stand-in chosen
+ * at start (a slower look, a close that leaves a registration behind, a worker held before its
+ * start), never into a branch of the real code (Aeron's {@code DebugSendChannelEndpoint}).
  *
  * <ul>
- *   <li>{@code M0_EAGER_READ=1}: read a new connection at once instead of when epoll reports it
- *       (the A/B arm of ADR 0033).
- *   <li>{@code M0_LISTEN_EXCLUSIVE=0}: the listener without EPOLLEXCLUSIVE under share and race
- *       (the herd, for the benchmark, ADR 0022).
- *   <li>{@code M0_WARM_UP=0}: no warm-up before the start (ADR 0016's A/B arm).
- *   <li>{@code M0_RING_SENDS=0}: each answer written with write(2) as it is made, not sent with the
- *       pass's others through io_uring at its end (ADR 0049's A/B arm).
- *   <li>{@code M0_PAIR=0}: no connection's affinity is read, so rebalance never swaps (ADR 0057's
- *       A/B arm); {@code M0_PAIR=N}, 2 to 1024 (where a session stops counting): read at a
- *       connection's Nth request instead of its {@link Affinities#READ_AT}th;
- *       {@code M0_PAIR_REREAD=N}: read again every N requests ({@link Affinities#REREAD_EVERY}),
- *       0 never.
- *   <li>{@code M0_TEST_ARM_GAP_MS} (and {@code M0_TEST_ARM_GAP_INDEX}): hold the worker that long
+ *   <li>{@code --dev-eager-read on}: read a new connection at once instead of when epoll reports
+ *       it (the A/B arm of ADR 0033).
+ *   <li>{@code --dev-listen-exclusive off}: the listener without EPOLLEXCLUSIVE under share and
+ *       race (the herd, for the benchmark, ADR 0022).
+ *   <li>{@code --dev-warm-up off}: no warm-up before the start (ADR 0016's A/B arm).
+ *   <li>{@code --dev-ring-sends off}: each answer written with write(2) as it is made, not sent
+ *       with the pass's others through io_uring at its end (ADR 0049's A/B arm).
+ *   <li>{@code --dev-pair-at 0}: no connection's affinity is read, so rebalance never swaps (ADR
+ *       0057's A/B arm); N: read at a connection's Nth request instead of its
+ *       {@link Affinities#READ_AT}th; {@code --dev-pair-reread N}: read again every N requests
+ *       ({@link Affinities#REREAD_EVERY}), 0 never.
+ *   <li>{@code --dev-arm-gap-ms} (and {@code --dev-arm-gap-index}): hold the worker that long
  *       between bind and start (only that index when given).
- *   <li>{@code M0_TEST_DIE_AT_START_INDEX}: that index exits 1 right after its start (a respawn storm).
- *   <li>{@code M0_TEST_LOOK_LATE_MS}: fountain's looks that much after the core's deadline (the
+ *   <li>{@code --dev-die-at-start-index}: that index exits 1 right after its start (a respawn storm).
+ *   <li>{@code --dev-look-late-ms}: fountain's looks that much after the core's deadline (the
  *       negative control of the takeover test).
- *   <li>{@code M0_TEST_KEEP_RECEIVED_REGISTERED=1}: a received connection is closed without
- *       leaving the epoll set first (with {@code M0_TEST_HOLD_SENT_COPY_MS}, the negative control
+ *   <li>{@code --dev-keep-received-registered on}: a received connection is closed without
+ *       leaving the epoll set first (with {@code --dev-hold-sent-copy-ms}, the negative control
  *       of the received-close test, ADR 0034).
- *   <li>{@code M0_TEST_HOLD_SENT_COPY_MS}: a sender parks that long between a hand-off's sendmsg
+ *   <li>{@code --dev-hold-sent-copy-ms}: a sender parks that long between a hand-off's sendmsg
  *       and the close of its copy.
- *   <li>{@code M0_TEST_HIDE_HELD=1}: a worker whose listener is out for its own reasons (its cap,
+ *   <li>{@code --dev-hide-held on}: a worker whose listener is out for its own reasons (its cap,
  *       an EMFILE back-off) does not say so on the page (the negative control of the held-head
  *       test, ADR 0038).
  * </ul>
@@ -48,40 +48,28 @@ record WorkerKnobs(boolean eagerRead, boolean listenExclusive, boolean warmUp, l
     static final WorkerKnobs NONE = new WorkerKnobs(false, true, true, 0, -1, -1, 0, false, 0, false, true, Affinities.READ_AT,
             Affinities.REREAD_EVERY);
 
-    /** The knobs the environment sets; a malformed number is an error at start, not a default. */
-    static WorkerKnobs from(Map<String, String> env) {
+    /** The knobs the launch arguments set (checked by the supervisor and again as they are read). */
+    static WorkerKnobs from(Values v) {
         return new WorkerKnobs(
-                "1".equals(env.get("M0_EAGER_READ")),
-                !"0".equals(env.get("M0_LISTEN_EXCLUSIVE")),
-                !"0".equals(env.get("M0_WARM_UP")),
-                number(env, "M0_TEST_ARM_GAP_MS", 0),
-                (int) number(env, "M0_TEST_ARM_GAP_INDEX", -1),
-                (int) number(env, "M0_TEST_DIE_AT_START_INDEX", -1),
-                TimeUnit.MILLISECONDS.toNanos(number(env, "M0_TEST_LOOK_LATE_MS", 0)),
-                "1".equals(env.get("M0_TEST_KEEP_RECEIVED_REGISTERED")),
-                TimeUnit.MILLISECONDS.toNanos(number(env, "M0_TEST_HOLD_SENT_COPY_MS", 0)),
-                "1".equals(env.get("M0_TEST_HIDE_HELD")),
-                !"0".equals(env.get("M0_RING_SENDS")),
-                (int) number(env, "M0_PAIR", Affinities.READ_AT),
-                (int) number(env, "M0_PAIR_REREAD", Affinities.REREAD_EVERY));
+                v.on(ServerSettings.DEV_EAGER_READ),
+                v.on(ServerSettings.DEV_LISTEN_EXCLUSIVE),
+                v.on(ServerSettings.DEV_WARM_UP),
+                v.number(ServerSettings.DEV_ARM_GAP_MS),
+                (int) v.number(ServerSettings.DEV_ARM_GAP_INDEX, -1),
+                (int) v.number(ServerSettings.DEV_DIE_AT_START_INDEX, -1),
+                TimeUnit.MILLISECONDS.toNanos(v.number(ServerSettings.DEV_LOOK_LATE_MS)),
+                v.on(ServerSettings.DEV_KEEP_RECEIVED_REGISTERED),
+                TimeUnit.MILLISECONDS.toNanos(v.number(ServerSettings.DEV_HOLD_SENT_COPY_MS)),
+                v.on(ServerSettings.DEV_HIDE_HELD),
+                v.on(ServerSettings.DEV_RING_SENDS),
+                v.integer(ServerSettings.DEV_PAIR_AT),
+                v.integer(ServerSettings.DEV_PAIR_REREAD));
     }
 
     /** The same knobs but the warm-up (--main: its requests would reach the app's own handlers). */
     WorkerKnobs withoutWarmUp() {
         return new WorkerKnobs(eagerRead, listenExclusive, false, armGapMillis, armGapIndex, dieAtStartIndex,
                 lookLateNanos, keepReceivedRegistered, holdSentCopyNanos, hideHeld, ringSends, pairAt, pairReread);
-    }
-
-    private static long number(Map<String, String> env, String name, long otherwise) {
-        String v = env.get(name);
-        if (v == null || v.isBlank()) {
-            return otherwise;
-        }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " is not a number: " + v);
-        }
     }
 
     /** How long worker {@code index} is held between bind and start (0: not at all). */

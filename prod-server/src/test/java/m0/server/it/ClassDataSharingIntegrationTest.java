@@ -94,8 +94,8 @@ class ClassDataSharingIntegrationTest {
     }
 
     @Test
-    void aWorkerLoadsItsClassesFromTheArchiveAndNoPicocliEvenWithItsOptionsReplaced() throws Exception {
-        String classes = classesLoaded("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -Xms8m");
+    void aWorkerLoadsItsClassesFromTheArchiveAndNoPicocliWithOptionsAdded() throws Exception {
+        String classes = classesLoaded("M0SERVE_WORKER_JAVA_OPTS", "-Xms8m");
         assertArchived(classes, "m0.server.worker.Worker", "the worker's own classes come from the archive");
         assertArchived(classes, "m0.server.http.HttpSession", "and the HTTP classes");
         assertArchived(classes, "com.kenai.jffi.Invoker", "and the libc binding's (docs/adr/0028)");
@@ -106,10 +106,10 @@ class ClassDataSharingIntegrationTest {
 
     @Test
     void theSupervisorLoadsTheCommandLineFromTheArchive() throws Exception {
-        // A static archive holds picocli's classes (file version 49), which JDK 17's dynamic one skipped.
         String classes = classesLoaded("M0_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1");
-        assertArchived(classes, "picocli.CommandLine", "picocli comes from the archive");
-        assertArchived(classes, "m0.server.cli.M0serve", "and the command line");
+        assertArchived(classes, "m0.server.cli.M0serve", "the command line comes from the archive");
+        assertArchived(classes, "m0.server.settings.SettingsReader", "and the settings' reader");
+        assertFalse(classes.contains("] picocli."), "serving reads its settings without picocli (docs/adr/0065)");
         assertArchived(classes, "m0.server.supervisor.Supervisor", "and the supervisor");
     }
 
@@ -223,9 +223,10 @@ class ClassDataSharingIntegrationTest {
         Path err = Files.createTempFile(dir, "m0serve-", ".err");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
         pb.environment().put("JAVA", java());
-        for (String k : List.of("M0_JAVA_OPTS", "M0_WORKER_JAVA_OPTS", "M0_CDS", "M0_CDS_TRAIN", "M0_ACCEPT_SHARE")) {
+        for (String k : List.of("M0_JAVA_OPTS", "M0_CDS", "M0_CDS_TRAIN")) {
             pb.environment().remove(k);
         }
+        pb.environment().keySet().removeIf(k -> k.startsWith("M0SERVE_"));
         pb.environment().putAll(env);
         Process p = pb.start();
         processes.add(p);

@@ -137,20 +137,20 @@ class FountainIntegrationTest {
      */
     @Test
     void workerOneTakesNewConnectionsFromAHeadAtItsCapWithoutLooking() throws Exception {
-        HeldHead h = heldHead(Map.of());
+        HeldHead h = heldHead();
         assertEquals(HELD_ROUNDS, h.excess.size(), "every new connection answered by worker 1");
         assertEquals(0, h.looks, "worker 1 left the listener to a head that takes nothing new");
     }
 
     /**
-     * The negative control: the head's HELD mark hidden ({@code M0_TEST_HIDE_HELD}). Worker 1
+     * The negative control: the head's HELD mark hidden ({@code --dev-hide-held}). Worker 1
      * then leaves new connections to worker 0 whenever its words moved, and looks again: the
      * looks are the mechanism's witness (at half busy the wait they cost is often under 2 ms and
      * sometimes far over: 25-40 ms at 80 %, issue 25), so the control fails the check on them.
      */
     @Test
     void aHeadThatHidesItsHoldFailsTheSameCheck() throws Exception {
-        HeldHead h = heldHead(Map.of("M0_TEST_HIDE_HELD", "1"));
+        HeldHead h = heldHead("--dev-hide-held", "on");
         assertTrue(h.looks > 0, "no look while worker 0's hold was hidden: " + micros(h.excess) + " us");
     }
 
@@ -163,11 +163,11 @@ class FountainIntegrationTest {
      * then {@link #HELD_ROUNDS} new connections, one at a time, each answered by worker 1: per
      * round, its time (connect to response) less the floor and the CPU waits.
      */
-    private static HeldHead heldHead(Map<String, String> env) throws Exception {
+    private static HeldHead heldHead(String... dev) throws Exception {
         List<Long> excess = new ArrayList<>();
         long looks;
         List<String> rounds = new ArrayList<>();
-        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "fountain",
+        try (ServerProcess s = ServerProcess.startWith(List.of(dev), "--workers", "2", "--accept-policy", "fountain",
                 "--max-connections", Integer.toString(CAP))) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);
@@ -220,7 +220,7 @@ class FountainIntegrationTest {
                 looks = counters1.word(WorkerCounters.LOOKS) - looksBefore;
                 System.out.printf("fountain, worker 0 at its cap of %d%s, busy %s: new connections answered by worker 1,"
                         + " net of floor and CPU waits: %s us (took-floor-waited: %s), worker 1's looks meanwhile %d%n",
-                        CAP, env.isEmpty() ? "" : " " + env, page.read().worker(0).busyLabel(), micros(excess), rounds,
+                        CAP, dev.length == 0 ? "" : " " + String.join(" ", dev), page.read().worker(0).busyLabel(), micros(excess), rounds,
                         looks);
             } finally {
                 if (load != null) {

@@ -10,7 +10,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Map;
 import m0.server.jnr.IoUring;
 import m0.server.stats.WorkerCounters;
 import org.junit.jupiter.api.AfterAll;
@@ -32,14 +31,14 @@ class HttpIntegrationTest {
     private static final long TIMEOUT_MS = 800;
     private ServerProcess server;
 
-    /** The worker's environment: its A/B knobs. */
-    Map<String, String> env() {
-        return Map.of();
+    /** The worker's developer settings: its A/B arms. */
+    java.util.List<String> dev() {
+        return java.util.List.of();
     }
 
     @BeforeAll
     void start() throws Exception {
-        server = ServerProcess.start(env(), "--workers", "1", "--app", BigBodyApp.class.getName(),
+        server = ServerProcess.startWith(dev(), "--workers", "1", "--app", BigBodyApp.class.getName(),
                 "--idle-timeout-ms", Long.toString(TIMEOUT_MS), "--header-timeout-ms", Long.toString(TIMEOUT_MS));
     }
 
@@ -112,7 +111,7 @@ class HttpIntegrationTest {
         }
     }
 
-    /** What the worker's start-up line says about its writes: the kernel and this class's environment pick it. */
+    /** What the worker's start-up line says about its writes: the kernel and this class's developer settings pick it. */
     String writes() {
         return IoUring.refusal() == null ? "answers sent through io_uring"
                 : "answers written with write(2)"; // this kernel refuses a ring (ADR 0049's fallback)

@@ -1,16 +1,16 @@
 package m0.server.it;
 
-import java.util.Map;
+import java.util.List;
 
 /**
  * {@link HttpIntegrationTest} where the worker writes each answer with write(2) as it is made:
- * the path of a kernel without io_uring, chosen here with ADR 0049's A/B knob.
+ * the path of a kernel without io_uring, chosen here with ADR 0049's A/B arm.
  */
 final class HttpWithWritesIntegrationTest extends HttpIntegrationTest {
 
     @Override
-    Map<String, String> env() {
-        return Map.of("M0_RING_SENDS", "0");
+    List<String> dev() {
+        return List.of("--dev-ring-sends", "off");
     }
 
     @Override

@@ -153,9 +153,9 @@ class LifecycleIntegrationTest {
     }
 
     @Test
-    void sharingIsTheDefaultWithTwoWorkersAndTheKnobTurnsItOff() throws Exception {
+    void sharingIsTheDefaultWithTwoWorkersAndRaceIsAsked() throws Exception {
         assertTrue(start("--workers", "2").banner.contains("accept policy share"));
-        ServerProcess off = start(Map.of("M0_ACCEPT_SHARE", "0"), "--workers", "2");
+        ServerProcess off = start("--workers", "2", "--accept-policy", "race");
         assertTrue(off.banner.contains("accept policy race"), off.banner);
         // Sixteen connections held open on the bare race: every one answered all the same.
         for (int i = 0; i < 16; i++) {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The real binary on the floor's fallbacks (docs/adr/0060), forced on this machine, which has
- * every new call: {@code --native-fallbacks} (hidden) takes epoll_wait for epoll_pwait2, the
+ * every new call: {@code --dev-native-fallbacks} (hidden) takes epoll_wait for epoll_pwait2, the
  * bounded close list for addclosefrom_np, SIGCHLD and waitpid for the supervisor's pidfds, the
  * parent-death signal for the workers' pidfd of their supervisor, and write(2) for io_uring.
  */
@@ -36,7 +36,7 @@ class NativeFallbacksIntegrationTest {
 
     @Test
     void everyFallbackForcedItSaysSoServesLandsABurstAndPassesNoStrayDescriptor() throws Exception {
-        try (ServerProcess s = ServerProcess.start("--workers", "2", "--native-fallbacks", ALL,
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--dev-native-fallbacks", ALL,
                 "--metrics-bind", "127.0.0.1:0")) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);
@@ -61,7 +61,7 @@ class NativeFallbacksIntegrationTest {
 
     @Test
     void aKilledWorkerIsReapedAndReplacedOnSigchld() throws Exception {
-        try (ServerProcess s = ServerProcess.start("--workers", "2", "--native-fallbacks", "pidfd")) {
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--dev-native-fallbacks", "pidfd")) {
             PageWatch.of(s).awaitReady(READY_MS);
             assertTrue(s.banner.contains("reap=sigchld"), s.banner);
             long victim = s.workerPid(1);
@@ -81,7 +81,7 @@ class NativeFallbacksIntegrationTest {
 
     @Test
     void workersLeaveWhenTheirSupervisorIsKilledWithoutPidfds() throws Exception {
-        try (ServerProcess s = ServerProcess.start("--workers", "2", "--native-fallbacks", "pidfd")) {
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--dev-native-fallbacks", "pidfd")) {
             PageWatch.of(s).awaitReady(READY_MS);
             List<ProcessHandle> workers = s.descendants();
             assertEquals(2, workers.size());
@@ -98,7 +98,7 @@ class NativeFallbacksIntegrationTest {
     void anUnknownFallbackIsAUsageError() throws Exception {
         Path err = Files.createTempFile("m0serve-fallbacks-", ".err");
         try {
-            Process p = new ProcessBuilder(ServerProcess.command("--bind", "127.0.0.1:0", "--native-fallbacks", "nope"))
+            Process p = new ProcessBuilder(ServerProcess.command("--bind", "127.0.0.1:0", "--dev-native-fallbacks", "nope"))
                     .redirectError(err.toFile()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             boolean exited = p.waitFor(30, TimeUnit.SECONDS);
             if (!exited) {
@@ -107,7 +107,7 @@ class NativeFallbacksIntegrationTest {
             assertTrue(exited);
             assertEquals(2, p.exitValue());
             String message = Files.readString(err);
-            assertTrue(message.contains("--native-fallbacks: not a native fallback: 'nope'"), message);
+            assertTrue(message.contains("--dev-native-fallbacks: not a native fallback: 'nope'"), message);
             assertNotEquals("", message.strip());
         } finally {
             Files.deleteIfExists(err);

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import m0.server.cli.M0serve;
+import m0.server.cli.Subcommands;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -29,7 +29,7 @@ class OperateIntegrationTest {
     private static Map.Entry<Integer, String> m0serve(String... args) {
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text, true);
-        CommandLine cl = M0serve.commandLine();
+        CommandLine cl = Subcommands.commandLine();
         cl.setOut(out);
         cl.setErr(out);
         int status = cl.execute(args);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * connections share lands crossed (each worker holds half of each client's) end paired (each
  * worker holds one client's), the loads 8/8 throughout, every request answered once. The
  * connections open client after client, so share's exact landing crosses them for certain:
- * {@code M0_PAIR=0}, no affinity read, is the arm that shows the test can fail.
+ * {@code --dev-pair-at 0}, no affinity read, is the arm that shows the test can fail.
  */
 class PairingIntegrationTest {
 
@@ -69,7 +69,7 @@ class PairingIntegrationTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void withoutAffinitiesTheyStayCrossed() throws Exception {
-        try (ServerProcess s = ServerProcess.start(Map.of("M0_PAIR", "0"), "--workers", "2", "--idle-timeout-ms", IDLE_MS)) {
+        try (ServerProcess s = ServerProcess.startWith(List.of("--dev-pair-at", "0"), "--workers", "2", "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(30), "ready line");
             Clients c = Clients.open(s.port);
             try {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import m0.core.PageLayout;
-import m0.server.cli.M0serve;
+import m0.server.cli.Subcommands;
 import m0.server.jnr.Processes;
 import m0.server.probe.Shape;
 import m0.server.probe.SpreadProbe;
@@ -121,8 +121,8 @@ class RebalanceIntegrationTest {
     @ValueSource(strings = {"on", "off"})
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void afterACrashTheReconnectedConnectionsMoveBack(String rebalance) throws Exception {
-        Map<String, String> hold = Map.of("M0_TEST_ARM_GAP_MS", HOLD_MS, "M0_TEST_ARM_GAP_INDEX", "1");
-        try (ServerProcess s = ServerProcess.start(hold, "--workers", "2", "--rebalance", rebalance,
+        List<String> hold = List.of("--dev-arm-gap-ms", HOLD_MS, "--dev-arm-gap-index", "1");
+        try (ServerProcess s = ServerProcess.startWith(hold, "--workers", "2", "--rebalance", rebalance,
                 "--idle-timeout-ms", IDLE_MS)) {
             assertNotNull(s.awaitReady(READY_SECONDS), "ready line");
             PageWatch page = PageWatch.of(s);
@@ -292,7 +292,7 @@ class RebalanceIntegrationTest {
     static String stats(long pid) {
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text, true);
-        CommandLine cl = M0serve.commandLine();
+        CommandLine cl = Subcommands.commandLine();
         cl.setOut(out);
         cl.setErr(out);
         int status = cl.execute("stats", "--pid", Long.toString(pid));

@@ -10,9 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import m0.server.stats.WorkerCounters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,11 +22,11 @@ import org.junit.jupiter.api.Timeout;
  * the receiver's close, and a registration left in place reports the client's FIN,
  * level-triggered, at every wait: the receiver spins until the sender runs again.
  *
- * <p>{@code M0_TEST_HOLD_SENT_COPY_MS} makes every sender hold its copy 1 s. Keep-alive
+ * <p>{@code --dev-hold-sent-copy-ms} makes every sender hold its copy 1 s. Keep-alive
  * connections held on the worker the kernel gives new connections to make share hand the next
  * ones to the other; once one was handed off and answered, the client closes it and the
  * receiver's wake-ups over the next 200 ms (inside the hold) are counted. The negative control closes received connections as
- * fresh ones ({@code M0_TEST_KEEP_RECEIVED_REGISTERED=1}): the same count must show the spin.
+ * fresh ones ({@code --dev-keep-received-registered on}): the same count must show the spin.
  */
 @Timeout(120)
 class ReceivedCloseIntegrationTest {
@@ -57,13 +55,12 @@ class ReceivedCloseIntegrationTest {
     }
 
     private static long receiverWakeupsAfterClose(boolean keepRegistered) throws Exception {
-        Map<String, String> env = new HashMap<>();
-        env.put("M0_TEST_HOLD_SENT_COPY_MS", HOLD_MS);
+        List<String> dev = new ArrayList<>(List.of("--dev-hold-sent-copy-ms", HOLD_MS));
         if (keepRegistered) {
-            env.put("M0_TEST_KEEP_RECEIVED_REGISTERED", "1");
+            dev.addAll(List.of("--dev-keep-received-registered", "on"));
         }
         List<Socket> held = new ArrayList<>();
-        try (ServerProcess s = ServerProcess.start(env, "--workers", "2", "--accept-policy", "share",
+        try (ServerProcess s = ServerProcess.startWith(dev, "--workers", "2", "--accept-policy", "share",
                 "--rebalance=off")) {
             PageWatch page = PageWatch.of(s);
             page.awaitReady(READY_MS);

@@ -59,6 +59,13 @@ final class ServerProcess implements AutoCloseable {
         return start(Map.of(), args);
     }
 
+    /** The same with {@code dev}, developer settings (faults, A/B arms: docs/settings.md), after {@code args}. */
+    static ServerProcess startWith(List<String> dev, String... args) throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(dev);
+        return start(all.toArray(String[]::new));
+    }
+
     /** The same with extra environment variables for the supervisor (and so its workers). */
     static ServerProcess start(Map<String, String> env, String... args) throws IOException, InterruptedException {
         return start(List.of(), env, args);
@@ -81,8 +88,9 @@ final class ServerProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd)
                 .redirectError(err.toFile());
         // Workers start lean in tests: two cores are shared by everything.
-        pb.environment().put("M0_WORKER_JAVA_OPTS", "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx128m -XX:-UsePerfData");
-        pb.environment().remove("M0_ACCEPT_SHARE");
+        pb.environment().keySet().removeIf(k -> k.startsWith("M0SERVE_")); // the test's settings only
+        pb.environment().put("M0SERVE_WORKER_HEAP", "128m");
+        pb.environment().put("M0SERVE_WORKER_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
         pb.environment().putAll(env);
         Process p = pb.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

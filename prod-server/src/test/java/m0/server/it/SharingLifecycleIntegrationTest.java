@@ -72,10 +72,10 @@ class SharingLifecycleIntegrationTest {
     /** NS: worker 1 held 3 s between bind and start; a burst is answered by worker 0 alone, nothing passed. */
     @Test
     void aWorkerHeldBeforeStartIsHandedNothing() throws Exception {
-        ServerProcess s = start(Map.of("M0_TEST_ARM_GAP_MS", "3000", "M0_TEST_ARM_GAP_INDEX", "1"));
+        ServerProcess s = start("--dev-arm-gap-ms", "3000", "--dev-arm-gap-index", "1");
         Page page = page(s);
         await("worker 0 started", () -> state(page, 0) == PARKED);
-        await("worker 1 in its hold", () -> stderr(s).contains("worker 1: M0_TEST_ARM_GAP_MS: holding"));
+        await("worker 1 in its hold", () -> stderr(s).contains("worker 1: --dev-arm-gap-ms: holding"));
         assertEquals(NOT_STARTED, state(page, 1), "worker 1 is held before start");
         warmUp(s); // one request, so the burst does not pay for class loading
 
@@ -94,7 +94,7 @@ class SharingLifecycleIntegrationTest {
     /** RP: worker 1 SIGKILLed while parked, no respawns: the reap marks it LEFT; 32 of 32 go to worker 0. */
     @Test
     void aWorkerKilledWhileParkedIsHandedNothing() throws Exception {
-        ServerProcess s = start(Map.of("M0_TEST_MAX_RESPAWNS", "0"));
+        ServerProcess s = start("--dev-max-respawns", "0");
         Page page = page(s);
         awaitBothStarted(page);
         long victim = workerPid(s, 1);
@@ -108,7 +108,7 @@ class SharingLifecycleIntegrationTest {
         assertEquals(32, spread.perWorker().get(0), spread.toString());
         assertEquals(0, page.getVolatile(PageLayout.sentWord(0)), "nothing handed to the dead worker");
         assertTrue(s.process.isAlive());
-        assertEquals(1, s.descendants().size(), "not respawned (M0_TEST_MAX_RESPAWNS=0)");
+        assertEquals(1, s.descendants().size(), "not respawned (--dev-max-respawns 0)");
     }
 
     /**
@@ -120,7 +120,7 @@ class SharingLifecycleIntegrationTest {
      */
     @Test
     void connectionsQueuedToAStoppedWorkerAreReHomedAfterItsKill() throws Exception {
-        ServerProcess s = start(Map.of("M0_TEST_MAX_RESPAWNS", "0"));
+        ServerProcess s = start("--dev-max-respawns", "0");
         Page page = page(s);
         awaitBothStarted(page);
         warmUp(s);
@@ -210,7 +210,7 @@ class SharingLifecycleIntegrationTest {
     /** B25: SIGTERM to worker 1 half-way through a burst of 32: every connection is answered. */
     @Test
     void sigtermToOneWorkerDuringABurstLosesNoConnection() throws Exception {
-        ServerProcess s = start(Map.of());
+        ServerProcess s = start();
         Page page = page(s);
         awaitBothStarted(page);
         warmUp(s);
@@ -252,7 +252,7 @@ class SharingLifecycleIntegrationTest {
     /** SIGHUP: rolling reload under a bounded load: no socket error, no non-2xx, every worker replaced. */
     @Test
     void aRollingReloadUnderLoadLosesNothing() throws Exception {
-        ServerProcess s = start(Map.of());
+        ServerProcess s = start();
         Page page = page(s);
         awaitBothStarted(page);
         Set<Long> before = childPids(s);
@@ -305,7 +305,7 @@ class SharingLifecycleIntegrationTest {
     /** SIGTTIN brings up a third worker at a spare index; SIGTTOU retires one again. */
     @Test
     void ttinAndTtouScaleByOneWorker() throws Exception {
-        ServerProcess s = start(Map.of());
+        ServerProcess s = start();
         Page page = page(s);
         awaitBothStarted(page);
         assertTrue(Processes.kill((int) s.pid(), 21 /* SIGTTIN */));
@@ -328,7 +328,7 @@ class SharingLifecycleIntegrationTest {
     /** A worker that dies at once, every time: given up after five fast deaths; the server serves on. */
     @Test
     void aRespawnStormGivesTheIndexUpAndTheServerServesOn() throws Exception {
-        ServerProcess s = start(Map.of("M0_TEST_DIE_AT_START_INDEX", "1"));
+        ServerProcess s = start("--dev-die-at-start-index", "1");
         Page page = page(s);
         long t0 = System.nanoTime();
         await("index 1 given up", () -> stderr(s).contains("worker 1 (pid"), 60_000);
@@ -351,8 +351,8 @@ class SharingLifecycleIntegrationTest {
 
     // ---- helpers ----
 
-    private ServerProcess start(Map<String, String> env) throws Exception {
-        ServerProcess s = ServerProcess.start(env, "--workers", "2");
+    private ServerProcess start(String... dev) throws Exception {
+        ServerProcess s = ServerProcess.startWith(List.of(dev), "--workers", "2");
         servers.add(s);
         return s;
     }

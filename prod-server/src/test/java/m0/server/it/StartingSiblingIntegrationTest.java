@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import m0.core.PageLayout;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
  * them to the replacement once it starts, where it used to close them under clients about to
  * reuse them (issue 12: wait for a starting sibling).
  *
- * <p>The replacement is held between bind and start ({@code M0_TEST_ARM_GAP_MS} on index 1,
+ * <p>The replacement is held between bind and start ({@code --dev-arm-gap-ms} on index 1,
  * shorter than the leaver's 5 s wait), so the leave surely meets a sibling that is starting and
  * not started: the page read after the leaver's LEFT shows index 1 NOT_STARTED. Without the hold
  * a fast respawn was already running at the SIGTERM and the wait path was never taken.
@@ -31,7 +30,7 @@ class StartingSiblingIntegrationTest {
 
     /** Under {@link m0.core.AcceptShare#START_WAIT_NANOS} (5 s), which runs from the leave, after the hold began. */
     private static final String HOLD_MS = "4000";
-    private static final Pattern HOLDING_1 = Pattern.compile("worker 1: M0_TEST_ARM_GAP_MS: holding");
+    private static final Pattern HOLDING_1 = Pattern.compile("worker 1: --dev-arm-gap-ms: holding");
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -39,8 +38,8 @@ class StartingSiblingIntegrationTest {
         // Rebalance off: it could move one of the leaver's idle connections to the victim between
         // the /pid that placed it and the kill, and the kill would close it (seen once in a suite
         // run on a loaded machine). The leaver's hand-over at its leave does not depend on it.
-        Map<String, String> hold = Map.of("M0_TEST_ARM_GAP_MS", HOLD_MS, "M0_TEST_ARM_GAP_INDEX", "1");
-        try (ServerProcess s = ServerProcess.start(hold, "--workers", "2", "--rebalance", "off")) {
+        List<String> hold = List.of("--dev-arm-gap-ms", HOLD_MS, "--dev-arm-gap-index", "1");
+        try (ServerProcess s = ServerProcess.startWith(hold, "--workers", "2", "--rebalance", "off")) {
             assertNotNull(s.awaitReady(ServerProcess.START_SECONDS), "ready");
             PageWatch page = PageWatch.of(s);
             List<Http> clients = new ArrayList<>();

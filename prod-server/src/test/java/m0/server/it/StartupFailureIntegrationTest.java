@@ -109,14 +109,14 @@ class StartupFailureIntegrationTest {
     @Test
     @Timeout(120)
     void workersThatCrashBeforeTheirStartAreRespawnedWithinTheBudgetAndNoReadyIsSaid() throws Exception {
-        try (ServerProcess s = ServerProcess.start(java.util.Map.of("M0_TEST_MAX_RESPAWNS", "2"),
+        try (ServerProcess s = ServerProcess.startWith(java.util.List.of("--dev-max-respawns", "2"),
                 "--workers", "2", "--app", HaltingInitApp.class.getName())) {
             assertTrue(s.process.waitFor(90, TimeUnit.SECONDS), "the server exits; stderr: " + s.stderr());
             String err = s.stderr();
             assertEquals(1, s.process.exitValue(), "exit status; stderr: " + err);
             assertNull(s.awaitReady(30), "no ready line; stderr: " + err);
             assertEquals(2, count(err, "exit 3; respawning"), err);
-            assertEquals(2, count(err, "exit 3; not replaced: M0_TEST_MAX_RESPAWNS=2 respawns spent"), err);
+            assertEquals(2, count(err, "exit 3; not replaced: --dev-max-respawns 2 spent"), err);
             assertEquals(1, count(err, "every worker index was given up"), err);
             assertEquals(0, count(err, "the app cannot start"), err);
         }

@@ -13,7 +13,7 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import m0.core.PageLayout;
-import m0.server.cli.M0serve;
+import m0.server.cli.Subcommands;
 import m0.server.probe.Shape;
 import m0.server.probe.SpreadProbe;
 import m0.server.stats.PageSnapshot;
@@ -36,7 +36,7 @@ class StatsIntegrationTest {
     private static Map.Entry<Integer, String> stats(String... args) {
         StringWriter text = new StringWriter();
         PrintWriter out = new PrintWriter(text, true);
-        CommandLine cl = M0serve.commandLine();
+        CommandLine cl = Subcommands.commandLine();
         cl.setOut(out);
         cl.setErr(out);
         List<String> all = new ArrayList<>(List.of("stats"));

@@ -7,7 +7,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
-import m0.server.cli.M0serve;
+import m0.server.cli.Subcommands;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -48,7 +48,7 @@ class StatsJsonIntegrationTest {
                 Thread.sleep(5); // polling a condition, bounded by the deadline
             }
             StringWriter text = new StringWriter();
-            CommandLine cl = M0serve.commandLine();
+            CommandLine cl = Subcommands.commandLine();
             cl.setOut(new PrintWriter(text, true));
             cl.setErr(new PrintWriter(text, true));
             assertEquals(0, cl.execute("stats", "--pid", Long.toString(s.pid()), "--json"), text.toString());

@@ -132,6 +132,6 @@ class ReapDecisionTest {
         assertEquals(0, budget.respawns());
         assertTrue(ReapDecision.decide(false, false, false, EXIT_1, forIndex1).respawn(), "the one respawn allowed");
         ReapDecision spent = ReapDecision.decide(false, false, false, EXIT_1, forIndex1);
-        assertEquals("M0_TEST_MAX_RESPAWNS=1 respawns spent", spent.whyNot());
+        assertEquals("--dev-max-respawns 1 spent", spent.whyNot());
     }
 }

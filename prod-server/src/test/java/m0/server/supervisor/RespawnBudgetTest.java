@@ -80,7 +80,7 @@ class RespawnBudgetTest {
     @Test
     void theTestCapRefusesOnceSpent() {
         RespawnBudget none = new RespawnBudget(2, 0);
-        assertTrue(none.onDeath(1, T0, T0 - 10 * SECOND, 2).contains("M0_TEST_MAX_RESPAWNS=0"));
+        assertTrue(none.onDeath(1, T0, T0 - 10 * SECOND, 2).contains("--dev-max-respawns 0 spent"));
         RespawnBudget one = new RespawnBudget(2, 1);
         assertNull(one.onDeath(1, T0, T0 - 10 * SECOND, 2));
         assertNotNull(one.onDeath(1, T0 + 20 * SECOND, T0 + 5 * SECOND, 2));

@@ -30,6 +30,6 @@ class SocketActivationTest {
             assertTrue(SocketActivation.ownVariable(v), v);
         }
         assertFalse(SocketActivation.ownVariable("PATH"));
-        assertFalse(SocketActivation.ownVariable("M0_WORKER_JAVA_OPTS"));
+        assertFalse(SocketActivation.ownVariable("M0SERVE_WORKERS"));
     }
 }

@@ -6,24 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The supervisor's environment, parsed once: what an unset or a set variable means. */
+/** What the supervisor is handed beside its settings: the respawn cap, the workers' JVM options, the environment. */
 class SupervisorKnobsTest {
 
     @Test
-    void anEmptyEnvironmentMeansNoCapAndTheDefaultWorkerOptions() {
-        Map<String, String> env = Map.of();
-        SupervisorKnobs k = SupervisorKnobs.from(env);
-        assertEquals(Integer.MAX_VALUE, k.maxRespawns());
-        assertEquals(JavaCommand.DEFAULT_OPTS, k.workerJavaOpts());
+    void unlimitedRespawnsAndTheDefaultWorkerOptions() {
+        Map<String, String> env = Map.of("M0_TEST_MAX_RESPAWNS", "0");
+        SupervisorKnobs k = SupervisorKnobs.of(env, -1, "512m", null);
+        assertEquals(Integer.MAX_VALUE, k.maxRespawns(), "no variable sets a cap any more");
+        assertEquals(JavaCommand.DEFAULT_OPTS + " -Xmx512m", k.workerJavaOpts());
         assertSame(env, k.environment(), "the same map: the workers inherit it as read");
     }
 
     @Test
-    void theVariablesAreReadAsGiven() {
-        SupervisorKnobs k = SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " 0 ",
-                "M0_WORKER_JAVA_OPTS", "-Xshare:off"));
+    void aCapAndOptionsAddedAfterTheDefaults() {
+        SupervisorKnobs k = SupervisorKnobs.of(Map.of(), 0, "1g", "-Xshare:off");
         assertEquals(0, k.maxRespawns());
-        assertEquals("-Xshare:off", k.workerJavaOpts());
-        assertEquals(Integer.MAX_VALUE, SupervisorKnobs.from(Map.of("M0_TEST_MAX_RESPAWNS", " ")).maxRespawns());
+        assertEquals(JavaCommand.DEFAULT_OPTS + " -Xmx1g -Xshare:off", k.workerJavaOpts());
     }
 }

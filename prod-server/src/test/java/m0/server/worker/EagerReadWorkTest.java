@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * ADR 0052: under share an admission (an accept or a receipt) no longer stamps the pass, so one
- * that runs the app inline (M0_EAGER_READ=1) must: a slow view there is what siblings' picks skip.
+ * that runs the app inline (--dev-eager-read on) must: a slow view there is what siblings' picks skip.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 final class EagerReadWorkTest {
