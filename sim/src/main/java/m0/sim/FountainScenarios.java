@@ -42,11 +42,16 @@ public final class FountainScenarios {
     public static final Scenario EMFILE = new Scenario("FOUNTAIN-EMFILE",
             "w0 is 50 % busy and out of descriptors from 0.5 ms (a 100 ms back-off); clients at 1, 2.5 and 4 ms:"
             + " w1 takes each within 2 ms", 2, FountainScenarios::emfile);
+    public static final Scenario BATCH_END = new Scenario("FOUNTAIN-BATCH-END",
+            "w0 holds four connections at its cap of four; a burst of " + FountainScenarios.BATCH_BURST + " is w1's"
+            + " (0.1 ms an accept), which turns full on it and goes on, nobody else taking; w0's client leaves at"
+            + " 2.25 ms: w1's batch ends at its next accept, and w0 takes its four (0.1 ms each)", 2, FountainScenarios::batchEnd);
     public static final Scenario LEAVE_HOLDING = new Scenario("FOUNTAIN-LEAVE-HOLDING",
             "w1 serves two keep-alive connections and leaves; w0 and w2 are live: established connections never move",
             3, FountainScenarios::leaveHolding);
 
-    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP, CAP, EMFILE, LEAVE_HOLDING);
+    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP, CAP, EMFILE, BATCH_END,
+            LEAVE_HOLDING);
 
     private FountainScenarios() {
     }
@@ -234,6 +239,28 @@ public final class FountainScenarios {
         s.loop(w0, () -> w0.run(T0 + 10 * MS));
         s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, MS / 2, MS, 5 * MS / 2, 4 * MS);
+    }
+
+    /** BATCH_END's burst: nine turn w1 full, a few more taken full, and a rest for w0. */
+    static final int BATCH_BURST = 30;
+
+    /**
+     * Where a batch ends (the loop's {@code endBatch}, issue 45): a full worker goes on with its
+     * batch only while nobody else takes. w0 is at its cap (HELD) when the burst comes, so w1
+     * takes it, turns full at its ninth accept and goes on (END_BATCH is not said: nobody else
+     * is taking). w0's clients leave mid-batch: w0 takes its listener back and its HELD mark
+     * goes, and w1's next accept must be its batch's last (BATCH-END). Accepts cost 0.1 ms (w0's
+     * too, so that it is still taking at w1's next accept) and the leave is off that grid: the
+     * batch spans virtual time, and the world stays small.
+     */
+    static void batchEnd(Sim s) {
+        Worker w0 = s.worker(0).load(4).maxConnections(4).clientsLeaveAt(T0 + 9 * MS / 4).acceptCost(MS / 10);
+        Worker w1 = s.worker(1).acceptCost(MS / 10);
+        started(s, w0, w1);
+        s.listener.fillOracle = true;
+        s.clients(BATCH_BURST);
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
     }
 
     /**

@@ -22,6 +22,7 @@ final class FountainCases {
         {FountainScenarios.FLAP, FOUNTAIN, FountainMutants.UNSAMPLED, "FLAP"},
         {FountainScenarios.FLAP, FOUNTAIN, FountainMutants.NO_BAND, "FLAP"},
         {FountainScenarios.FILL, FOUNTAIN, FountainMutants.IGNORES_END_BATCH, "OVERFILL"},
+        {FountainScenarios.BATCH_END, FOUNTAIN, FountainMutants.BATCH_PAST_END, "BATCH-END"},
         {FountainScenarios.CAP, FOUNTAIN, FountainMutants.IGNORES_HELD, "WAIT"},
         {FountainScenarios.EMFILE, FOUNTAIN, FountainMutants.IGNORES_HELD, "WAIT"},
         {FountainScenarios.LEAVE_HOLDING, FOUNTAIN, FountainMutants.MOVES, "MOVED"},
