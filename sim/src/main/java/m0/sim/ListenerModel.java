@@ -13,7 +13,9 @@ import m0.core.Siblings;
  * every one for fountain), and the oracles about the listener and the fountain.
  *
  * <ul>
- *   <li>WAIT: no connection waits in the backlog longer than {@link #waitBound} (fountain: 2 ms).
+ *   <li>CAP: a worker accepts only below its connection cap ({@code --max-connections}).
+ *   <li>WAIT: no connection waits in the backlog longer than {@link #waitBound} (fountain: 2 ms);
+ *       only those that arrive from {@link #waitFrom} on (a world's burst may wait its turn).
  *   <li>HERD: with {@link #idleOracle}, time never moves on while a connection waits in the
  *       backlog and a worker that listens sits idle in epoll_wait.
  *   <li>FILL: with {@link #fillOracle}, worker i accepts only while every earlier worker is full
@@ -32,6 +34,7 @@ final class ListenerModel {
     private final Sim sim;
     private ListenerWake wake;
     long waitBound = -1;
+    long waitFrom = Long.MIN_VALUE;
     boolean idleOracle;
     boolean fillOracle;
     boolean flapOracle;
@@ -99,7 +102,13 @@ final class ListenerModel {
     }
 
     void onAccept(Actor me, Conn c) {
-        if (waitBound >= 0 && sim.now - c.arrivedAt > waitBound) {
+        Worker w = me.worker;
+        if (w != null && w.open() > w.maxConnections) {
+            sim.violation("CAP", me + " accepted " + c + " holding " + (w.open() - 1) + " at its cap of "
+                    + w.maxConnections);
+            return;
+        }
+        if (waitBound >= 0 && c.arrivedAt - waitFrom >= 0 && sim.now - c.arrivedAt > waitBound) {
             sim.violation("WAIT", me + " accepted " + c + " after " + waited(c, sim.now) + " in the backlog");
             return;
         }
@@ -212,7 +221,18 @@ final class ListenerModel {
             return;
         }
         Conn first = sim.backlog.peekFirst();
-        if (waitBound >= 0 && t - first.arrivedAt > waitBound) {
+        Conn judged = first;
+        if (waitFrom != Long.MIN_VALUE) {
+            judged = null;
+            for (Conn c : sim.backlog) {
+                if (c.arrivedAt - waitFrom >= 0) {
+                    judged = c;
+                    break;
+                }
+            }
+        }
+        if (waitBound >= 0 && judged != null && t - judged.arrivedAt > waitBound) {
+            first = judged;
             sim.violation("WAIT", first + " is still in the backlog after " + waited(first, t)
                     + " (bound " + waitBound / 1000 + " us)");
             return;

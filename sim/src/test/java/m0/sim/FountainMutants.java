@@ -151,21 +151,6 @@ final class FountainMutants {
             });
 
     /**
-     * Issue 45: the loop's batch end ignored where the core says END_BATCH (WorkerLoop's
-     * {@code next != GO_ON} written {@code next > GO_ON}): a full worker ends its batch only
-     * when it has a sibling to nudge, and otherwise takes the rest of its batch from a sibling
-     * that is taking. The same answers the loop would act on, through the port it reads them at.
-     */
-    static final Protocol BATCH_PAST_END = Mutants.worker("mutant-batch-past-end",
-            (p, self) -> new Mutants.WorkerMutant(p, self, Protocol.Core.worker(p, self, AcceptPolicy.fountain())) {
-                @Override
-                public int endBatch() {
-                    int next = real.endBatch();
-                    return next > AcceptPolicy.GO_ON ? next : AcceptPolicy.GO_ON;
-                }
-            });
-
-    /**
      * A sibling's HELD mark (ADR 0038) unread: a head at its cap or in an EMFILE back-off reads as
      * taking, and a later worker leaves every connection to it while its words keep moving.
      */
