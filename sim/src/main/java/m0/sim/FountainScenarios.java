@@ -42,11 +42,20 @@ public final class FountainScenarios {
     public static final Scenario EMFILE = new Scenario("FOUNTAIN-EMFILE",
             "w0 is 50 % busy and out of descriptors from 0.5 ms (a 100 ms back-off); clients at 1, 2.5 and 4 ms:"
             + " w1 takes each within 2 ms", 2, FountainScenarios::emfile);
+    public static final Scenario BATCH_END = new Scenario("FOUNTAIN-BATCH-END",
+            "w0 holds four connections at its cap of four; a burst of " + FountainScenarios.BATCH_BURST + " is w1's"
+            + " (0.1 ms an accept), which turns full on it and goes on, nobody else taking; w0's client leaves at"
+            + " 2.25 ms: w1's batch ends at its next accept, and w0 takes its four (0.1 ms each)", 2, FountainScenarios::batchEnd);
+    public static final Scenario NUDGE = new Scenario("FOUNTAIN-NUDGE",
+            "w0 takes a burst of nine (0.1 ms an accept) that w1, starting at 0.35 ms, leaves to it; the ninth turns"
+            + " w0 full and it nudges w1: a client at 0.95 ms waits no " + FountainScenarios.NUDGE_BOUND / 1000
+            + " us for w1's look (1.35 ms)", 2, FountainScenarios::nudge);
     public static final Scenario LEAVE_HOLDING = new Scenario("FOUNTAIN-LEAVE-HOLDING",
             "w1 serves two keep-alive connections and leaves; w0 and w2 are live: established connections never move",
             3, FountainScenarios::leaveHolding);
 
-    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP, CAP, EMFILE, LEAVE_HOLDING);
+    public static final List<Scenario> FOUNTAIN = List.of(STUCK, LEAVE, KILL, FILL, FLAP, CAP, EMFILE, BATCH_END,
+            NUDGE, LEAVE_HOLDING);
 
     private FountainScenarios() {
     }
@@ -234,6 +243,54 @@ public final class FountainScenarios {
         s.loop(w0, () -> w0.run(T0 + 10 * MS));
         s.loop(w1, () -> w1.run(T0 + 10 * MS));
         clientsAt(s, MS / 2, MS, 5 * MS / 2, 4 * MS);
+    }
+
+    /** w1's look is 1 ms after it left the burst to w0: nudged, it takes the next client at once. */
+    static final long NUDGE_BOUND = MS / 4;
+
+    /**
+     * The full worker's nudge (ADR 0019: the next worker "looks at once rather than at its next
+     * look"): the loop sends it where the core names a sibling at its batch's end, and the
+     * nudged loop's drain makes its look due. w1 left the burst to w0 at 0.35 ms, so its own
+     * look is at 1.35 ms; the accept that turns w0 full (its ninth, the surge) must have w1
+     * take the listener then, and the client at 0.95 ms at once. Off the 0.1 ms grid of w0's
+     * accepts, w1's start and the client keep the world small.
+     */
+    static void nudge(Sim s) {
+        Worker w0 = s.worker(0).acceptCost(MS / 10);
+        Worker w1 = s.worker(1);
+        started(s, w0, w1);
+        s.listener.waitBound = NUDGE_BOUND;
+        s.listener.waitFrom = T0 + MS / 2; // the burst waits its turn at w0's accepts; the client is judged
+        s.clients(9);
+        s.loop(w0, () -> w0.run(T0 + 3 * MS));
+        s.loop(w1, () -> {
+            s.sleep(7 * MS / 20);
+            w1.run(T0 + 3 * MS);
+        });
+        clientsAt(s, 19 * MS / 20);
+    }
+
+    /** BATCH_END's burst: nine turn w1 full, a few more taken full, and a rest for w0. */
+    static final int BATCH_BURST = 30;
+
+    /**
+     * Where a batch ends (the loop's {@code endBatch}, issue 45): a full worker goes on with its
+     * batch only while nobody else takes. w0 is at its cap (HELD) when the burst comes, so w1
+     * takes it, turns full at its ninth accept and goes on (END_BATCH is not said: nobody else
+     * is taking). w0's clients leave mid-batch: w0 takes its listener back and its HELD mark
+     * goes, and w1's next accept must be its batch's last (BATCH-END). Accepts cost 0.1 ms (w0's
+     * too, so that it is still taking at w1's next accept) and the leave is off that grid: the
+     * batch spans virtual time, and the world stays small.
+     */
+    static void batchEnd(Sim s) {
+        Worker w0 = s.worker(0).load(4).maxConnections(4).clientsLeaveAt(T0 + 9 * MS / 4).acceptCost(MS / 10);
+        Worker w1 = s.worker(1).acceptCost(MS / 10);
+        started(s, w0, w1);
+        s.listener.fillOracle = true;
+        s.clients(BATCH_BURST);
+        s.loop(w0, () -> w0.run(T0 + 10 * MS));
+        s.loop(w1, () -> w1.run(T0 + 10 * MS));
     }
 
     /**

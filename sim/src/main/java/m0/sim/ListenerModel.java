@@ -13,12 +13,17 @@ import m0.core.Siblings;
  * every one for fountain), and the oracles about the listener and the fountain.
  *
  * <ul>
- *   <li>WAIT: no connection waits in the backlog longer than {@link #waitBound} (fountain: 2 ms).
+ *   <li>CAP: a worker accepts only below its connection cap ({@code --max-connections}).
+ *   <li>WAIT: no connection waits in the backlog longer than {@link #waitBound} (fountain: 2 ms);
+ *       only those that arrive from {@link #waitFrom} on (a world's burst may wait its turn).
  *   <li>HERD: with {@link #idleOracle}, time never moves on while a connection waits in the
  *       backlog and a worker that listens sits idle in epoll_wait.
  *   <li>FILL: with {@link #fillOracle}, worker i accepts only while every earlier worker is full
- *       or not taking (LEFT, NOT_STARTED, a pass over 2 ms, HELD), or turned free after i looked;
- *       OVERFILL: and, full itself, only while no later worker is taking.
+ *       or not taking (LEFT, NOT_STARTED, a pass over 2 ms, HELD), or turned taking (free, or its HELD mark gone) after i looked;
+ *       OVERFILL: and, full itself, only while no later worker is taking. BATCH-END: a worker
+ *       that did accept because the sibling turned taking after its look (free, or its HELD
+ *       mark gone) accepts once more at most: the loop asks the core after each accept, and the
+ *       core ends the batch (the loop's {@code endBatch}, issue 45).
  *   <li>FLAP: with {@link #flapOracle}, a busy word turns full only at 85 % or more, free only
  *       below 70 %, and never free twice within one 20 ms sample period.
  *   <li>TAKE-BACK: with {@link #takeBackBy} set, the last connection is served by that worker.
@@ -29,21 +34,26 @@ final class ListenerModel {
     private final Sim sim;
     private ListenerWake wake;
     long waitBound = -1;
+    long waitFrom = Long.MIN_VALUE;
     boolean idleOracle;
     boolean fillOracle;
     boolean flapOracle;
     int takeBackBy = -1;
-    /** Per index: the step of its latest look at the listener, of its latest full -> free, when. */
+    /** Per index: the step of its latest look at the listener, and when it last turned full -> free. */
     final long[] lookStep;
-    private final long[] freeStep;
     private final long[] freeAt;
+    /** Per index: the step its busy word last turned taking (neither full nor HELD), of its latest accept. */
+    private final long[] takingStep;
+    private final long[] acceptStep;
 
     ListenerModel(Sim sim) {
         this.sim = sim;
         this.lookStep = new long[sim.workers];
-        this.freeStep = new long[sim.workers];
         this.freeAt = new long[sim.workers];
-        Arrays.fill(freeStep, -1);
+        this.takingStep = new long[sim.workers];
+        this.acceptStep = new long[sim.workers];
+        Arrays.fill(takingStep, -1);
+        Arrays.fill(acceptStep, -1);
         Arrays.fill(freeAt, Long.MIN_VALUE);
     }
 
@@ -92,12 +102,19 @@ final class ListenerModel {
     }
 
     void onAccept(Actor me, Conn c) {
-        if (waitBound >= 0 && sim.now - c.arrivedAt > waitBound) {
+        Worker w = me.worker;
+        if (w != null && w.open() > w.maxConnections) {
+            sim.violation("CAP", me + " accepted " + c + " holding " + (w.open() - 1) + " at its cap of "
+                    + w.maxConnections);
+            return;
+        }
+        if (waitBound >= 0 && c.arrivedAt - waitFrom >= 0 && sim.now - c.arrivedAt > waitBound) {
             sim.violation("WAIT", me + " accepted " + c + " after " + waited(c, sim.now) + " in the backlog");
             return;
         }
         if (fillOracle && me.worker != null) {
             fill(me, c);
+            acceptStep[me.worker.index] = sim.step;
         }
     }
 
@@ -110,7 +127,13 @@ final class ListenerModel {
                 continue;
             }
             long busy = sim.raw.getVolatile(PageLayout.busyWord(j));
-            if (BusyEstimator.full(busy) || BusyEstimator.held(busy) || freeStep[j] > lookStep[i]) {
+            if (BusyEstimator.full(busy) || BusyEstimator.held(busy)) {
+                continue;
+            }
+            if (takingStep[j] > lookStep[i]) {
+                if (batchEnded(me, c, i, j)) {
+                    return;
+                }
                 continue;
             }
             sim.violation("FILL", me + " accepted " + c + " while w" + j + " is free (busy "
@@ -123,7 +146,7 @@ final class ListenerModel {
     /**
      * OVERFILL (ADR 0031): a worker that is full takes a new connection only while no later
      * worker is taking (live, not in a pass over 2 ms, neither full nor holding its listener out)
-     * or one turned free after its look: the accept that turns it full ends its batch.
+     * or one turned taking after its look: the accept that turns it full ends its batch.
      */
     private void overfill(Actor me, Conn c, int i) {
         if (!BusyEstimator.full(sim.raw.getVolatile(PageLayout.busyWord(i)))) {
@@ -136,12 +159,34 @@ final class ListenerModel {
                 continue;
             }
             long busy = sim.raw.getVolatile(PageLayout.busyWord(j));
-            if (BusyEstimator.full(busy) || BusyEstimator.held(busy) || freeStep[j] > lookStep[i]) {
+            if (BusyEstimator.full(busy) || BusyEstimator.held(busy)) {
+                continue;
+            }
+            if (takingStep[j] > lookStep[i]) {
+                if (batchEnded(me, c, i, j)) {
+                    return;
+                }
                 continue;
             }
             sim.violation("OVERFILL", me + " accepted " + c + " while full, with w" + j + " free to take it");
             return;
         }
+    }
+
+    /**
+     * BATCH-END: w{@code j} turned taking after w{@code i}'s look, and w{@code i}, full, has
+     * accepted since: the core's endBatch after that accept read w{@code j} taking and ended the
+     * batch, so this accept is one past the end (true: violation said). A free worker's batch
+     * goes on (the fill order is judged at looks); its own word changes only at its accepts'
+     * picks within a batch, so full now is full at that endBatch.
+     */
+    private boolean batchEnded(Actor me, Conn c, int i, int j) {
+        if (acceptStep[i] <= takingStep[j] || !BusyEstimator.full(sim.raw.getVolatile(PageLayout.busyWord(i)))) {
+            return false; // the first accept since (its endBatch is the one that ends the batch), or free
+        }
+        sim.violation("BATCH-END", me + " accepted " + c + " in the batch it went on with after w" + j
+                + " turned taking at step " + takingStep[j] + " and its own accept at step " + acceptStep[i]);
+        return true;
     }
 
     void onPageWrite(Actor me, int word, long old, long value) {
@@ -152,9 +197,11 @@ final class ListenerModel {
         int i = (word - PageLayout.HEADER_WORDS) / PageLayout.LINE_WORDS;
         boolean was = BusyEstimator.full(old);
         boolean is = BusyEstimator.full(value);
+        if ((was || BusyEstimator.held(old)) && !is && !BusyEstimator.held(value)) {
+            takingStep[i] = sim.step;
+        }
         int perMille = BusyEstimator.perMille(value);
         if (was && !is) {
-            freeStep[i] = sim.step;
             if (flapOracle && perMille >= BusyEstimator.FREE_BELOW) {
                 sim.violation("FLAP", me + " turned free at " + perMille + " per mille, not below "
                         + BusyEstimator.FREE_BELOW);
@@ -174,7 +221,18 @@ final class ListenerModel {
             return;
         }
         Conn first = sim.backlog.peekFirst();
-        if (waitBound >= 0 && t - first.arrivedAt > waitBound) {
+        Conn judged = first;
+        if (waitFrom != Long.MIN_VALUE) {
+            judged = null;
+            for (Conn c : sim.backlog) {
+                if (c.arrivedAt - waitFrom >= 0) {
+                    judged = c;
+                    break;
+                }
+            }
+        }
+        if (waitBound >= 0 && judged != null && t - judged.arrivedAt > waitBound) {
+            first = judged;
             sim.violation("WAIT", first + " is still in the backlog after " + waited(first, t)
                     + " (bound " + waitBound / 1000 + " us)");
             return;

@@ -27,6 +27,24 @@ public interface Protocol {
         return registered;
     }
 
+    /**
+     * The loop's ports and limits as the world gives them: a mutant may hand the loop a port
+     * that misreports what the loop decides on (an EMFILE it does not call one, a nudge it
+     * does not report) or limits it ignores, so that one of the loop's decisions is removed
+     * without touching the loop (test code only, issue 45). The oracles judge the world's own.
+     */
+    default m0.core.loop.Listener<Conn> listener(m0.core.loop.Listener<Conn> port) {
+        return port;
+    }
+
+    default m0.core.loop.Channels channels(m0.core.loop.Channels port) {
+        return port;
+    }
+
+    default m0.core.loop.WorkerLoop.Limits limits(m0.core.loop.WorkerLoop.Limits world) {
+        return world;
+    }
+
     /** The real, unmodified core. */
     static Protocol core() {
         return Core.INSTANCE;

@@ -186,8 +186,10 @@ public final class Worker {
 
     WorkerLoop<Conn> loop() {
         if (loop == null) {
-            loop = new WorkerLoop<>(share, new SimListener(), new SimConnections(), new SimChannels(), sim.clock,
-                    new WorkerLoop.Limits(batch, maxConnections, GRACE), this::failure);
+            Protocol p = sim.protocol;
+            loop = new WorkerLoop<>(share, p.listener(new SimListener()), new SimConnections(),
+                    p.channels(new SimChannels()), sim.clock, p.limits(new WorkerLoop.Limits(batch, maxConnections, GRACE)),
+                    this::failure);
         }
         return loop;
     }
@@ -237,6 +239,9 @@ public final class Worker {
                 wake = Math.min(wake, terminateAt);
             }
             int ready = sim.epollWait(this, wake);
+            if (spins(sim.now())) {
+                return;
+            }
             if (terminate) {
                 terminate = false;
                 l.requestStop(); // SIGTERM's handler, at the wake-up it causes
@@ -270,6 +275,28 @@ public final class Worker {
                 return; // left, holding nothing: the process exits
             }
         }
+    }
+
+    /**
+     * Passes in one virtual instant, past which the loop spins: woken again at once for a state
+     * it does not change (a level-triggered listener it cannot accept from, issue 45's EMFILE).
+     * A world's busiest instant takes a few dozen.
+     */
+    static final int SPIN_PASSES = 1000;
+    private long spinAt = Long.MIN_VALUE;
+    private int spinPasses;
+
+    /** SPIN: true (and said) when this pass is one too many in its instant. */
+    private boolean spins(long now) {
+        if (now != spinAt) {
+            spinAt = now;
+            spinPasses = 0;
+        }
+        if (++spinPasses <= SPIN_PASSES) {
+            return false;
+        }
+        sim.violation("SPIN", name + " made " + SPIN_PASSES + " passes at " + Sim.ms(now) + " without time moving on");
+        return true;
     }
 
     /** SIGTERM at once, then the loop until it has left (or {@code until}). */
