@@ -6,7 +6,7 @@
     python3 docs/figures/render.py --check    # exit 1, with a diff, where a block differs (CI)
 
 A block is the text between <!-- figures:NAME:begin --> and <!-- figures:NAME:end -->:
-"bench" in docs/bench.md, "readme" in README.md (and docs/README.next.md while it exists). The
+"bench" in docs/bench.md, "readme" in README.md. The
 numbers in them come from the TSV only, so the docs cannot drift from the run they quote.
 
 The TSV's rows (tab-separated; prod-server/bench/figures.sh writes them, "-" is a field a run
@@ -27,8 +27,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TSV = os.path.join(ROOT, "docs", "figures", "figures.tsv")
-TARGETS = [("docs/bench.md", "bench", True), ("README.md", "readme", True),
-           ("docs/README.next.md", "readme", False)]
+TARGETS = [("docs/bench.md", "bench", True), ("README.md", "readme", True)]
 NAMES = {"share": "m0 share", "race": "m0 race", "fountain": "m0 fountain",
          "nginx": "nginx", "netty": "Netty", "uvicorn": "uvicorn"}
 LOADS = {"close": "connection-close", "keep-alive": "keep-alive"}
