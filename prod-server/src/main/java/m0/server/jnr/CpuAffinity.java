@@ -5,24 +5,20 @@ import java.io.UncheckedIOException;
 import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 /**
- * sched_getaffinity and sched_setaffinity on the calling thread: the CPUs this process may run
- * on, and a child started on one of them. A child inherits the mask of the thread that forks
- * it, so pinning the spawning thread for the length of one spawn pins every thread the child's
- * JVM will ever make, with no window in which one runs elsewhere (pinning the child's pid
- * afterwards would reach only its first thread, and only once it already runs).
+ * sched_getaffinity and sched_setaffinity: the CPUs this process may run on, and one thread of
+ * a worker (its loop) set to a CPU. Only the loop thread is pinned (docs/adr/0070): pinning the
+ * whole process (ADR 0058's first form) confined an app's own thread pools, an inference
+ * runtime's among them, to that one CPU.
  */
 public final class CpuAffinity {
 
     /** A cpu_set_t of 1024 CPUs, glibc's CPU_SETSIZE: 16 longs. */
     private static final int MASK_BYTES = 128;
     private static final int CPUS = 8 * MASK_BYTES;
-    private static final int EINVAL = 22;
 
     private CpuAffinity() {
     }
@@ -37,71 +33,84 @@ public final class CpuAffinity {
     }
 
     /**
-     * Runs {@code spawn} with the calling thread pinned to {@code cpu}, then gives the thread its
-     * mask back. A thread that cannot be pinned ({@code cpu} no longer allowed: EINVAL) is told to
-     * {@code trouble} and runs {@code spawn} as it is: a worker on any CPU beats no worker. A mask
-     * that cannot be given back (the CPU set changed under us) is told there too; the supervisor's
-     * thread then stays on one CPU, slower but serving.
-     */
-    public static int onCpu(int cpu, IntSupplier spawn, Consumer<NativeException> trouble) {
-        LibC c = Native.libc();
-        Memory was = new Memory(MASK_BYTES);
-        Memory one = new Memory(MASK_BYTES);
-        boolean pinned = false;
-        if (cpu < 0 || cpu >= CPUS) {
-            trouble.accept(new NativeException("sched_setaffinity(CPU " + cpu + ")", EINVAL));
-        } else if (c.sched_getaffinity(0, MASK_BYTES, was.address()) < 0) {
-            trouble.accept(Native.fail("sched_getaffinity"));
-        } else {
-            one.buffer().putLong(8 * (cpu / 64), 1L << (cpu % 64));
-            pinned = c.sched_setaffinity(0, MASK_BYTES, one.address()) == 0;
-            Reference.reachabilityFence(one); // only its address was passed
-            if (!pinned) {
-                trouble.accept(Native.fail("sched_setaffinity(CPU " + cpu + ")"));
-            }
-        }
-        try {
-            return spawn.getAsInt();
-        } finally {
-            if (pinned && c.sched_setaffinity(0, MASK_BYTES, was.address()) < 0) {
-                trouble.accept(Native.fail("sched_setaffinity(the supervisor's own mask back)"));
-            }
-            Reference.reachabilityFence(was);
-        }
-    }
-
-    /**
-     * Sets every thread of the running process {@code pid} to run on {@code cpus} only (they
-     * inherit it from there: a thread made afterwards gets its maker's mask). A thread made
-     * while the list is walked may keep the old mask, so the walk is made twice; a thread that
-     * ends meanwhile is skipped.
+     * Sets the thread of {@code pid} named {@code loopName} (its comm) to run on {@code loopCpus}
+     * only, and gives every other thread of it that is confined to one CPU all of {@code free}
+     * back: a thread inherits the mask of the thread that makes it, so a pool the pinned loop
+     * thread starts lazily (an app's executor, the common fork-join pool) would otherwise share the
+     * loop's one CPU (docs/adr/0070). A thread that ends meanwhile is skipped.
      *
-     * @throws NativeException no thread could be set
+     * @return how many threads other than the loop were freed
+     * @throws NativeException no thread of that name could be set (not made yet, or the process is gone)
      * @throws UncheckedIOException the process's threads cannot be listed
      */
-    public static void pinProcess(int pid, int[] cpus) {
+    public static int pinLoop(int pid, String loopName, int[] loopCpus, int[] free) {
+        Memory loopMask = mask(loopCpus);
+        Memory freeMask = mask(free);
+        Memory seen = new Memory(MASK_BYTES);
+        LibC c = Native.libc();
+        int loops = 0;
+        int freed = 0;
+        int errno = 0;
+        for (int tid : threads(pid)) {
+            String comm = comm(pid, tid);
+            if (comm == null) {
+                continue; // ended
+            }
+            if (comm.equals(loopName)) {
+                if (c.sched_setaffinity(tid, MASK_BYTES, loopMask.address()) == 0) {
+                    loops++;
+                } else {
+                    errno = Native.errno();
+                }
+            } else if (c.sched_getaffinity(tid, MASK_BYTES, seen.address()) == 0 && oneCpu(seen)
+                    && !sameMask(seen, freeMask) && c.sched_setaffinity(tid, MASK_BYTES, freeMask.address()) == 0) {
+                freed++;
+            }
+        }
+        Reference.reachabilityFence(loopMask);
+        Reference.reachabilityFence(freeMask);
+        Reference.reachabilityFence(seen);
+        if (loops == 0) {
+            throw new NativeException("sched_setaffinity(pid " + pid + "'s " + loopName + " thread)",
+                    errno == 0 ? 3 /* ESRCH: no such thread yet */ : errno);
+        }
+        return freed;
+    }
+
+    private static Memory mask(int[] cpus) {
         Memory mask = new Memory(MASK_BYTES);
         for (int cpu : cpus) {
             if (cpu >= 0 && cpu < CPUS) {
                 mask.buffer().putLong(8 * (cpu / 64), mask.buffer().getLong(8 * (cpu / 64)) | (1L << (cpu % 64)));
             }
         }
-        LibC c = Native.libc();
-        for (int walk = 0; walk < 2; walk++) {
-            int set = 0;
-            int errno = 0;
-            for (int tid : threads(pid)) {
-                if (c.sched_setaffinity(tid, MASK_BYTES, mask.address()) == 0) {
-                    set++;
-                } else {
-                    errno = Native.errno();
-                }
-            }
-            if (set == 0) {
-                throw new NativeException("sched_setaffinity(pid " + pid + ")", errno == 0 ? 3 /* ESRCH */ : errno);
+        return mask;
+    }
+
+    private static boolean oneCpu(Memory mask) {
+        int bits = 0;
+        for (int i = 0; i < MASK_BYTES / 8; i++) {
+            bits += Long.bitCount(mask.buffer().getLong(8 * i));
+        }
+        return bits == 1;
+    }
+
+    private static boolean sameMask(Memory a, Memory b) {
+        for (int i = 0; i < MASK_BYTES / 8; i++) {
+            if (a.buffer().getLong(8 * i) != b.buffer().getLong(8 * i)) {
+                return false;
             }
         }
-        Reference.reachabilityFence(mask);
+        return true;
+    }
+
+    /** The thread's name as the kernel keeps it, or null when it has ended. */
+    private static String comm(int pid, int tid) {
+        try {
+            return Files.readString(Path.of("/proc/" + pid + "/task/" + tid + "/comm")).trim();
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /** @throws UncheckedIOException the list cannot be read (the process is gone, or /proc refuses) */

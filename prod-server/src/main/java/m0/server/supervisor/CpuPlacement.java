@@ -20,8 +20,11 @@ import java.util.stream.IntStream;
  * <p>{@code auto}, the default, pins when the server starts with one worker per usable CPU; a
  * worker SIGTTIN adds past the last CPU runs free. With fewer workers than CPUs a free worker can
  * step aside from a busy CPU, and with more some CPU would hold two pinned workers, so neither is
- * pinned. A pinned worker's JVM is told how many CPUs the server has
- * ({@code -XX:ActiveProcessorCount}), so its JIT and pools are sized as an unpinned one's.
+ * pinned.
+ *
+ * <p>Pinned means the worker's loop thread only (docs/adr/0070): its pools, the app's own threads
+ * (an inference runtime's) and the JVM's run free on every CPU, so the JVM needs no
+ * {@code -XX:ActiveProcessorCount}.
  */
 public final class CpuPlacement {
 
@@ -80,18 +83,14 @@ public final class CpuPlacement {
         return cpus[rank % cpus.length];
     }
 
-    /** The worker JVM's options this placement needs, before the operator's (which win). */
-    List<String> jvmOptions() {
-        return pinned() ? List.of("-XX:ActiveProcessorCount=" + cpus.length) : List.of();
-    }
-
-    /** The start line for it ("workers pinned: w0 on CPU 0, w1 on CPU 1 ..."), or null when free. */
+    /** The start line for it ("workers pinned: w0 on CPU 0, w1 on CPU 1 (...)"), or null when free. */
     String describe(int workers) {
         if (!pinned()) {
             return null;
         }
         // at the start, worker i is of rank i
         return IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpuOf(i))
-                .collect(Collectors.joining(", ", "m0serve: workers pinned: ", " (--cpu-affinity off leaves them free)"));
+                .collect(Collectors.joining(", ", "m0serve: workers pinned: ",
+                        " (each one's loop thread; its other threads run free; --cpu-affinity off leaves all free)"));
     }
 }

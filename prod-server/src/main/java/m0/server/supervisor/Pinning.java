@@ -1,24 +1,33 @@
 package m0.server.supervisor;
 
+import java.util.concurrent.TimeUnit;
 import m0.server.log.RateLimitedLog;
 
 /**
- * Keeps each running worker on the CPU of its rank (ADR 0058): the core pairs a client on the
- * r-th CPU with the live worker of rank r, and ranks move under a running worker when a reload's
- * replacements take spare indices, when a sibling leaves or when SIGTTIN adds one. A spawn pins
- * the new worker from its first thread, at the rank it will hold ({@link Spawner}); this part
- * re-pins the running ones whose rank moved, at rest: not while a reload step is in progress,
- * when the old worker still serves and the core still pairs by the ranks it counts in (moving
- * the others then would cross every pairing until it leaves). Stepped from the supervisor's loop,
- * which owns every slot.
+ * Keeps each running worker's loop thread on the CPU of its rank (ADR 0058, docs/adr/0070): the
+ * core pairs a client on the r-th CPU with the live worker of rank r. Only the loop thread: the
+ * worker's pool, the app's own threads (an inference runtime's) and the JVM's run free, so a
+ * pinned worker costs an app that computes on threads of its own nothing.
  *
- * <p>Invariant, at rest after a step: every running member's {@link Slot#cpu} is
- * {@code placement.cpuOf(rank)}. A re-pin that fails leaves {@link Slot#cpu} as it was, so the
+ * <p>A worker is spawned free and placed here once its start is seen on the page (its loop thread
+ * is named by then). Ranks move under a running worker when a reload's replacements take spare
+ * indices, when a sibling leaves or when SIGTTIN adds one; the running ones whose rank moved are
+ * re-placed at rest, not while a reload step is in progress, when the old worker still serves and
+ * the core still pairs by the ranks it counts in (moving the others then would cross every
+ * pairing until it leaves). Once a second a sweep places every pinned loop again, which also
+ * frees any thread that inherited the loop's one CPU by being made from it since (a pool it
+ * started lazily). Stepped from the supervisor's loop, which owns every slot.
+ *
+ * <p>Invariant, at rest after a step: every running, started member's {@link Slot#cpu} is
+ * {@code placement.cpuOf(rank)}. A placing that fails leaves {@link Slot#cpu} as it was, so the
  * next step tries again; the line says so once a second at most.
  */
 final class Pinning {
 
-    /** Sets every thread of a running process to the given CPUs (the native call; a stand-in in tests). */
+    /** How often pinned loops are placed again, freeing threads made from them meanwhile. */
+    static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Sets a running worker's loop thread to the given CPUs, freeing what inherited its CPU (the native call; a stand-in in tests). */
     interface Pinner {
         void pin(int pid, int[] cpus);
     }
@@ -28,6 +37,8 @@ final class Pinning {
     private final int[] allowed;
     private final Pinner pinner;
     private final RateLimitedLog failures;
+    private long lastSweep;
+    private boolean swept;
 
     /** {@code allowed}: every CPU the server may use, what a worker past the last pinned CPU gets. */
     Pinning(Slots slots, CpuPlacement placement, int[] allowed, Pinner pinner, RateLimitedLog failures) {
@@ -38,10 +49,18 @@ final class Pinning {
         this.failures = failures;
     }
 
-    /** Re-pins every running member whose rank's CPU is not the one it has; nothing while {@code reloading}. */
-    void step(boolean reloading) {
+    /**
+     * Places every started member whose rank's CPU is not the one it has, and every pinned one
+     * again when a sweep is due at {@code now}; nothing while {@code reloading}.
+     */
+    void step(boolean reloading, long now) {
         if (!placement.pinned() || reloading) {
             return;
+        }
+        boolean sweep = !swept || now - lastSweep >= SWEEP_NANOS;
+        if (sweep) {
+            swept = true;
+            lastSweep = now;
         }
         int rank = 0; // Slots.rank(i, -1), counted on the way: one pass over the lines
         for (int i = 0; i < slots.lines(); i++) {
@@ -50,7 +69,7 @@ final class Pinning {
                 continue;
             }
             int want = placement.cpuOf(rank++);
-            if (!s.running() || want == s.cpu) {
+            if (!s.running() || !s.started || (want == s.cpu && !(sweep && want >= 0))) {
                 continue;
             }
             try {
@@ -58,7 +77,7 @@ final class Pinning {
                 s.cpu = want;
             } catch (RuntimeException e) {
                 // gone (its reap follows), or the CPU left the set: tried again next step
-                failures.log("worker " + i + " (pid " + s.pid + ") not moved to CPU " + want + ": " + e.getMessage());
+                failures.log("worker " + i + " (pid " + s.pid + ")'s loop not moved to CPU " + want + ": " + e.getMessage());
             }
         }
     }

@@ -13,6 +13,7 @@ import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
+import m0.server.launch.LoopThread;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
@@ -179,7 +180,8 @@ public final class Supervisor {
         StartupTimes startup = StartupTimes.create(lines);
         int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
         CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus);
-        pinning = new Pinning(slots, placement, cpus, CpuAffinity::pinProcess, failures);
+        pinning = new Pinning(slots, placement, cpus,
+                (pid, loop) -> CpuAffinity.pinLoop(pid, LoopThread.NAME, loop, cpus), failures);
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -195,7 +197,7 @@ public final class Supervisor {
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
-                children, share, giveUps, budget, startup, counters, failures, placement);
+                children, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
         reload = new RollingReload(slots, spawner, readiness, counters);
@@ -273,7 +275,7 @@ public final class Supervisor {
             if (!stopping) {
                 scaling.apply(signals.takeScale());
                 reload.step(signals.takeReload());
-                pinning.step(reload.inProgress());
+                pinning.step(reload.inProgress(), now);
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);

@@ -19,6 +19,7 @@ import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
+import m0.server.launch.LoopThread;
 import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
@@ -91,6 +92,10 @@ public final class Worker {
         WorkerShare<Accepted> protocol = knobs.standIn(share); // share itself, but for a test's fault
         this.pool = spec.blockingThreads() <= 0 ? null
                 : new BlockingPool(spec.blockingThreads(), 4096, "m0-blocking-" + spec.index());
+        if (pool != null) {
+            // Made here, free: a thread made later by the loop would inherit its CPU once pinned (docs/adr/0070).
+            pool.prestartAllCoreThreads();
+        }
         HttpConfig http = new HttpConfig(spec.maxHeaderBytes(), spec.maxBodyBytes(),
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
@@ -235,6 +240,8 @@ public final class Worker {
     }
 
     private int run(RequestRecorder recorder) {
+        // The one thread the supervisor pins when it places workers: it finds it by this name (docs/adr/0070).
+        Thread.currentThread().setName(LoopThread.NAME);
         // First act: NOT_STARTED until the loop reads the channel. Under race too: the supervisor
         // reads starts off the page (a reload waits for one; the budget counts it).
         share.bind();

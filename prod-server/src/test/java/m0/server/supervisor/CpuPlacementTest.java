@@ -22,8 +22,8 @@ class CpuPlacementTest {
         CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
         assertTrue(p.pinned());
         assertEquals(List.of(0, 1), IntStream.of(cpus(p, 2)).boxed().toList());
-        assertEquals(List.of("-XX:ActiveProcessorCount=2"), p.jvmOptions());
-        assertEquals("m0serve: workers pinned: w0 on CPU 0, w1 on CPU 1 (--cpu-affinity off leaves them free)",
+        assertEquals("m0serve: workers pinned: w0 on CPU 0, w1 on CPU 1 (each one's loop thread; its other threads "
+                + "run free; --cpu-affinity off leaves all free)",
                 p.describe(2));
     }
 
@@ -31,7 +31,6 @@ class CpuPlacementTest {
     void autoFollowsTheAllowedSetNotCpuNumbers() {
         CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 3, new int[] {2, 5, 7});
         assertEquals(List.of(2, 5, 7), IntStream.of(cpus(p, 3)).boxed().toList());
-        assertEquals(List.of("-XX:ActiveProcessorCount=3"), p.jvmOptions());
     }
 
     @Test
@@ -46,7 +45,6 @@ class CpuPlacementTest {
             CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, workers, TWO);
             assertFalse(p.pinned(), workers + " workers");
             assertEquals(-1, p.cpuOf(0));
-            assertEquals(List.of(), p.jvmOptions());
             assertNull(p.describe(workers));
         }
     }
@@ -58,7 +56,7 @@ class CpuPlacementTest {
         assertEquals(2, p.cpuOf(4), "a worker added later (SIGTTIN) wraps too");
         assertEquals(List.of(2, 3), IntStream.of(p.cpus()).boxed().toList(), "the workers are told the CPUs once each");
         assertEquals("m0serve: workers pinned: w0 on CPU 2, w1 on CPU 3, w2 on CPU 2, w3 on CPU 3"
-                + " (--cpu-affinity off leaves them free)", p.describe(4));
+                + " (each one's loop thread; its other threads run free; --cpu-affinity off leaves all free)", p.describe(4));
     }
 
     @Test

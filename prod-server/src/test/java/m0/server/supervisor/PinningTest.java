@@ -12,9 +12,10 @@ import m0.server.log.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rolling reloads, one after another, as the supervisor steps them: a spawn pins the new worker
- * by its rank (without the one it replaces), {@link Pinning} re-pins the running ones whose rank
- * moved. The pinner is a stand-in that records; no process is touched.
+ * Rolling reloads, one after another, as the supervisor steps them: a spawn starts the new worker
+ * free, {@link Pinning} places its loop thread once its start is seen and re-places the running
+ * ones whose rank moved, and places every pinned loop again once a second (docs/adr/0070). The
+ * pinner is a stand-in that records; no process is touched.
  */
 class PinningTest {
 
@@ -30,14 +31,21 @@ class PinningTest {
     }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
     private int nextPid = 100;
 
-    /** What Spawner does: the CPU of the new worker's rank, counted without {@code leaving}. */
+    /** Within one sweep interval of the first step: only moves place a loop. */
+    private long now;
+
+    /** What Spawner does, free; then its start is seen on the page. */
     private void spawn(int index, int leaving) {
+        spawnUnstarted(index);
+        slots.at(index).sawStart(now);
+    }
+
+    private void spawnUnstarted(int index) {
         Slot s = slots.at(index);
         s.member = true;
-        int cpu = placement.cpuOf(slots.rank(index, leaving));
         int pid = nextPid++;
-        s.spawned(pid, 10 + index, cpu);
-        cpuOfPid.put(pid, cpu);
+        s.spawned(pid, 10 + index, -1);
+        cpuOfPid.put(pid, -1);
     }
 
     /**
@@ -49,11 +57,11 @@ class PinningTest {
         for (int old : List.copyOf(placed().keySet())) {
             int fresh = slots.freeIndex();
             spawn(fresh, old);
-            pinning.step(true);
+            pinning.step(true, now);
             leave(old);
-            pinning.step(true);
+            pinning.step(true, now);
         }
-        pinning.step(false);
+        pinning.step(false, now);
     }
 
     /** Slot.askToLeave without its SIGTERM (these pids are made up), then the exit's reap. */
@@ -81,9 +89,9 @@ class PinningTest {
     void everyReloadEndsWithRankROnCpuR() {
         spawn(0, -1);
         spawn(1, -1);
-        pinning.step(false);
+        pinning.step(false, now);
         assertEquals(Map.of(0, 0, 1, 1), placed());
-        assertEquals(List.of(), pins, "nothing to move after the start");
+        assertEquals(List.of("100->1", "101->1"), pins, "each loop placed once its start is seen");
         for (int reload = 1; reload <= 4; reload++) {
             reload();
             Map<Integer, Integer> placed = placed();
@@ -92,44 +100,63 @@ class PinningTest {
     }
 
     @Test
-    void withoutTheStepASecondReloadStacksBothWorkersOnOneCpu() {
-        // The review's find: pinning only at the spawn, the second SIGHUP left both on CPU 0.
+    void aWorkerIsPlacedOnlyOnceItsStartIsSeen() {
+        // Before its start the loop thread may not be named yet: the pin would find no thread.
+        spawnUnstarted(0);
+        spawn(1, -1);
+        pinning.step(false, now);
+        assertEquals(List.of("101->1"), pins);
+        assertEquals(-1, slots.at(0).cpu, "free until started");
+        slots.at(0).sawStart(now);
+        pinning.step(false, now);
+        assertEquals(Map.of(0, 0, 1, 1), placed());
+    }
+
+    @Test
+    void aSweepPlacesEveryPinnedLoopAgainOnceASecond() {
+        // Again: a pool the loop thread made since would have inherited its one CPU; the pinner frees it.
         spawn(0, -1);
         spawn(1, -1);
-        for (int reload = 1; reload <= 2; reload++) {
-            for (int old : List.copyOf(placed().keySet())) {
-                spawn(slots.freeIndex(), old);
-                leave(old);
-            }
-        }
-        assertEquals(List.of(0, 0), new ArrayList<>(placed().values()), "the fault the step mends");
+        pinning.step(false, now);
+        pins.clear();
+        now += Pinning.SWEEP_NANOS / 2;
+        pinning.step(false, now);
+        assertEquals(List.of(), pins, "within a second: nothing");
+        now += Pinning.SWEEP_NANOS / 2;
+        pinning.step(false, now);
+        assertEquals(List.of("100->1", "101->1"), pins, "a second on: both again");
+        assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 
     @Test
     void nothingMovesWhileAReloadStepIsInProgress() {
         spawn(0, -1);
         spawn(1, -1);
+        pinning.step(false, now);
+        pins.clear();
         spawn(slots.freeIndex(), 0); // 2 replaces 0, which still serves: 1 keeps CPU 1 meanwhile
-        pinning.step(true);
+        pinning.step(true, now + Pinning.SWEEP_NANOS);
         assertEquals(List.of(), pins);
-        assertEquals(Map.of(0, 0, 1, 1, 2, 1), placed());
+        assertEquals(Map.of(0, 0, 1, 1, 2, -1), placed());
     }
 
     @Test
     void aFailedMoveIsTriedAgainAtTheNextStep() {
         spawn(0, -1);
         spawn(1, -1);
+        pinning.step(false, now);
         slots.at(1).cpu = 0; // as if placed wrong
         int[] refusals = {1};
+        int moved = slots.at(1).pid;
         Pinning refusing = new Pinning(slots, placement, TWO, (pid, cpus) -> {
-            if (refusals[0]-- > 0) {
+            if (pid == moved && refusals[0]-- > 0) {
                 throw new IllegalStateException("EINVAL");
             }
             cpuOfPid.put(pid, cpus[0]);
         }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
-        refusing.step(false);
+        refusing.step(false, now);
         assertEquals(0, slots.at(1).cpu, "refused: recorded as it is");
-        refusing.step(false);
+        refusing.step(false, now);
         assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 }
