@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * The wire format of {@code POST /embed}: {@code {"text": "..."}} answers
  * {@code {"embedding": [384 floats]}}, {@code {"texts": ["...", ...]}} answers
- * {@code {"embeddings": [[...], ...]}} in the same order. Anything else is a {@link BadRequest}.
+ * {@code {"embeddings": [[...], ...]}} in the same order. Anything else is a {@link BadRequest}, a
+ * blank text too (the model's tokenizer refuses it).
  */
 final class EmbedJson {
 
@@ -51,8 +52,8 @@ final class EmbedJson {
             throw new BadRequest("expected exactly one of \"text\" or \"texts\"");
         }
         if (text != null) {
-            if (!text.isTextual()) {
-                throw new BadRequest("\"text\" must be a string");
+            if (!text.isTextual() || text.asText().isBlank()) {
+                throw new BadRequest("\"text\" must be a string, not blank");
             }
             return new Ask(List.of(text.asText()), false);
         }
@@ -61,8 +62,8 @@ final class EmbedJson {
         }
         List<String> all = new ArrayList<>(texts.size());
         for (JsonNode t : texts) {
-            if (!t.isTextual()) {
-                throw new BadRequest("\"texts\" must hold strings only");
+            if (!t.isTextual() || t.asText().isBlank()) {
+                throw new BadRequest("\"texts\" must hold strings only, none blank");
             }
             all.add(t.asText());
         }

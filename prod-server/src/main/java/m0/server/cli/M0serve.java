@@ -116,9 +116,9 @@ public final class M0serve implements Callable<Integer> {
     String deferAccept = AUTO;
 
     @Option(names = "--cpu-affinity", paramLabel = "auto|on|off",
-            description = "Pin the worker of rank r (index order) to the r-th CPU this process may use, so a "
-                    + "keep-alive client and the worker it is paired with share a CPU; auto: when there is one worker "
-                    + "per CPU (docs/adr/0058) (default: ${DEFAULT-VALUE}).")
+            description = "Pin the loop thread of the worker of rank r (index order) to the r-th CPU this process may "
+                    + "use, so a keep-alive client and the worker it is paired with share a CPU; its other threads run "
+                    + "free; auto: when there is one worker per CPU (docs/adr/0058, 0070) (default: ${DEFAULT-VALUE}).")
     String cpuAffinity = AUTO;
 
     @Option(names = "--main", paramLabel = "CLASS",

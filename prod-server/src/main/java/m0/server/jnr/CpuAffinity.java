@@ -33,48 +33,36 @@ public final class CpuAffinity {
     }
 
     /**
-     * Sets the thread of {@code pid} named {@code loopName} (its comm) to run on {@code loopCpus}
-     * only, and gives every other thread of it that is confined to one CPU all of {@code free}
-     * back: a thread inherits the mask of the thread that makes it, so a pool the pinned loop
-     * thread starts lazily (an app's executor, the common fork-join pool) would otherwise share the
-     * loop's one CPU (docs/adr/0070). A thread that ends meanwhile is skipped.
+     * Sets the threads of {@code pid} named {@code loopName} (their comm) to run on {@code cpus}
+     * only; the others keep their masks. A thread made afterwards by a pinned one inherits its
+     * mask (the worker makes its pool before it names its loop: docs/adr/0070), and a native
+     * thread inherits its name too. A thread that ends meanwhile is skipped.
      *
-     * @return how many threads other than the loop were freed
-     * @throws NativeException no thread of that name could be set (not made yet, or the process is gone)
+     * @return how many threads were set
+     * @throws NativeException none of that name could be set (not named yet, or the process is gone)
      * @throws UncheckedIOException the process's threads cannot be listed
      */
-    public static int pinLoop(int pid, String loopName, int[] loopCpus, int[] free) {
-        Memory loopMask = mask(loopCpus);
-        Memory freeMask = mask(free);
-        Memory seen = new Memory(MASK_BYTES);
+    public static int pinLoop(int pid, String loopName, int[] cpus) {
+        Memory mask = mask(cpus);
         LibC c = Native.libc();
-        int loops = 0;
-        int freed = 0;
+        int set = 0;
         int errno = 0;
         for (int tid : threads(pid)) {
-            String comm = comm(pid, tid);
-            if (comm == null) {
-                continue; // ended
+            if (!loopName.equals(comm(pid, tid))) {
+                continue; // another thread, or one that ended
             }
-            if (comm.equals(loopName)) {
-                if (c.sched_setaffinity(tid, MASK_BYTES, loopMask.address()) == 0) {
-                    loops++;
-                } else {
-                    errno = Native.errno();
-                }
-            } else if (c.sched_getaffinity(tid, MASK_BYTES, seen.address()) == 0 && oneCpu(seen)
-                    && !sameMask(seen, freeMask) && c.sched_setaffinity(tid, MASK_BYTES, freeMask.address()) == 0) {
-                freed++;
+            if (c.sched_setaffinity(tid, MASK_BYTES, mask.address()) == 0) {
+                set++;
+            } else {
+                errno = Native.errno();
             }
         }
-        Reference.reachabilityFence(loopMask);
-        Reference.reachabilityFence(freeMask);
-        Reference.reachabilityFence(seen);
-        if (loops == 0) {
+        Reference.reachabilityFence(mask);
+        if (set == 0) {
             throw new NativeException("sched_setaffinity(pid " + pid + "'s " + loopName + " thread)",
                     errno == 0 ? 3 /* ESRCH: no such thread yet */ : errno);
         }
-        return freed;
+        return set;
     }
 
     private static Memory mask(int[] cpus) {
@@ -85,23 +73,6 @@ public final class CpuAffinity {
             }
         }
         return mask;
-    }
-
-    private static boolean oneCpu(Memory mask) {
-        int bits = 0;
-        for (int i = 0; i < MASK_BYTES / 8; i++) {
-            bits += Long.bitCount(mask.buffer().getLong(8 * i));
-        }
-        return bits == 1;
-    }
-
-    private static boolean sameMask(Memory a, Memory b) {
-        for (int i = 0; i < MASK_BYTES / 8; i++) {
-            if (a.buffer().getLong(8 * i) != b.buffer().getLong(8 * i)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The thread's name as the kernel keeps it, or null when it has ended. */

@@ -20,7 +20,9 @@ import java.util.stream.IntStream;
  * <p>{@code auto}, the default, pins when the server starts with one worker per usable CPU; a
  * worker SIGTTIN adds past the last CPU runs free. With fewer workers than CPUs a free worker can
  * step aside from a busy CPU, and with more some CPU would hold two pinned workers, so neither is
- * pinned.
+ * pinned. Nor is a {@code --main} app under auto (docs/adr/0070): every one of its requests runs on
+ * a pool thread, off the loop, so the few microseconds the pairing saves are not what it costs,
+ * and with an inference runtime beside it a pinned loop measured slower than a free one.
  *
  * <p>Pinned means the worker's loop thread only (docs/adr/0070): its pools, the app's own threads
  * (an inference runtime's) and the JVM's run free on every CPU, so the JVM needs no
@@ -56,12 +58,13 @@ public final class CpuPlacement {
     /**
      * @param workers the configured worker count
      * @param allowed the CPUs this process may run on, ascending
+     * @param mainApp a {@code --main} app: its handlers never run on the loop, so auto leaves it free
      */
-    static CpuPlacement of(Mode mode, int workers, int[] allowed) {
+    static CpuPlacement of(Mode mode, int workers, int[] allowed, boolean mainApp) {
         boolean pin = allowed.length > 0 && switch (mode) {
             case ON -> true;
             case OFF -> false;
-            case AUTO -> workers == allowed.length;
+            case AUTO -> workers == allowed.length && !mainApp;
         };
         return new CpuPlacement(pin ? allowed.clone() : new int[0], mode == Mode.ON);
     }

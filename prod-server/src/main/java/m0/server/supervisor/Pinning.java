@@ -1,6 +1,5 @@
 package m0.server.supervisor;
 
-import java.util.concurrent.TimeUnit;
 import m0.server.log.RateLimitedLog;
 
 /**
@@ -14,9 +13,7 @@ import m0.server.log.RateLimitedLog;
  * indices, when a sibling leaves or when SIGTTIN adds one; the running ones whose rank moved are
  * re-placed at rest, not while a reload step is in progress, when the old worker still serves and
  * the core still pairs by the ranks it counts in (moving the others then would cross every
- * pairing until it leaves). Once a second a sweep places every pinned loop again, which also
- * frees any thread that inherited the loop's one CPU by being made from it since (a pool it
- * started lazily). Stepped from the supervisor's loop, which owns every slot.
+ * pairing until it leaves). Stepped from the supervisor's loop, which owns every slot.
  *
  * <p>Invariant, at rest after a step: every running, started member's {@link Slot#cpu} is
  * {@code placement.cpuOf(rank)}. A placing that fails leaves {@link Slot#cpu} as it was, so the
@@ -24,10 +21,7 @@ import m0.server.log.RateLimitedLog;
  */
 final class Pinning {
 
-    /** How often pinned loops are placed again, freeing threads made from them meanwhile. */
-    static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    /** Sets a running worker's loop thread to the given CPUs, freeing what inherited its CPU (the native call; a stand-in in tests). */
+    /** Sets a running worker's loop thread to the given CPUs (the native call; a stand-in in tests). */
     interface Pinner {
         void pin(int pid, int[] cpus);
     }
@@ -37,8 +31,6 @@ final class Pinning {
     private final int[] allowed;
     private final Pinner pinner;
     private final RateLimitedLog failures;
-    private long lastSweep;
-    private boolean swept;
 
     /** {@code allowed}: every CPU the server may use, what a worker past the last pinned CPU gets. */
     Pinning(Slots slots, CpuPlacement placement, int[] allowed, Pinner pinner, RateLimitedLog failures) {
@@ -49,18 +41,10 @@ final class Pinning {
         this.failures = failures;
     }
 
-    /**
-     * Places every started member whose rank's CPU is not the one it has, and every pinned one
-     * again when a sweep is due at {@code now}; nothing while {@code reloading}.
-     */
-    void step(boolean reloading, long now) {
+    /** Places every started member whose rank's CPU is not the one it has; nothing while {@code reloading}. */
+    void step(boolean reloading) {
         if (!placement.pinned() || reloading) {
             return;
-        }
-        boolean sweep = !swept || now - lastSweep >= SWEEP_NANOS;
-        if (sweep) {
-            swept = true;
-            lastSweep = now;
         }
         int rank = 0; // Slots.rank(i, -1), counted on the way: one pass over the lines
         for (int i = 0; i < slots.lines(); i++) {
@@ -69,7 +53,7 @@ final class Pinning {
                 continue;
             }
             int want = placement.cpuOf(rank++);
-            if (!s.running() || !s.started || (want == s.cpu && !(sweep && want >= 0))) {
+            if (!s.running() || !s.started || want == s.cpu) {
                 continue;
             }
             try {

@@ -83,6 +83,7 @@ public final class Supervisor {
     private Scaling scaling;
     private RollingReload reload;
     private Pinning pinning;
+    private Oversubscription oversubscription;
 
     public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
@@ -179,9 +180,12 @@ public final class Supervisor {
         }
         StartupTimes startup = StartupTimes.create(lines);
         int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
-        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus);
+        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus, ops.mainClass() != null);
         pinning = new Pinning(slots, placement, cpus,
-                (pid, loop) -> CpuAffinity.pinLoop(pid, LoopThread.NAME, loop, cpus), failures);
+                (pid, loop) -> CpuAffinity.pinLoop(pid, LoopThread.NAME, loop), failures);
+        oversubscription = new Oversubscription(slots, Runtime.getRuntime().availableProcessors(),
+                Oversubscription::runnableThreads, System.err,
+                config.workers() + " workers x " + config.blockingThreads() + " blocking threads");
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -275,7 +279,8 @@ public final class Supervisor {
             if (!stopping) {
                 scaling.apply(signals.takeScale());
                 reload.step(signals.takeReload());
-                pinning.step(reload.inProgress(), now);
+                pinning.step(reload.inProgress());
+                oversubscription.step(now);
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);

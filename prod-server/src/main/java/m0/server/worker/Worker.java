@@ -240,8 +240,6 @@ public final class Worker {
     }
 
     private int run(RequestRecorder recorder) {
-        // The one thread the supervisor pins when it places workers: it finds it by this name (docs/adr/0070).
-        Thread.currentThread().setName(LoopThread.NAME);
         // First act: NOT_STARTED until the loop reads the channel. Under race too: the supervisor
         // reads starts off the page (a reload waits for one; the budget counts it).
         share.bind();
@@ -281,6 +279,10 @@ public final class Worker {
         if (parentFd >= 0) {
             epoll.add(parentFd, Epoll.IN, EventTags.PARENT);
         }
+        // The one thread the supervisor pins when it places workers: it finds it by this name
+        // (docs/adr/0070). Named only now: a native thread takes its maker's name, and the app's
+        // init (an inference runtime's pool) ran on this thread.
+        Thread.currentThread().setName(LoopThread.NAME);
         holdBeforeStart();
         loop.start();
         StartTrace.mark("PARKED");

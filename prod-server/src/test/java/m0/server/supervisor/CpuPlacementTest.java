@@ -19,7 +19,7 @@ class CpuPlacementTest {
 
     @Test
     void autoPinsOneWorkerPerCpuInOrder() {
-        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO, false);
         assertTrue(p.pinned());
         assertEquals(List.of(0, 1), IntStream.of(cpus(p, 2)).boxed().toList());
         assertEquals("m0serve: workers pinned: w0 on CPU 0, w1 on CPU 1 (each one's loop thread; its other threads "
@@ -29,20 +29,20 @@ class CpuPlacementTest {
 
     @Test
     void autoFollowsTheAllowedSetNotCpuNumbers() {
-        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 3, new int[] {2, 5, 7});
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 3, new int[] {2, 5, 7}, false);
         assertEquals(List.of(2, 5, 7), IntStream.of(cpus(p, 3)).boxed().toList());
     }
 
     @Test
     void autoLeavesAWorkerAddedPastTheLastCpuFree() {
-        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO, false);
         assertEquals(-1, p.cpuOf(2), "SIGTTIN's third worker on 2 CPUs");
     }
 
     @Test
     void autoLeavesFewerOrMoreWorkersThanCpusFree() {
         for (int workers : new int[] {1, 3, 4}) {
-            CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, workers, TWO);
+            CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.AUTO, workers, TWO, false);
             assertFalse(p.pinned(), workers + " workers");
             assertEquals(-1, p.cpuOf(0));
             assertNull(p.describe(workers));
@@ -51,7 +51,7 @@ class CpuPlacementTest {
 
     @Test
     void onWrapsWorkersPastTheLastCpu() {
-        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.ON, 4, new int[] {2, 3});
+        CpuPlacement p = CpuPlacement.of(CpuPlacement.Mode.ON, 4, new int[] {2, 3}, false);
         assertEquals(List.of(2, 3, 2, 3), IntStream.of(cpus(p, 4)).boxed().toList());
         assertEquals(2, p.cpuOf(4), "a worker added later (SIGTTIN) wraps too");
         assertEquals(List.of(2, 3), IntStream.of(p.cpus()).boxed().toList(), "the workers are told the CPUs once each");
@@ -60,10 +60,19 @@ class CpuPlacementTest {
     }
 
     @Test
+    void autoLeavesAMainAppFreeAndOnPinsIt() {
+        // Its handlers run on a pool, never the loop: pinning measured slower with an inference runtime (ADR 0070).
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO, true).pinned());
+        CpuPlacement on = CpuPlacement.of(CpuPlacement.Mode.ON, 2, TWO, true);
+        assertTrue(on.pinned());
+        assertEquals(1, on.cpuOf(1));
+    }
+
+    @Test
     void offAndAnUnknownCpuSetLeaveEveryWorkerFree() {
-        assertFalse(CpuPlacement.of(CpuPlacement.Mode.OFF, 2, TWO).pinned());
-        assertFalse(CpuPlacement.of(CpuPlacement.Mode.ON, 2, new int[0]).pinned());
-        assertFalse(CpuPlacement.of(CpuPlacement.Mode.AUTO, 0, new int[0]).pinned());
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.OFF, 2, TWO, false).pinned());
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.ON, 2, new int[0], false).pinned());
+        assertFalse(CpuPlacement.of(CpuPlacement.Mode.AUTO, 0, new int[0], false).pinned());
     }
 
     @Test

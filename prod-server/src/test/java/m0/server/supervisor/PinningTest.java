@@ -14,15 +14,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Rolling reloads, one after another, as the supervisor steps them: a spawn starts the new worker
  * free, {@link Pinning} places its loop thread once its start is seen and re-places the running
- * ones whose rank moved, and places every pinned loop again once a second (docs/adr/0070). The
- * pinner is a stand-in that records; no process is touched.
+ * ones whose rank moved (docs/adr/0070). The pinner is a stand-in that records; no process is
+ * touched.
  */
 class PinningTest {
 
     private static final int[] TWO = {0, 1};
 
     private final Slots slots = new Slots(2);
-    private final CpuPlacement placement = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+    private final CpuPlacement placement = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO, false);
     private final Map<Integer, Integer> cpuOfPid = new TreeMap<>();
     private final List<String> pins = new ArrayList<>();
     private final Pinning pinning = new Pinning(slots, placement, TWO, (pid, cpus) -> {
@@ -31,7 +31,6 @@ class PinningTest {
     }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
     private int nextPid = 100;
 
-    /** Within one sweep interval of the first step: only moves place a loop. */
     private long now;
 
     /** What Spawner does, free; then its start is seen on the page. */
@@ -57,11 +56,11 @@ class PinningTest {
         for (int old : List.copyOf(placed().keySet())) {
             int fresh = slots.freeIndex();
             spawn(fresh, old);
-            pinning.step(true, now);
+            pinning.step(true);
             leave(old);
-            pinning.step(true, now);
+            pinning.step(true);
         }
-        pinning.step(false, now);
+        pinning.step(false);
     }
 
     /** Slot.askToLeave without its SIGTERM (these pids are made up), then the exit's reap. */
@@ -89,7 +88,7 @@ class PinningTest {
     void everyReloadEndsWithRankROnCpuR() {
         spawn(0, -1);
         spawn(1, -1);
-        pinning.step(false, now);
+        pinning.step(false);
         assertEquals(Map.of(0, 0, 1, 1), placed());
         assertEquals(List.of("100->1", "101->1"), pins, "each loop placed once its start is seen");
         for (int reload = 1; reload <= 4; reload++) {
@@ -104,27 +103,11 @@ class PinningTest {
         // Before its start the loop thread may not be named yet: the pin would find no thread.
         spawnUnstarted(0);
         spawn(1, -1);
-        pinning.step(false, now);
+        pinning.step(false);
         assertEquals(List.of("101->1"), pins);
         assertEquals(-1, slots.at(0).cpu, "free until started");
         slots.at(0).sawStart(now);
-        pinning.step(false, now);
-        assertEquals(Map.of(0, 0, 1, 1), placed());
-    }
-
-    @Test
-    void aSweepPlacesEveryPinnedLoopAgainOnceASecond() {
-        // Again: a pool the loop thread made since would have inherited its one CPU; the pinner frees it.
-        spawn(0, -1);
-        spawn(1, -1);
-        pinning.step(false, now);
-        pins.clear();
-        now += Pinning.SWEEP_NANOS / 2;
-        pinning.step(false, now);
-        assertEquals(List.of(), pins, "within a second: nothing");
-        now += Pinning.SWEEP_NANOS / 2;
-        pinning.step(false, now);
-        assertEquals(List.of("100->1", "101->1"), pins, "a second on: both again");
+        pinning.step(false);
         assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 
@@ -132,10 +115,10 @@ class PinningTest {
     void nothingMovesWhileAReloadStepIsInProgress() {
         spawn(0, -1);
         spawn(1, -1);
-        pinning.step(false, now);
+        pinning.step(false);
         pins.clear();
         spawn(slots.freeIndex(), 0); // 2 replaces 0, which still serves: 1 keeps CPU 1 meanwhile
-        pinning.step(true, now + Pinning.SWEEP_NANOS);
+        pinning.step(true);
         assertEquals(List.of(), pins);
         assertEquals(Map.of(0, 0, 1, 1, 2, -1), placed());
     }
@@ -144,7 +127,7 @@ class PinningTest {
     void aFailedMoveIsTriedAgainAtTheNextStep() {
         spawn(0, -1);
         spawn(1, -1);
-        pinning.step(false, now);
+        pinning.step(false);
         slots.at(1).cpu = 0; // as if placed wrong
         int[] refusals = {1};
         int moved = slots.at(1).pid;
@@ -154,9 +137,9 @@ class PinningTest {
             }
             cpuOfPid.put(pid, cpus[0]);
         }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
-        refusing.step(false, now);
+        refusing.step(false);
         assertEquals(0, slots.at(1).cpu, "refused: recorded as it is");
-        refusing.step(false, now);
+        refusing.step(false);
         assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 }
