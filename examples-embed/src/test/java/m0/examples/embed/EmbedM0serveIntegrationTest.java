@@ -59,6 +59,8 @@ class EmbedM0serveIntegrationTest {
             assertServes(m0);
             assertEquals(2, m0.stdout().stream().filter(l -> l.startsWith("EmbedMain listening on")).count(),
                     "one main, one model, per worker: " + m0.stdout());
+            // --cpu-affinity auto leaves a --main app's workers free (docs/adr/0070), whatever the CPU count
+            assertTrue(m0.stdout().stream().noneMatch(l -> l.contains("workers pinned")), m0.stdout().toString());
         }
     }
 
@@ -74,6 +76,10 @@ class EmbedM0serveIntegrationTest {
             List<String> loaded = m0.stdout().stream().filter(l -> l.startsWith("embed: worker ")).toList();
             assertEquals(2, loaded.size(), "one model per worker: " + m0.stdout());
             assertTrue(loaded.stream().allMatch(l -> l.contains("1 ONNX Runtime thread(s) per call")), loaded.toString());
+            if (Runtime.getRuntime().availableProcessors() == 2) { // one worker per CPU: an App's loops are pinned
+                assertTrue(m0.stdout().stream().anyMatch(l -> l.startsWith("m0serve: workers pinned: w0 on CPU")),
+                        m0.stdout().toString());
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import m0.server.launch.LoopThread;
 
 /**
  * Says once when the workers' own threads want more CPUs than the server has (docs/adr/0070):
@@ -15,7 +16,8 @@ import java.util.stream.Stream;
  * know at start (how many threads the app's runtime runs per call) it sees here: once every
  * {@link #LOOK_NANOS}, the workers' threads that are runnable (state R in
  * {@code /proc/PID/task/TID/stat}), less the JVM's compiler and GC threads (a warm-up's, not the
- * app's). More of them than CPUs at each of {@link #LOOKS} looks in a row (a burst does not last
+ * app's) and the loop thread (m0serve's, brief per request, and the one most often runnable but
+ * waiting when other processes keep the CPUs busy). More of them than CPUs at each of {@link #LOOKS} looks in a row (a burst does not last
  * that long): one line on stderr, and no more looks. Other processes on the machine do not
  * count, only the workers'.
  * Stepped from the supervisor's loop, at rest.
@@ -107,7 +109,7 @@ final class Oversubscription {
         return n;
     }
 
-    /** A {@code /proc/.../stat} line ("TID (comm) S ...") of a runnable thread that is not the JVM's compiler or GC. */
+    /** A {@code /proc/.../stat} line ("TID (comm) S ...") of a runnable thread that is not the JVM's compiler or GC, nor the loop. */
     static boolean runnableAppThread(String stat) {
         int open = stat.indexOf('(');
         int close = stat.lastIndexOf(')');
@@ -116,6 +118,7 @@ final class Oversubscription {
         }
         String comm = stat.substring(open + 1, close);
         return !(comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre") || comm.startsWith("GC Thread")
-                || comm.startsWith("G1 ") || comm.equals("VM Thread") || comm.startsWith("Sweeper"));
+                || comm.startsWith("G1 ") || comm.equals("VM Thread") || comm.startsWith("Sweeper")
+                || comm.equals(LoopThread.NAME));
     }
 }

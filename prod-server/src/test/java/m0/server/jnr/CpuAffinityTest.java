@@ -32,11 +32,13 @@ class CpuAffinityTest {
         int[] all = CpuAffinity.allowed();
         assumeTrue(all.length >= 2, "needs two CPUs");
         int pid = (int) ProcessHandle.current().pid();
+        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch pinned = new CountDownLatch(1);
         CountDownLatch childMade = new CountDownLatch(1);
         CountDownLatch done = new CountDownLatch(1);
         List<Thread> made = new ArrayList<>();
         Thread loop = new Thread(() -> {
+            running.countDown(); // its name is the kernel's once it runs
             try {
                 pinned.await();
                 Thread child = new Thread(() -> await(done), CHILD);
@@ -50,6 +52,7 @@ class CpuAffinityTest {
         }, LOOP);
         loop.start();
         try {
+            assertTrue(running.await(10, TimeUnit.SECONDS));
             assertEquals(1, CpuAffinity.pinLoop(pid, LOOP, new int[] {all[0]}), "one thread of that name");
             assertEquals(Integer.toString(all[0]), cpusOf(pid, LOOP), "the loop thread");
             assertEquals(list(all), cpusOf(pid, "Finalizer"), "another thread, untouched");

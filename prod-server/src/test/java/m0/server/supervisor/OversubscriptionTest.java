@@ -129,6 +129,8 @@ class OversubscriptionTest {
         assertFalse(Oversubscription.runnableAppThread("12 (spinner) S 1 2 3"));
         assertFalse(Oversubscription.runnableAppThread("13 (C2 CompilerThre) R 1 2 3"), "the JIT's");
         assertFalse(Oversubscription.runnableAppThread("14 (GC Thread#0) R 1 2 3"), "the GC's");
+        assertFalse(Oversubscription.runnableAppThread("16 (m0-loop) R 1 2 3"), "the loop's");
+        assertTrue(Oversubscription.runnableAppThread("17 (m0-blocking-0) R 1 2 3"), "a handler's");
         assertTrue(Oversubscription.runnableAppThread("15 (a (b) c) R 1"), "a comm with parentheses");
     }
 }
