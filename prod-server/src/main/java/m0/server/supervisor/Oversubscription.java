@@ -17,10 +17,10 @@ import m0.server.launch.LoopThread;
  * {@link #LOOK_NANOS}, the workers' threads that are runnable (state R in
  * {@code /proc/PID/task/TID/stat}), less the JVM's compiler and GC threads (a warm-up's, not the
  * app's) and the loop thread (m0serve's, brief per request, and the one most often runnable but
- * waiting when other processes keep the CPUs busy). More of them than CPUs at each of {@link #LOOKS} looks in a row (a burst does not last
- * that long): one line on stderr, and no more looks. Other processes on the machine do not
- * count, only the workers'.
- * Stepped from the supervisor's loop, at rest.
+ * waiting when other processes keep the CPUs busy). More of them than CPUs at each of
+ * {@link #LOOKS} looks in a row (a burst does not last that long): one line on stderr, and no
+ * more looks. Other processes on the machine do not count, only the workers'. Stepped from the
+ * supervisor's loop.
  */
 final class Oversubscription {
 
