@@ -125,16 +125,29 @@ public final class M0serveChild implements AutoCloseable {
    * app's main has run in each).
    */
   public static M0serveChild start(Path dir, ClassPaths cp, String main, String... args) throws Exception {
+    List<String> flags = new ArrayList<>(List.of("--workers", "2", "--main", main,
+        "--app-classpath", String.join(File.pathSeparator, cp.app()), "--"));
+    flags.addAll(List.of(args));
+    return start(dir, cp, "128m", Map.of(), flags);
+  }
+
+  /**
+   * {@link #start(Path, ClassPaths, String, String...)} with m0serve's flags after {@code --bind}
+   * given whole (an {@code --app}, another worker count), the workers' heap ({@code --worker-heap},
+   * added to their default JVM options) and the environment's additions (an app's own settings).
+   */
+  public static M0serveChild start(Path dir, ClassPaths cp, String workerHeap, Map<String, String> env,
+      List<String> flags) throws Exception {
     List<String> cmd = new ArrayList<>(List.of(System.getProperty("m0.test.java", "java"),
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx64m",
         "-cp", String.join(File.pathSeparator, cp.server()),
-        "m0.server.cli.M0serve", "--bind", "127.0.0.1:0", "--workers", "2",
-        "--main", main, "--app-classpath", String.join(File.pathSeparator, cp.app()), "--"));
-    cmd.addAll(List.of(args));
+        "m0.server.cli.M0serve", "--bind", "127.0.0.1:0"));
+    cmd.addAll(flags);
     Path err = Files.createTempFile(dir, "m0serve-", ".err");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
-    pb.environment().put("M0SERVE_WORKER_HEAP", "128m"); // added to the workers' default JVM options
+    pb.environment().put("M0SERVE_WORKER_HEAP", workerHeap); // added to the workers' default JVM options
     pb.environment().put("M0SERVE_WORKER_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
+    pb.environment().putAll(env);
     Process p = pb.start();
     List<String> lines = Collections.synchronizedList(new ArrayList<>());
     CompletableFuture<Integer> ready = new CompletableFuture<>();

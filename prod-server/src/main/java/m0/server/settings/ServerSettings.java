@@ -67,8 +67,9 @@ public final class ServerSettings {
                     + "arrives or after about this long; 0: at the handshake; auto: 1 while every share worker's "
                     + "arrivals close short, else 0 (docs/adr/0056).", "auto");
     public static final Setting CPU_AFFINITY = Setting.word("cpu-affinity", "auto",
-            "Pin the worker of rank r to the r-th CPU this process may use; auto: when there is one worker per "
-                    + "CPU (docs/adr/0058).", "auto", "on", "off").supervisorOnly();
+            "Pin the loop thread of the worker of rank r to the r-th CPU this process may use (its other threads, "
+                    + "an app's pools among them, run free); auto: when there is one worker per CPU and the app is no "
+                    + "--main (docs/adr/0058, 0070).", "auto", "on", "off").supervisorOnly();
     public static final Setting WORKER_HEAP = Setting.heap("worker-heap", "512m",
             "Each worker JVM's maximum heap (-Xmx), after the workers' default JVM options.").supervisorOnly();
     public static final Setting WORKER_JAVA_OPTS = Setting.text("worker-java-opts", null, "OPTIONS",

@@ -20,8 +20,13 @@ import java.util.stream.IntStream;
  * <p>{@code auto}, the default, pins when the server starts with one worker per usable CPU; a
  * worker SIGTTIN adds past the last CPU runs free. With fewer workers than CPUs a free worker can
  * step aside from a busy CPU, and with more some CPU would hold two pinned workers, so neither is
- * pinned. A pinned worker's JVM is told how many CPUs the server has
- * ({@code -XX:ActiveProcessorCount}), so its JIT and pools are sized as an unpinned one's.
+ * pinned. Nor is a {@code --main} app under auto (docs/adr/0070): every one of its requests runs on
+ * a pool thread, off the loop, so the few microseconds the pairing saves are not what it costs,
+ * and with an inference runtime beside it a pinned loop measured slower than a free one.
+ *
+ * <p>Pinned means the worker's loop thread only (docs/adr/0070): its pools, the app's own threads
+ * (an inference runtime's) and the JVM's run free on every CPU, so the JVM needs no
+ * {@code -XX:ActiveProcessorCount}.
  */
 public final class CpuPlacement {
 
@@ -53,12 +58,13 @@ public final class CpuPlacement {
     /**
      * @param workers the configured worker count
      * @param allowed the CPUs this process may run on, ascending
+     * @param mainApp a {@code --main} app: its handlers never run on the loop, so auto leaves it free
      */
-    static CpuPlacement of(Mode mode, int workers, int[] allowed) {
+    static CpuPlacement of(Mode mode, int workers, int[] allowed, boolean mainApp) {
         boolean pin = allowed.length > 0 && switch (mode) {
             case ON -> true;
             case OFF -> false;
-            case AUTO -> workers == allowed.length;
+            case AUTO -> workers == allowed.length && !mainApp;
         };
         return new CpuPlacement(pin ? allowed.clone() : new int[0], mode == Mode.ON);
     }
@@ -80,18 +86,14 @@ public final class CpuPlacement {
         return cpus[rank % cpus.length];
     }
 
-    /** The worker JVM's options this placement needs, before the operator's (which win). */
-    List<String> jvmOptions() {
-        return pinned() ? List.of("-XX:ActiveProcessorCount=" + cpus.length) : List.of();
-    }
-
-    /** The start line for it ("workers pinned: w0 on CPU 0, w1 on CPU 1 ..."), or null when free. */
+    /** The start line for it ("workers pinned: w0 on CPU 0, w1 on CPU 1 (...)"), or null when free. */
     String describe(int workers) {
         if (!pinned()) {
             return null;
         }
         // at the start, worker i is of rank i
         return IntStream.range(0, workers).mapToObj(i -> "w" + i + " on CPU " + cpuOf(i))
-                .collect(Collectors.joining(", ", "m0serve: workers pinned: ", " (--cpu-affinity off leaves them free)"));
+                .collect(Collectors.joining(", ", "m0serve: workers pinned: ",
+                        " (each one's loop thread; its other threads run free; --cpu-affinity off leaves all free)"));
     }
 }

@@ -99,7 +99,7 @@ final class RollingReload {
                 }
                 queue.removeFirst();
                 step = new Step(old, fresh);
-                if (!spawner.startFresh(fresh, old, "reload of worker " + old)) {
+                if (!spawner.startFresh(fresh, "reload of worker " + old)) {
                     step = null;
                 }
                 return;

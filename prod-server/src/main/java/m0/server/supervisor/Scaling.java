@@ -28,7 +28,7 @@ final class Scaling {
                 break;
             }
             slots.wantOneMore();
-            spawner.startFresh(i, -1, "SIGTTIN");
+            spawner.startFresh(i, "SIGTTIN");
         }
         for (; d < 0; d++) {
             int victim = -1;

@@ -44,6 +44,11 @@ public final class ServerConfig {
         return values.text(ServerSettings.APP);
     }
 
+    /** {@code --blocking-threads}: each worker's pool for blocking handlers. */
+    public int blockingThreads() {
+        return values.integer(ServerSettings.BLOCKING_THREADS);
+    }
+
     public String acceptPolicy() {
         return values.text(ServerSettings.ACCEPT_POLICY);
     }

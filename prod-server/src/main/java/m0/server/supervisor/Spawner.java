@@ -3,7 +3,6 @@ package m0.server.supervisor;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import m0.core.SupervisorShare;
-import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Processes.WaitStatus;
 import m0.server.jnr.Spawn;
@@ -11,9 +10,8 @@ import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
 
 /**
- * Starts worker JVMs: posix_spawnp with exactly their descriptors ({@link WorkerCommand}), on
- * their CPU when pinned ({@link CpuPlacement}: the spawning thread is pinned for the call), each
- * watched ({@link ChildWatch}: a pidfd in the supervisor's epoll set, data its index, or SIGCHLD).
+ * Starts worker JVMs: posix_spawnp with exactly their descriptors ({@link WorkerCommand}), free
+ * (once started, {@link Pinning} puts a pinned one's loop thread on its CPU), each watched ({@link ChildWatch}: a pidfd in the supervisor's epoll set, data its index, or SIGCHLD).
  * Spawns run on the supervisor's loop thread only: a worker without pidfds takes its parent's
  * death from that thread's (docs/adr/0060). A spawn that fails
  * leaves no process at the index and is no reason to stop: a respawn is tried again shortly,
@@ -33,11 +31,9 @@ final class Spawner {
     private final StartupTimes startup;
     private final ServerCounters counters;
     private final RateLimitedLog failures;
-    private final CpuPlacement placement;
 
     Spawner(Slots slots, WorkerCommand command, ChildWatch children, SupervisorShare<Accepted> share, GiveUps giveUps,
-            RespawnBudget budget, StartupTimes startup, ServerCounters counters, RateLimitedLog failures,
-            CpuPlacement placement) {
+            RespawnBudget budget, StartupTimes startup, ServerCounters counters, RateLimitedLog failures) {
         this.slots = slots;
         this.command = command;
         this.children = children;
@@ -47,7 +43,6 @@ final class Spawner {
         this.startup = startup;
         this.counters = counters;
         this.failures = failures;
-        this.placement = placement;
     }
 
     /**
@@ -57,11 +52,6 @@ final class Spawner {
      * @throws RuntimeException the spawn failed; nothing runs at the index
      */
     void spawn(int index) {
-        spawn(index, -1);
-    }
-
-    /** {@link #spawn(int)} for a worker that replaces the one at {@code leaving} (a reload), -1 for none. */
-    private void spawn(int index, int leaving) {
         giveUps.unwatch(index); // the new worker reads the channel from now on (docs/adr/0020)
         List<String> argv = command.argv(index);
         List<String> env = command.env();
@@ -71,14 +61,9 @@ final class Spawner {
         // give-up with no live worker waits for it rather than close what it holds (ADR 0021).
         share.spawning(index);
         int pid;
-        int cpu = placement.cpuOf(slots.rank(index, leaving));
-        boolean[] unpinned = {false};
         try {
-            pid = cpu < 0 ? Spawn.spawn(argv, env, inherit)
-                    : CpuAffinity.onCpu(cpu, () -> Spawn.spawn(argv, env, inherit), e -> {
-                        failures.log("worker " + index + " on CPU " + cpu + ": " + e.getMessage());
-                        unpinned[0] = true; // recorded free: Pinning tries again
-                    });
+            // Free: Pinning places its loop thread once its start is seen (docs/adr/0070).
+            pid = Spawn.spawn(argv, env, inherit);
         } catch (RuntimeException e) {
             share.spawnFailed(index);
             throw e;
@@ -94,7 +79,7 @@ final class Spawner {
             share.spawnFailed(index);
             throw e;
         }
-        slots.at(index).spawned(pid, pidfd, unpinned[0] ? -1 : cpu);
+        slots.at(index).spawned(pid, pidfd, -1);
         counters.pid(index, pid);
     }
 
@@ -116,14 +101,14 @@ final class Spawner {
 
     /**
      * A new worker at a free index (reload, SIGTTIN), with a fresh budget; false if it could not
-     * be spawned. {@code leaving}: the index of the worker it replaces (a reload), or -1.
+     * be spawned.
      */
-    boolean startFresh(int index, int leaving, String why) {
+    boolean startFresh(int index, String why) {
         Slot s = slots.at(index);
         budget.reset(index);
         s.member = true;
         try {
-            spawn(index, leaving);
+            spawn(index);
         } catch (RuntimeException e) {
             failures.log(why + ": cannot start a worker at index " + index + ": " + e.getMessage());
             s.member = false;

@@ -13,6 +13,7 @@ import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
+import m0.server.launch.LoopThread;
 import m0.server.log.RateLimitedLog;
 import m0.server.log.StartTrace;
 import m0.server.share.Accepted;
@@ -82,6 +83,7 @@ public final class Supervisor {
     private Scaling scaling;
     private RollingReload reload;
     private Pinning pinning;
+    private Oversubscription oversubscription;
 
     public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
@@ -178,8 +180,12 @@ public final class Supervisor {
         }
         StartupTimes startup = StartupTimes.create(lines);
         int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
-        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus);
-        pinning = new Pinning(slots, placement, cpus, CpuAffinity::pinProcess, failures);
+        CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus, ops.mainClass() != null);
+        pinning = new Pinning(slots, placement, cpus,
+                (pid, loop) -> CpuAffinity.pinLoop(pid, LoopThread.NAME, loop), failures);
+        oversubscription = new Oversubscription(slots, Runtime.getRuntime().availableProcessors(),
+                Oversubscription::runnableThreads, System.err,
+                config.workers() + " workers x " + config.blockingThreads() + " blocking threads");
         int[] sendFds = new int[lines];
         int[] receiveFds = new int[lines];
         for (int i = 0; i < lines; i++) {
@@ -195,7 +201,7 @@ public final class Supervisor {
         giveUps = new GiveUps(slots, epoll, receiveFds, share, page, counters, failures);
         Spawner spawner = new Spawner(slots,
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
-                children, share, giveUps, budget, startup, counters, failures, placement);
+                children, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
         reload = new RollingReload(slots, spawner, readiness, counters);
@@ -274,6 +280,7 @@ public final class Supervisor {
                 scaling.apply(signals.takeScale());
                 reload.step(signals.takeReload());
                 pinning.step(reload.inProgress());
+                oversubscription.step(now);
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);

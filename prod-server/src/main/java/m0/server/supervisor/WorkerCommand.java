@@ -69,7 +69,7 @@ final class WorkerCommand {
         if (prefix != null) {
             return;
         }
-        prefix = JavaCommand.workerPrefix(placement.jvmOptions(), knobs.workerJavaOpts());
+        prefix = JavaCommand.workerPrefix(knobs.workerJavaOpts());
         prefix.add(WorkerSpec.MAIN_CLASS);
         env = new ArrayList<>();
         for (Map.Entry<String, String> e : knobs.environment().entrySet()) {

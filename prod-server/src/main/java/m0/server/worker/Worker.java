@@ -19,6 +19,7 @@ import m0.server.jnr.NativePaths;
 import m0.server.jnr.Processes;
 import m0.server.jnr.Sockets;
 import m0.server.launch.ExitCodes;
+import m0.server.launch.LoopThread;
 import m0.server.launch.WorkerOperations;
 import m0.server.launch.WorkerSpec;
 import m0.server.log.RateLimitedLog;
@@ -93,6 +94,10 @@ public final class Worker {
         WorkerShare<Accepted> protocol = knobs.standIn(share); // share itself, but for a test's fault
         this.pool = spec.blockingThreads() <= 0 ? null
                 : new BlockingPool(spec.blockingThreads(), 4096, "m0-blocking-" + spec.index());
+        if (pool != null) {
+            // Made here, free: a thread made later by the loop would inherit its CPU once pinned (docs/adr/0070).
+            pool.prestartAllCoreThreads();
+        }
         HttpConfig http = new HttpConfig(spec.maxHeaderBytes(), spec.maxBodyBytes(),
                 TimeUnit.MILLISECONDS.toNanos(spec.idleTimeoutMillis()),
                 TimeUnit.MILLISECONDS.toNanos(spec.headerTimeoutMillis()),
@@ -297,6 +302,10 @@ public final class Worker {
         if (parentFd >= 0) {
             epoll.add(parentFd, Epoll.IN, EventTags.PARENT);
         }
+        // The one thread the supervisor pins when it places workers: it finds it by this name
+        // (docs/adr/0070). Named only now: a native thread takes its maker's name, and the app's
+        // init (an inference runtime's pool) ran on this thread.
+        Thread.currentThread().setName(LoopThread.NAME);
         holdBeforeStart();
         loop.start();
         StartTrace.mark("PARKED");

@@ -24,12 +24,14 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import m0.server.jnr.CpuAffinity;
 import m0.server.jnr.Processes;
+import m0.server.launch.LoopThread;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * ADR 0058 on the real binary: pinned, every thread of the worker of rank r runs only on the r-th
- * usable CPU from its first instruction, its JVM told how many CPUs the server has; the
+ * ADR 0058 and 0070 on the real binary: pinned, the loop thread of the worker of rank r runs only
+ * on the r-th usable CPU and every other thread of it on every CPU (its pools, the JVM's: an
+ * app's own threads are not confined), its JVM not told a CPU count of its own; the
  * supervisor keeps every CPU, and so does a worker under {@code --cpu-affinity off}; after a
  * rolling reload, whose replacements take other indices, the workers are on the same CPUs by
  * rank as before it. Up to {@link #MOST} workers, one per CPU: auto where that is every CPU, on
@@ -47,7 +49,7 @@ class CpuAffinityIntegrationTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void oneWorkerPerCpuPinsEachThreadOfEachWorker() throws Exception {
+    void oneWorkerPerCpuPinsEachWorkersLoopThreadAlone() throws Exception {
         try (ServerProcess s = ServerProcess.start("--workers", Integer.toString(workers), "--cpu-affinity", mode)) {
             assertNotNull(s.awaitReady(30), "ready line");
             assertPinnedByRank(s);
@@ -106,7 +108,7 @@ class CpuAffinityIntegrationTest {
                         == (long) reloads * workers;
     }
 
-    /** The live workers, rank by rank (index order), each on the CPU of its rank with all its threads. */
+    /** The live workers, rank by rank (index order), each with its loop thread on the CPU of its rank, the rest free. */
     private void assertPinnedByRank(ServerProcess s) throws IOException, InterruptedException {
         // The supervisor re-pins in the loop pass that reaps a reload's last old worker: a look
         // between that reap and the re-pin would see the old places, so it is given a moment.
@@ -119,9 +121,11 @@ class CpuAffinityIntegrationTest {
         int rank = 0;
         for (Map.Entry<Integer, Long> e : live.entrySet()) {
             long w = e.getValue();
-            assertEquals(Set.of(Integer.toString(cpus[rank])), threadCpus(w),
-                    "worker " + e.getKey() + " (rank " + rank + ")'s threads, workers " + live);
-            assertTrue(cmdline(w).contains("-XX:ActiveProcessorCount=" + cpus.length), cmdline(w));
+            assertEquals(Set.of(Integer.toString(cpus[rank])), threadCpus(w, true),
+                    "worker " + e.getKey() + " (rank " + rank + ")'s loop thread, workers " + live);
+            assertEquals(Set.of(list(cpus)), threadCpus(w, false),
+                    "worker " + e.getKey() + " (rank " + rank + ")'s other threads, workers " + live);
+            assertFalse(cmdline(w).contains("ActiveProcessorCount"), cmdline(w));
             rank++;
         }
     }
@@ -129,7 +133,7 @@ class CpuAffinityIntegrationTest {
     private boolean pinnedByRank(ServerProcess s) throws IOException {
         int rank = 0;
         for (long w : live(s).values()) {
-            if (rank >= cpus.length || !threadCpus(w).equals(Set.of(Integer.toString(cpus[rank++])))) {
+            if (rank >= cpus.length || !threadCpus(w, true).equals(Set.of(Integer.toString(cpus[rank++])))) {
                 return false;
             }
         }
@@ -150,10 +154,20 @@ class CpuAffinityIntegrationTest {
 
     /** Each distinct Cpus_allowed_list among {@code pid}'s threads, as the kernel writes it ("0-1", "3"). */
     private static Set<String> threadCpus(long pid) throws IOException {
+        Set<String> all = new TreeSet<>(threadCpus(pid, true));
+        all.addAll(threadCpus(pid, false));
+        return all;
+    }
+
+    /** {@link #threadCpus(long)} of its loop thread ({@code loop}), or of every other thread. */
+    private static Set<String> threadCpus(long pid, boolean loop) throws IOException {
         Set<String> lists = new TreeSet<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
             for (Path t : tasks.toList()) {
                 try {
+                    if (Files.readString(t.resolve("comm")).trim().equals(LoopThread.NAME) != loop) {
+                        continue;
+                    }
                     for (String line : Files.readAllLines(t.resolve("status"))) {
                         if (line.startsWith("Cpus_allowed_list:")) {
                             lists.add(line.substring(line.indexOf(':') + 1).trim());

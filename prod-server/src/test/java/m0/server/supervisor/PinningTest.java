@@ -12,16 +12,17 @@ import m0.server.log.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rolling reloads, one after another, as the supervisor steps them: a spawn pins the new worker
- * by its rank (without the one it replaces), {@link Pinning} re-pins the running ones whose rank
- * moved. The pinner is a stand-in that records; no process is touched.
+ * Rolling reloads, one after another, as the supervisor steps them: a spawn starts the new worker
+ * free, {@link Pinning} places its loop thread once its start is seen and re-places the running
+ * ones whose rank moved (docs/adr/0070). The pinner is a stand-in that records; no process is
+ * touched.
  */
 class PinningTest {
 
     private static final int[] TWO = {0, 1};
 
     private final Slots slots = new Slots(2);
-    private final CpuPlacement placement = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO);
+    private final CpuPlacement placement = CpuPlacement.of(CpuPlacement.Mode.AUTO, 2, TWO, false);
     private final Map<Integer, Integer> cpuOfPid = new TreeMap<>();
     private final List<String> pins = new ArrayList<>();
     private final Pinning pinning = new Pinning(slots, placement, TWO, (pid, cpus) -> {
@@ -30,14 +31,20 @@ class PinningTest {
     }, new RateLimitedLog(new PrintStream(new ByteArrayOutputStream()), "test: "));
     private int nextPid = 100;
 
-    /** What Spawner does: the CPU of the new worker's rank, counted without {@code leaving}. */
+    private long now;
+
+    /** What Spawner does, free; then its start is seen on the page. */
     private void spawn(int index, int leaving) {
+        spawnUnstarted(index);
+        slots.at(index).sawStart(now);
+    }
+
+    private void spawnUnstarted(int index) {
         Slot s = slots.at(index);
         s.member = true;
-        int cpu = placement.cpuOf(slots.rank(index, leaving));
         int pid = nextPid++;
-        s.spawned(pid, 10 + index, cpu);
-        cpuOfPid.put(pid, cpu);
+        s.spawned(pid, 10 + index, -1);
+        cpuOfPid.put(pid, -1);
     }
 
     /**
@@ -83,7 +90,7 @@ class PinningTest {
         spawn(1, -1);
         pinning.step(false);
         assertEquals(Map.of(0, 0, 1, 1), placed());
-        assertEquals(List.of(), pins, "nothing to move after the start");
+        assertEquals(List.of("100->1", "101->1"), pins, "each loop placed once its start is seen");
         for (int reload = 1; reload <= 4; reload++) {
             reload();
             Map<Integer, Integer> placed = placed();
@@ -92,37 +99,40 @@ class PinningTest {
     }
 
     @Test
-    void withoutTheStepASecondReloadStacksBothWorkersOnOneCpu() {
-        // The review's find: pinning only at the spawn, the second SIGHUP left both on CPU 0.
-        spawn(0, -1);
+    void aWorkerIsPlacedOnlyOnceItsStartIsSeen() {
+        // Before its start the loop thread may not be named yet: the pin would find no thread.
+        spawnUnstarted(0);
         spawn(1, -1);
-        for (int reload = 1; reload <= 2; reload++) {
-            for (int old : List.copyOf(placed().keySet())) {
-                spawn(slots.freeIndex(), old);
-                leave(old);
-            }
-        }
-        assertEquals(List.of(0, 0), new ArrayList<>(placed().values()), "the fault the step mends");
+        pinning.step(false);
+        assertEquals(List.of("101->1"), pins);
+        assertEquals(-1, slots.at(0).cpu, "free until started");
+        slots.at(0).sawStart(now);
+        pinning.step(false);
+        assertEquals(Map.of(0, 0, 1, 1), placed());
     }
 
     @Test
     void nothingMovesWhileAReloadStepIsInProgress() {
         spawn(0, -1);
         spawn(1, -1);
+        pinning.step(false);
+        pins.clear();
         spawn(slots.freeIndex(), 0); // 2 replaces 0, which still serves: 1 keeps CPU 1 meanwhile
         pinning.step(true);
         assertEquals(List.of(), pins);
-        assertEquals(Map.of(0, 0, 1, 1, 2, 1), placed());
+        assertEquals(Map.of(0, 0, 1, 1, 2, -1), placed());
     }
 
     @Test
     void aFailedMoveIsTriedAgainAtTheNextStep() {
         spawn(0, -1);
         spawn(1, -1);
+        pinning.step(false);
         slots.at(1).cpu = 0; // as if placed wrong
         int[] refusals = {1};
+        int moved = slots.at(1).pid;
         Pinning refusing = new Pinning(slots, placement, TWO, (pid, cpus) -> {
-            if (refusals[0]-- > 0) {
+            if (pid == moved && refusals[0]-- > 0) {
                 throw new IllegalStateException("EINVAL");
             }
             cpuOfPid.put(pid, cpus[0]);
