@@ -212,6 +212,11 @@ public final class HttpSession {
         return a != null ? (a.hasRemaining() ? a : null) : readFile();
     }
 
+    /** Whether output waits, without making any ({@link #output()} reads a file answer's next chunk). */
+    public boolean hasOutput() {
+        return out.size() > 0 || (tail != null && !tail.complete());
+    }
+
     /**
      * The file to send next with sendfile(2), from {@link #fileSent()}: a descriptor once
      * {@link #output()} is empty and a file answer's bytes are left, else -1. Then the loop sends
