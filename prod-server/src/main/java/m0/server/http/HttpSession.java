@@ -227,6 +227,11 @@ public final class HttpSession {
         return out.size() == 0 && tail != null ? tail.sendableFd() : -1;
     }
 
+    /** The output is the head of a file answer that sendfile will send next: the head may be corked. */
+    public boolean fileFollows() {
+        return out.size() > 0 && tail != null && tail.sendableFd() >= 0;
+    }
+
     /** Where the file's next byte is, and how many are left ({@link #fileToSend}). */
     public long fileSent() {
         return tail.sent;

@@ -101,6 +101,34 @@ public final class FileSends {
         }
     }
 
+    /** send(2)'s MSG_MORE: a file follows these bytes, so the kernel holds them for its first segment. */
+    public static final int MSG_MORE = 0x8000;
+    private static final int MSG_NOSIGNAL = 0x4000;
+
+    /**
+     * One send of a file answer's head with MSG_MORE: the head and the file's first bytes leave in
+     * one segment, as nginx's tcp_nopush corks them.
+     *
+     * @return bytes sent, or -1 when the socket is full (EAGAIN)
+     * @throws NativeException on any other error
+     */
+    public static int sendMore(int fd, long address, int length) {
+        LibC c = Native.libc();
+        for (;;) {
+            long n = c.send(fd, address, length, MSG_MORE | MSG_NOSIGNAL);
+            if (n >= 0) {
+                return (int) n;
+            }
+            int errno = Native.errno();
+            if (errno == Native.EAGAIN) {
+                return -1;
+            }
+            if (errno != Native.EINTR) {
+                throw new NativeException("send(" + fd + ")", errno);
+            }
+        }
+    }
+
     /** Up to {@code dst.remaining()} bytes at {@code position} into dst (through this loop's chunk): the count, 0 at the end. */
     public int read(int fd, ByteBuffer dst, long position) {
         int want = Math.min(dst.remaining(), chunk.buffer().capacity());

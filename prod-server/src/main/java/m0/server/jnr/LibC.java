@@ -86,6 +86,7 @@ final class LibC {
     private static final Fn PREAD = function("pread64", L, I, P, L, L);
     /** In glibc long before the floor (2.28): a file answer's bytes, file to socket in the kernel (ADR 0071). */
     private static final Fn SENDFILE = function("sendfile64", L, I, I, P, L);
+    private static final Fn SEND = function("send", L, I, P, L, I);
     /**
      * Variadic in C, {@code fcntl(int fd, int cmd, ...)}, here always with one int. A variadic
      * call on x86_64 passes the number of vector registers used in %al: jffi's fast path
@@ -189,6 +190,10 @@ final class LibC {
 
     long pread(int fd, long buf, long count, long offset) {
         return INVOKE.invokeL4(PREAD.ctx, PREAD.address, fd, buf, count, offset);
+    }
+
+    long send(int fd, long buf, long len, int flags) {
+        return INVOKE.invokeL4(SEND.ctx, SEND.address, fd, buf, len, flags);
     }
 
     long sendfile(int outFd, int inFd, long offsetPtr, long count) {

@@ -3,6 +3,7 @@ package m0.server.worker;
 import java.nio.ByteBuffer;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
+import m0.server.jnr.FileSends;
 import m0.server.jnr.Memory;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
@@ -143,7 +144,9 @@ final class AnswerWrites {
                 out.buffer().put(0, o, o.position(), len);
                 noDelayBeforeSecondWrite(c);
                 writeCalls++;
-                if (!wrote(c, Fds.write(c.fd, out.address(), len), len, now)) {
+                boolean more = c.tls == null && files != null && c.session.fileFollows(); // corked with the file
+                int n = more ? FileSends.sendMore(c.fd, out.address(), len) : Fds.write(c.fd, out.address(), len);
+                if (!wrote(c, n, len, now)) {
                     return;
                 }
             }
@@ -261,7 +264,7 @@ final class AnswerWrites {
             ends.close(c);
             return;
         }
-        sends.add(c, o, len);
+        sends.add(c, o, len, files != null && c.session.fileFollows() ? FileSends.MSG_MORE : 0);
     }
 
     private void sent(Connection c, int result, int length) {
