@@ -70,6 +70,24 @@ final class BodyTail {
         return file == null || complete() ? -1 : file.fd();
     }
 
+    /** A file's next chunk read into {@code out} (no sendfile here); false when it came short or failed. */
+    boolean readInto(HeldBytes out) {
+        int n = (int) Math.min(READ_CHUNK, length - sent);
+        out.reserve(n);
+        int r;
+        try {
+            r = file.read(ByteBuffer.wrap(out.bytes, out.wr, n), sent);
+        } catch (java.io.IOException e) {
+            r = -1;
+        }
+        if (r <= 0) {
+            return false;
+        }
+        out.wr += r;
+        sent += r;
+        return true;
+    }
+
     void close() {
         if (file != null) {
             file.close();

@@ -209,7 +209,18 @@ public final class HttpSession {
             return b;
         }
         ByteBuffer a = tail.inPlace();
-        return a != null ? (a.hasRemaining() ? a : null) : readFile();
+        if (a != null) {
+            return a.hasRemaining() ? a : null;
+        }
+        if (tail.complete()) {
+            return null;
+        }
+        if (!tail.readInto(out)) {
+            out.holdNothing();
+            endTail(true); // the file ended short of its length, or failed: a cut
+            return null;
+        }
+        return out.buffer();
     }
 
     /** Whether output waits, without making any ({@link #output()} reads a file answer's next chunk). */
@@ -255,30 +266,6 @@ public final class HttpSession {
         }
         endTail(false);
         afterFlush(nowNanos);
-    }
-
-    /** A file's next chunk read into the output (no sendfile here); a short or failed read cuts. */
-    private ByteBuffer readFile() {
-        BodyTail t = tail;
-        if (t.complete()) {
-            return null;
-        }
-        int n = (int) Math.min(BodyTail.READ_CHUNK, t.length - t.sent);
-        out.reserve(n);
-        int r;
-        try {
-            r = t.file.read(ByteBuffer.wrap(out.bytes, out.wr, n), t.sent);
-        } catch (java.io.IOException e) {
-            r = -1;
-        }
-        if (r <= 0) {
-            out.holdNothing();
-            endTail(true);
-            return null;
-        }
-        out.wr += r;
-        t.sent += r;
-        return out.buffer();
     }
 
     /** The tail is sent, or cut: logged with the bytes that left, its file closed. */

@@ -233,7 +233,7 @@ final class PipedExchange implements Exchange {
     @Override
     public void respond(Response r) throws IOException {
         if (r.file() != null) {
-            respondFile(r);
+            FileThroughPipe.respond(this, r);
             return;
         }
         if (r.streams()) {
@@ -250,44 +250,6 @@ final class PipedExchange implements Exchange {
             body.write(r.body(), 0, r.body().length);
         }
         finish();
-    }
-
-    /**
-     * A file answer from an exchange's thread: read and copied through the pipe (the loop's
-     * sendfile serves an App's answer, ADR 0071); its length is the file's at open.
-     */
-    private void respondFile(Response r) throws IOException {
-        java.nio.channels.FileChannel ch;
-        try {
-            if (!java.nio.file.Files.isRegularFile(r.file())) {
-                throw new java.nio.file.NoSuchFileException(r.file().toString());
-            }
-            ch = java.nio.channels.FileChannel.open(r.file(), java.nio.file.StandardOpenOption.READ);
-        } catch (java.nio.file.NoSuchFileException e) {
-            respond(Response.status(404));
-            return;
-        } catch (java.nio.file.AccessDeniedException e) {
-            respond(Response.status(403));
-            return;
-        }
-        try (ch) {
-            long length = ch.size();
-            sendHead(r.status(), length, r.headersWithType());
-            if (!bodyless) {
-                byte[] b = new byte[PIECE];
-                java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(b);
-                for (long at = 0; at < length; ) {
-                    bb.clear().limit((int) Math.min(b.length, length - at));
-                    int n = ch.read(bb, at);
-                    if (n <= 0) {
-                        throw new IOException(r.file() + " ended at " + at + " of " + length + " bytes");
-                    }
-                    body.write(b, 0, n);
-                    at += n;
-                }
-            }
-            finish();
-        }
     }
 
     // ---- the loop's side ----
