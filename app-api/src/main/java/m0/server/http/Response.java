@@ -20,6 +20,8 @@ public final class Response {
     /** Null but for a streamed response; its length, or {@link Exchange#CHUNKED}. */
     private final BodyWriter writer;
     private final long streamLength;
+    /** Null but for a file's response: the file the server sends (sendfile(2) where it can). */
+    private final java.nio.file.Path file;
     // Racy but benign: Encoded is immutable with final fields, so any thread sees it whole.
     private Encoded encoded;
 
@@ -42,6 +44,7 @@ public final class Response {
         this.headers = headers.clone();
         this.writer = null;
         this.streamLength = 0;
+        this.file = null;
     }
 
     /** What writes a streamed response's body, on a pool thread, as it is produced. */
@@ -72,6 +75,36 @@ public final class Response {
         this.headers = checked.headers;
         this.writer = writer;
         this.streamLength = length;
+        this.file = null;
+    }
+
+    private Response(Response checked, java.nio.file.Path file) {
+        this.status = checked.status;
+        this.contentType = checked.contentType;
+        this.body = EMPTY;
+        this.headers = checked.headers;
+        this.writer = null;
+        this.streamLength = 0;
+        this.file = file;
+    }
+
+    /**
+     * A response whose body is the file at {@code path}, as it is when the server opens it: the
+     * server opens it when the answer's turn comes, takes its length then (Content-Length), sends
+     * it with sendfile(2) where the connection allows (read and copied on TLS), and closes it
+     * after the last byte. A file that cannot be opened is answered 404 (missing, or not a
+     * regular file), 403 (not readable) or 500; one that shrinks while it is sent cuts the
+     * connection. HEAD gets the head alone; a Range is not honoured (the whole file, 200).
+     * The path is the app's to check: this serves whatever it names.
+     */
+    public static Response file(int status, String contentType, java.nio.file.Path path, String... headers) {
+        if (path == null) throw new NullPointerException("path");
+        return new Response(new Response(status, contentType, EMPTY, headers), path);
+    }
+
+    /** The file a {@link #file} response sends, or null. */
+    public java.nio.file.Path file() {
+        return file;
     }
 
     /** Whether the body is written by a {@link BodyWriter}. */
@@ -127,7 +160,8 @@ public final class Response {
         String[] more = Arrays.copyOf(headers, headers.length + 2);
         more[headers.length] = name;
         more[headers.length + 1] = value;
-        return new Response(status, contentType, body, more);
+        Response r = new Response(status, contentType, body, more);
+        return file == null ? r : new Response(r, file);
     }
 
     public int status() {
@@ -175,7 +209,8 @@ public final class Response {
             statusLine = ("HTTP/1.1 " + r.status + " " + reason(r.status) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
             StringBuilder sb = new StringBuilder(64);
             if (r.contentType != null) sb.append("Content-Type: ").append(r.contentType).append("\r\n");
-            if (!r.bodyless()) sb.append("Content-Length: ").append(r.body.length).append("\r\n");
+            // A file's length is the file's when it is opened: the server writes that field itself.
+            if (!r.bodyless() && r.file == null) sb.append("Content-Length: ").append(r.body.length).append("\r\n");
             for (int i = 0; i < r.headers.length; i += 2) {
                 sb.append(r.headers[i]).append(": ").append(r.headers[i + 1]).append("\r\n");
             }
@@ -250,6 +285,6 @@ public final class Response {
 
     @Override
     public String toString() {
-        return "Response[" + status + ", " + body.length + " bytes]";
+        return file != null ? "Response[" + status + ", file " + file + "]" : "Response[" + status + ", " + body.length + " bytes]";
     }
 }

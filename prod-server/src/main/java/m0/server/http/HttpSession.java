@@ -36,6 +36,8 @@ public final class HttpSession {
     private static final Response TOO_LARGE = Response.status(413);
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
     static final Response SERVER_ERROR = Response.status(500);
+    private static final Response FORBIDDEN = Response.status(403);
+    private static final Response NOT_FOUND = Response.status(404);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
     private static final Response UNAVAILABLE = Response.status(503);
 
@@ -55,6 +57,10 @@ public final class HttpSession {
 
     /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
     private final HeldBytes out;
+    /** A large body sent from where it lies once {@link #out} is written (docs/adr/0071); null when none. */
+    private BodyTail tail;
+    /** How a file answer's file is opened (a worker's: natively, for sendfile). */
+    private BodyFiles files = BodyFiles.JAVA;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -125,6 +131,12 @@ public final class HttpSession {
     /** The streamed request being read said Connection: close: close once its body is read. */
     private boolean closeAfterBody;
 
+    /** Files are opened by {@code files} from now on (the worker's: with a descriptor for sendfile). */
+    public HttpSession files(BodyFiles files) {
+        this.files = files;
+        return this;
+    }
+
     /** The peer's raw sockaddr, for the exchanges' remote address (null: unknown). */
     private byte[] peer;
 
@@ -192,7 +204,82 @@ public final class HttpSession {
      * scratch, into another session of its loop); its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
+        ByteBuffer b = out.buffer();
+        if (b != null || tail == null) {
+            return b;
+        }
+        ByteBuffer a = tail.inPlace();
+        if (a != null) {
+            return a.hasRemaining() ? a : null;
+        }
+        if (tail.complete()) {
+            return null;
+        }
+        if (!tail.readInto(out)) {
+            out.holdNothing();
+            endTail(true); // the file ended short of its length, or failed: a cut
+            return null;
+        }
         return out.buffer();
+    }
+
+    /** Whether output waits, without making any ({@link #output()} reads a file answer's next chunk). */
+    public boolean hasOutput() {
+        return out.size() > 0 || (tail != null && !tail.complete());
+    }
+
+    /**
+     * The file to send next with sendfile(2), from {@link #fileSent()}: a descriptor once
+     * {@link #output()} is empty and a file answer's bytes are left, else -1. Then the loop sends
+     * and tells {@link #sentFromFile}; a loop that does not (TLS) takes {@link #output()}, which
+     * reads the file.
+     */
+    public int fileToSend() {
+        return out.size() == 0 && tail != null ? tail.sendableFd() : -1;
+    }
+
+    /** The output is the head of a file answer that sendfile will send next: the head may be corked. */
+    public boolean fileFollows() {
+        return out.size() > 0 && tail != null && tail.sendableFd() >= 0;
+    }
+
+    /** Where the file's next byte is, and how many are left ({@link #fileToSend}). */
+    public long fileSent() {
+        return tail.sent;
+    }
+
+    public long fileLeft() {
+        return tail.length - tail.sent;
+    }
+
+    /** sendfile(2) sent n bytes of the file; 0: the file ended short of its promised length (a cut). */
+    public void sentFromFile(long n, long nowNanos) {
+        lastNow = nowNanos;
+        if (n <= 0) {
+            endTail(true);
+            return;
+        }
+        tail.sent += n;
+        if (!tail.complete()) {
+            writeProgress = true;
+            return;
+        }
+        endTail(false);
+        afterFlush(nowNanos);
+    }
+
+    /** The tail is sent, or cut: logged with the bytes that left, its file closed. */
+    private void endTail(boolean cut) {
+        BodyTail t = tail;
+        tail = null;
+        t.close();
+        if (observer != null) {
+            // What left: a cut may leave the head, or a chunk read from the file, unwritten.
+            observer.responded(t.request, t.status, Math.max(0, t.sent - out.size()), t.start, cut);
+        }
+        if (cut) {
+            closeNow();
+        }
     }
 
     /** n bytes of output() were written (partial writes are normal). */
@@ -207,6 +294,18 @@ public final class HttpSession {
     public void written(int n, long nowNanos) {
         lastNow = nowNanos;
         int pending = out.size();
+        if (pending == 0 && tail != null && tail.inPlace() != null) {
+            long left = tail.length - tail.sent;
+            if (n < 0 || n > left) throw new IllegalArgumentException("written " + n + " of " + left);
+            tail.sent += n;
+            if (!tail.complete()) {
+                if (n > 0) writeProgress = true;
+                return;
+            }
+            endTail(false);
+            afterFlush(nowNanos);
+            return;
+        }
         if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
         if (n == 0) return;
         out.rd += n;
@@ -215,6 +314,18 @@ public final class HttpSession {
             return;
         }
         out.holdNothing();
+        if (tail != null) {
+            if (!tail.complete() || tail.file == null) {
+                writeProgress = true; // the head, or a file's chunk, left: the tail is next
+                return;
+            }
+            endTail(false); // a file read into the output: its last chunk left
+        }
+        afterFlush(nowNanos);
+    }
+
+    /** The output (and any tail) is all written: what waited behind it goes on. */
+    private void afterFlush(long nowNanos) {
         if (timing) headStart = nowNanos;
         if (!slots.isEmpty()) drainSlots(); // a streamed body waits behind what was written
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
@@ -238,6 +349,7 @@ public final class HttpSession {
         if (quiet) return lastActive;
         // A body read as it streams, with room for more: the client is the one who is late.
         if (!closing && parser.streaming() && !parser.sinkFull()) return plus(lastActive, config.bodyTimeoutNanos());
+        if (tail != null) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
         if (!slots.isEmpty()) {
             // A streamed body the client does not take is a stalled flush; one the app is slow
             // to produce is a request still running.
@@ -268,8 +380,8 @@ public final class HttpSession {
         quiet = true;
         closing = true;
         parser.kill();
-        out.holdNothing();
         cutStream();
+        out.holdNothing();
         abortAll();
     }
 
@@ -305,13 +417,17 @@ public final class HttpSession {
     public void closed() {
         closing = true;
         parser.kill();
-        out.holdNothing();
         cutStream();
+        out.holdNothing();
         abortAll();
     }
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
     private void cutStream() {
+        if (tail != null) {
+            endTail(true); // a tail is the oldest answer owed: what follows it waits behind it
+            return;
+        }
         OwedResponse s = slots.peekFirst();
         if (s != null && s.headOut && observer != null) {
             slots.pollFirst(); // logged once: a later close finds it gone
@@ -334,14 +450,14 @@ public final class HttpSession {
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
-        return slots.isEmpty() && out.size() == 0 && !parser.partial();
+        return slots.isEmpty() && tail == null && out.size() == 0 && !parser.partial();
     }
 
     // ---- internals ----
 
     /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && out.size() == 0 && !parser.inBody();
+        return timing && !closing && slots.isEmpty() && tail == null && out.size() == 0 && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -349,7 +465,12 @@ public final class HttpSession {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || out.size() > OUT_HIGH_WATER || parser.sinkFull();
+        return slots.size() >= MAX_QUEUED || out.size() + tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
+    }
+
+    /** A tail's unsent bytes count as output: a client that does not read cannot make us answer more. */
+    private long tailLeft() {
+        return tail == null ? 0 : tail.length - tail.sent;
     }
 
     private void parse(long now) {
@@ -490,7 +611,7 @@ public final class HttpSession {
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
     private void respond(Response r, byte[] conn, boolean head, Request request) {
-        if (slots.isEmpty()) {
+        if (slots.isEmpty() && tail == null) {
             encode(r, conn, head, request, requestStart);
         } else {
             OwedResponse s = new OwedResponse(null, conn, head, null, null);
@@ -524,7 +645,7 @@ public final class HttpSession {
     private boolean drainSlots() {
         boolean moved = false;
         OwedResponse s;
-        while ((s = slots.peekFirst()) != null) {
+        while (tail == null && (s = slots.peekFirst()) != null) {
             Response r = s.response;
             if (r != null) {
                 slots.pollFirst();
@@ -627,11 +748,60 @@ public final class HttpSession {
     }
 
     private void encode(Response r, byte[] conn, boolean head, Request request, long start) {
+        if (r.file() != null) {
+            encodeFile(r, conn, head, request, start);
+            return;
+        }
+        byte[] body = head || r.bodyless() ? null : r.body();
+        // A large body is written from the app's array after the head, not copied here first (ADR 0071).
+        int copied = body == null ? 0 : body.length < BodyTail.IN_PLACE ? body.length : BodyTail.WITH_HEAD;
+        encodeHead(r, conn, null, copied);
+        if (copied > 0) {
+            System.arraycopy(body, 0, out.bytes, out.wr, copied);
+            out.wr += copied;
+        }
+        if (body != null && copied < body.length) {
+            tail = new BodyTail(request, r.status(), start, body, copied);
+            return;
+        }
+        if (observer != null) {
+            observer.responded(request, r.status(), body == null ? 0 : body.length, start, false);
+        }
+    }
+
+    /** A file's answer: its head with the length it has now, then the file as the tail (ADR 0071). */
+    private void encodeFile(Response r, byte[] conn, boolean head, Request request, long start) {
+        BodyFiles.Open f;
+        try {
+            f = files.open(r.file());
+        } catch (java.nio.file.NoSuchFileException e) {
+            encode(NOT_FOUND, conn, head, request, start);
+            return;
+        } catch (java.nio.file.AccessDeniedException e) {
+            encode(FORBIDDEN, conn, head, request, start);
+            return;
+        } catch (java.io.IOException | RuntimeException e) {
+            failures.failed(request, e);
+            encode(SERVER_ERROR, conn, head, request, start);
+            return;
+        }
+        byte[] length = r.bodyless() ? null
+                : ("Content-Length: " + f.length() + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        encodeHead(r, conn, length, 0);
+        if (head || r.bodyless() || f.length() == 0) {
+            f.close();
+            if (observer != null) observer.responded(request, r.status(), 0, start, false);
+            return;
+        }
+        tail = new BodyTail(request, r.status(), start, f);
+    }
+
+    /** The status line, Date, the fixed fields, {@code length} (or none), Connection, the empty line; room for {@code more}. */
+    private void encodeHead(Response r, byte[] conn, byte[] length, int more) {
         Response.Encoded e = r.encoded();
         byte[] date = HttpDate.line(System.currentTimeMillis());
-        byte[] body = head || r.bodyless() ? null : r.body();
         int n = e.statusLine.length + date.length + e.fields.length + (conn == null ? 0 : conn.length) + 2
-                + (body == null ? 0 : body.length);
+                + (length == null ? 0 : length.length) + more;
         out.reserve(n);
         byte[] o = out.bytes;
         int w = out.wr;
@@ -641,20 +811,17 @@ public final class HttpSession {
         w += date.length;
         System.arraycopy(e.fields, 0, o, w, e.fields.length);
         w += e.fields.length;
+        if (length != null) {
+            System.arraycopy(length, 0, o, w, length.length);
+            w += length.length;
+        }
         if (conn != null) {
             System.arraycopy(conn, 0, o, w, conn.length);
             w += conn.length;
         }
         o[w++] = '\r';
         o[w++] = '\n';
-        if (body != null) {
-            System.arraycopy(body, 0, o, w, body.length);
-            w += body.length;
-        }
         out.wr = w;
-        if (observer != null) {
-            observer.responded(request, r.status(), body == null ? 0 : body.length, start, false);
-        }
     }
 
     /** The output's bytes, or the parser's (tests). */

@@ -24,6 +24,12 @@ final class PipedExchange implements Exchange {
 
     /** The largest piece the writer's write is cut into, so no chunk outgrows the pipe. */
     static final int PIECE = 16 * 1024;
+    /**
+     * A write at least this long is lent, not copied: the loop takes its bytes from the writer's
+     * own array while the write waits for it to be taken (ADR 0071), as the JDK's server writes
+     * to its socket before a write returns.
+     */
+    static final int LEND = 64 * 1024;
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
 
@@ -34,10 +40,21 @@ final class PipedExchange implements Exchange {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
     /** Under lock: pieces not yet taken by the loop, and their bytes. */
-    private final ArrayDeque<byte[]> pieces = new ArrayDeque<>();
+    private final ArrayDeque<Piece> pieces = new ArrayDeque<>();
     private int queued;
-    /** Under lock: the first piece's bytes already taken. */
-    private int takenOfFirst;
+
+    /** Bytes {@code [at, end)} of {@code bytes}: a copy of the pipe's own, or a waiting writer's array. Under lock. */
+    private static final class Piece {
+        final byte[] bytes;
+        int at;
+        final int end;
+
+        Piece(byte[] bytes, int at, int end) {
+            this.bytes = bytes;
+            this.at = at;
+            this.end = end;
+        }
+    }
     /** Under lock: set once by the writer; the status line and fields, no Date, no Connection. */
     private byte[] headBytes;
     private int status;
@@ -215,6 +232,10 @@ final class PipedExchange implements Exchange {
     /** A whole response, as a blocking {@link App} answers. */
     @Override
     public void respond(Response r) throws IOException {
+        if (r.file() != null) {
+            FileThroughPipe.respond(this, r);
+            return;
+        }
         if (r.streams()) {
             String[] h = r.headersWithType();
             sendHead(r.status(), r.streamLength(), h);
@@ -261,17 +282,16 @@ final class PipedExchange implements Exchange {
         lock.lock();
         try {
             int moved = 0;
-            byte[] p;
+            Piece p;
             while (moved < room && (p = pieces.peekFirst()) != null) {
-                int n = Math.min(p.length - takenOfFirst, room - moved);
+                int n = Math.min(p.end - p.at, room - moved);
                 out.reserve(n);
-                System.arraycopy(p, takenOfFirst, out.bytes, out.wr, n);
+                System.arraycopy(p.bytes, p.at, out.bytes, out.wr, n);
                 out.wr += n;
                 moved += n;
-                takenOfFirst += n;
-                if (takenOfFirst == p.length) {
+                p.at += n;
+                if (p.at == p.end) {
                     pieces.pollFirst();
-                    takenOfFirst = 0;
                 }
             }
             if (moved > 0) {
@@ -289,6 +309,17 @@ final class PipedExchange implements Exchange {
         lock.lock();
         try {
             return broken;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the first bytes waiting are {@code b} itself, lent by a waiting writer (tests). */
+    boolean lends(byte[] b) {
+        lock.lock();
+        try {
+            Piece p = pieces.peekFirst();
+            return p != null && p.bytes == b;
         } finally {
             lock.unlock();
         }
@@ -321,6 +352,10 @@ final class PipedExchange implements Exchange {
 
     /** Queues bytes for the loop, blocking while the pipe is full; wakes the loop when it was empty. */
     private void enqueue(byte[] b, int off, int len) throws IOException {
+        if (len >= LEND) {
+            lend(b, off, len);
+            return;
+        }
         while (len > 0) {
             int n = Math.min(len, PIECE);
             byte[] piece = java.util.Arrays.copyOfRange(b, off, off + n);
@@ -340,7 +375,7 @@ final class PipedExchange implements Exchange {
                     throw new IOException("connection closed");
                 }
                 wasEmpty = pieces.isEmpty();
-                pieces.addLast(piece);
+                pieces.addLast(new Piece(piece, 0, n));
                 queued += n;
             } finally {
                 lock.unlock();
@@ -350,6 +385,48 @@ final class PipedExchange implements Exchange {
             }
             off += n;
             len -= n;
+        }
+    }
+
+    /**
+     * Queues the writer's own bytes, uncopied, once the pipe has room, and waits until the loop
+     * has taken them all: the array is the writer's again when this returns (or throws).
+     */
+    private void lend(byte[] b, int off, int len) throws IOException {
+        Piece lent = new Piece(b, off, off + len);
+        boolean wasEmpty;
+        lock.lock();
+        try {
+            awaitRoom(() -> queued >= PIPE_BYTES);
+            wasEmpty = pieces.isEmpty();
+            pieces.addLast(lent);
+            queued += len;
+        } finally {
+            lock.unlock();
+        }
+        if (wasEmpty) {
+            wake.run();
+        }
+        lock.lock();
+        try {
+            awaitRoom(() -> lent.at < lent.end);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under lock: waits while {@code full} and the connection lives; throws once it is gone. */
+    private void awaitRoom(java.util.function.BooleanSupplier full) throws IOException {
+        while (!aborted && full.getAsBoolean()) {
+            try {
+                room.await(100, TimeUnit.MILLISECONDS); // the loop's take signals; the timeout only re-checks
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted writing a response body");
+            }
+        }
+        if (aborted) {
+            throw new IOException("connection closed");
         }
     }
 
@@ -383,6 +460,12 @@ final class PipedExchange implements Exchange {
                 throw new IOException("response headers not sent yet");
             }
             if (len == 0) {
+                return;
+            }
+            if (chunked && len >= LEND) {
+                enqueue((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1), 0, Integer.toHexString(len).length() + 2);
+                enqueue(b, off, len); // lent: a large chunk is not framed into a copy
+                enqueue(CRLF, 0, 2);
                 return;
             }
             if (chunked) {

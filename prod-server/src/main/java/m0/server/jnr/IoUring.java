@@ -178,7 +178,7 @@ public final class IoUring implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes at {@code address}, which stay the caller's to keep until this
-     * completes (res: bytes sent). {@code flags} is 0 or {@link #DONTWAIT}; MSG_NOSIGNAL is always on.
+     * completes (res: bytes sent). {@code flags}: 0 or {@link #DONTWAIT}, with MSG_MORE for a head a file follows; MSG_NOSIGNAL is always on.
      */
     public void send(int target, long address, int length, int flags, long tag) {
         int at = next(OP_SEND, target, tag);

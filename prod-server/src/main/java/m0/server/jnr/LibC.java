@@ -81,6 +81,12 @@ final class LibC {
     private static final Fn CLOCK_GETTIME = function("clock_gettime", I, I, P);
     private static final Fn GETRLIMIT = function("getrlimit", I, I, P);
     private static final Fn CLOSE = function("close", I, I);
+    /** Variadic in C, {@code open(const char *, int, ...)}: here always with a mode (see fcntl). */
+    private static final Fn OPEN = function("open", I, P, I, I);
+    private static final Fn PREAD = function("pread64", L, I, P, L, L);
+    /** In glibc long before the floor (2.28): a file answer's bytes, file to socket in the kernel (ADR 0071). */
+    private static final Fn SENDFILE = function("sendfile64", L, I, I, P, L);
+    private static final Fn SEND = function("send", L, I, P, L, I);
     /**
      * Variadic in C, {@code fcntl(int fd, int cmd, ...)}, here always with one int. A variadic
      * call on x86_64 passes the number of vector registers used in %al: jffi's fast path
@@ -176,6 +182,22 @@ final class LibC {
 
     long write(int fd, long buf, long count) {
         return INVOKE.invokeL3(WRITE.ctx, WRITE.address, fd, buf, count);
+    }
+
+    int open(long path, int flags, int mode) {
+        return (int) INVOKE.invokeL3(OPEN.ctx, OPEN.address, path, flags, mode);
+    }
+
+    long pread(int fd, long buf, long count, long offset) {
+        return INVOKE.invokeL4(PREAD.ctx, PREAD.address, fd, buf, count, offset);
+    }
+
+    long send(int fd, long buf, long len, int flags) {
+        return INVOKE.invokeL4(SEND.ctx, SEND.address, fd, buf, len, flags);
+    }
+
+    long sendfile(int outFd, int inFd, long offsetPtr, long count) {
+        return INVOKE.invokeL4(SENDFILE.ctx, SENDFILE.address, outFd, inFd, offsetPtr, count);
     }
 
     long writev(int fd, long iov, int iovcnt) {

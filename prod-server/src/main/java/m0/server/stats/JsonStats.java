@@ -67,7 +67,9 @@ final class JsonStats {
                         .append(",\"rebalanced\":").append(c.word(WorkerCounters.REBALANCED))
                         .append(",\"ring_sends\":").append(word(c, WorkerCounters.RING_SENDS))
                         .append(",\"ring_calls\":").append(word(c, WorkerCounters.RING_CALLS))
-                        .append(",\"writes\":").append(word(c, WorkerCounters.WRITES));
+                        .append(",\"writes\":").append(word(c, WorkerCounters.WRITES))
+                        .append(",\"sendfiles\":").append(word(c, WorkerCounters.SENDFILES))
+                        .append(",\"sendfile_bytes\":").append(word(c, WorkerCounters.SENDFILE_BYTES));
             }
             if (startup != null && w.index() < startup.lines()) {
                 double ms = startup.startedMillis(w.index());

@@ -41,6 +41,8 @@ import m0.server.share.Memfds;
  *                     answer made after the pass's call (a timeout's 408)
  *  12  HANDLER_FAILURES  requests whose app code threw (or answered nothing): each answered 500,
  *                     or cut after what it had sent (docs/adr/0061)
+ *  13  SENDFILES      file answers' sendfile(2) calls (docs/adr/0071)
+ *  14  SENDFILE_BYTES the bytes they sent: file to socket in the kernel, never through the heap
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
@@ -66,7 +68,9 @@ public final class WorkerCounters {
     public static final int RING_CALLS = 10;
     public static final int WRITES = 11;
     public static final int HANDLER_FAILURES = 12;
-    static final int WORDS = 13;
+    public static final int SENDFILES = 13;
+    public static final int SENDFILE_BYTES = 14;
+    static final int WORDS = 15;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 

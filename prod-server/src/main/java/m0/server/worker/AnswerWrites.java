@@ -3,6 +3,7 @@ package m0.server.worker;
 import java.nio.ByteBuffer;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.Fds;
+import m0.server.jnr.FileSends;
 import m0.server.jnr.Memory;
 import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
@@ -23,6 +24,8 @@ final class AnswerWrites {
 
     /** Writes (or sends) per connection per flush: a fast writer leaves the socket to the others. */
     private static final int WRITES_PER_FLUSH = 64;
+    /** The most one sendfile(2) is asked for; the socket's room decides what it takes. */
+    private static final long SENDFILE_ASK = 1L << 30;
 
     /** What a write's outcome asks of the connection's owner ({@link ConnectionIo}). */
     interface Ends {
@@ -50,17 +53,35 @@ final class AnswerWrites {
     private RequestRecorder recorder;
     /** Answers' write(2) calls, for the worker's counters (the ring's sends are {@link RingSends}'). */
     private long writeCalls;
+    /** File answers' sendfile(2) calls and the bytes they sent (docs/adr/0071), for the worker's counters. */
+    private long sendfileCalls;
+    private long sendfileBytes;
+    /** How a file answer's bytes go from its descriptor to a plain connection's socket. */
+    private final FileSender files;
+
+    /** sendfile(2), or a test's recorder: bytes sent, 0 at the file's end, -1 when the socket is full. */
+    interface FileSender {
+        long send(int socketFd, int fileFd, long position, long count);
+    }
 
     AnswerWrites(Epoll epoll, RingSends sends, Ends ends) {
+        this(epoll, sends, ends, null);
+    }
+
+    /** {@code files}: null where file answers are read into the output instead (no descriptor). */
+    AnswerWrites(Epoll epoll, RingSends sends, Ends ends, FileSender files) {
         this.epoll = epoll;
         this.sends = sends;
         this.ends = ends;
+        this.files = files;
     }
 
     /** From now on bytes out are recorded, and the counters begin (the warm-up's are not a client's). */
     void record(RequestRecorder recorder) {
         this.recorder = recorder;
         writeCalls = 0;
+        sendfileCalls = 0;
+        sendfileBytes = 0;
         if (sends != null) {
             sends.resetCounts();
         }
@@ -68,6 +89,14 @@ final class AnswerWrites {
 
     long writeCalls() {
         return writeCalls;
+    }
+
+    long sendfileCalls() {
+        return sendfileCalls;
+    }
+
+    long sendfileBytes() {
+        return sendfileBytes;
     }
 
     /**
@@ -100,6 +129,13 @@ final class AnswerWrites {
     private void writeNow(Connection c, long now) {
         try {
             for (int k = 0; k < WRITES_PER_FLUSH; k++) {
+                int file = c.tls == null && files != null ? c.session.fileToSend() : -1;
+                if (file >= 0) {
+                    if (!sentFile(c, file, now)) {
+                        return;
+                    }
+                    continue;
+                }
                 ByteBuffer o = c.tls == null ? c.session.output() : c.tls.output(c.session, now);
                 if (o == null || !o.hasRemaining()) {
                     break;
@@ -108,7 +144,9 @@ final class AnswerWrites {
                 out.buffer().put(0, o, o.position(), len);
                 noDelayBeforeSecondWrite(c);
                 writeCalls++;
-                if (!wrote(c, Fds.write(c.fd, out.address(), len), len, now)) {
+                boolean more = c.tls == null && files != null && c.session.fileFollows(); // corked with the file
+                int n = more ? FileSends.sendMore(c.fd, out.address(), len) : Fds.write(c.fd, out.address(), len);
+                if (!wrote(c, n, len, now)) {
                     return;
                 }
             }
@@ -167,6 +205,38 @@ final class AnswerWrites {
         }
     }
 
+    /**
+     * One sendfile(2) of the file answer {@code c} owes (docs/adr/0071): true when the connection
+     * may write on. A full socket leaves EPOLLOUT registered, as a short write does; a file that
+     * ended short of its length is the session's cut, and the connection closes after it.
+     */
+    private boolean sentFile(Connection c, int file, long now) {
+        long ask = Math.min(c.session.fileLeft(), SENDFILE_ASK);
+        noDelayBeforeSecondWrite(c);
+        sendfileCalls++;
+        long n = files.send(c.fd, file, c.session.fileSent(), ask);
+        if (n < 0) {
+            c.watch(epoll);
+            return false;
+        }
+        if (n > 0) {
+            sendfileBytes += n;
+            if (recorder != null) {
+                recorder.bytesOut((int) n);
+            }
+        }
+        c.session.sentFromFile(n, now);
+        if (n == 0) {
+            ends.flushed(c, now); // the cut: closeAfterFlush says so
+            return false;
+        }
+        if (n < ask) {
+            c.watch(epoll);
+            return false;
+        }
+        return true;
+    }
+
     /** One send of {@code c}'s output into the call being built, or its flush's end when it has none. */
     private void queue(Connection c, long now) {
         if (!sends.fits(ConnectionIo.IO_BYTES)) {
@@ -177,6 +247,10 @@ final class AnswerWrites {
                 writeNow(c, now);
                 return;
             }
+        }
+        if (files != null && c.session.fileToSend() >= 0) {
+            writeNow(c, now); // a file answer goes by sendfile(2), not through the ring's arena
+            return;
         }
         ByteBuffer o = c.session.output();
         if (o == null || !o.hasRemaining()) {
@@ -190,7 +264,7 @@ final class AnswerWrites {
             ends.close(c);
             return;
         }
-        sends.add(c, o, len);
+        sends.add(c, o, len, files != null && c.session.fileFollows() ? FileSends.MSG_MORE : 0);
     }
 
     private void sent(Connection c, int result, int length) {

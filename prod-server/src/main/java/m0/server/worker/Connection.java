@@ -68,9 +68,9 @@ final class Connection {
      */
     boolean outputWaits() {
         if (tls == null) {
-            return session.output() != null;
+            return session.hasOutput(); // not output(): that reads a file answer's next chunk (ADR 0071)
         }
-        return tls.hasOutput() || (!tls.handshaking() && session.output() != null);
+        return tls.hasOutput() || (!tls.handshaking() && session.hasOutput());
     }
 
     /** Its TLS handshake began here: it never moves (ADR 0069). */

@@ -9,6 +9,7 @@ import m0.server.http.App;
 import m0.server.http.HttpConfig;
 import m0.server.http.HttpSession;
 import m0.server.http.Scratch;
+import m0.server.jnr.FileSends;
 import m0.server.jnr.Epoll;
 import m0.server.jnr.EventFd;
 import m0.server.jnr.Fds;
@@ -59,6 +60,9 @@ final class ConnectionIo {
     /** What this loop's sessions parse and encode in while they hold bytes (docs/adr/0036). */
     private final Scratch inScratch = new Scratch(IO_BYTES);
     private final Scratch outScratch = new Scratch(IO_BYTES);
+    /** File answers' files: opened natively, sent with sendfile(2) (docs/adr/0071). */
+    private final FileSends fileSends = new FileSends(IO_BYTES);
+    private final SendfileBodies bodyFiles = new SendfileBodies(fileSends);
     /** The pool's answers, and the one wake-up a batch of them costs. */
     private final EventFd wake;
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -107,7 +111,7 @@ final class ConnectionIo {
             public void fail(Connection c, RuntimeException e) {
                 ConnectionIo.this.fail(c, e);
             }
-        });
+        }, fileSends::send);
     }
 
     /** From now on requests are recorded (not the warm-up's). */
@@ -151,6 +155,15 @@ final class ConnectionIo {
         return answers.writeCalls();
     }
 
+    /** File answers' sendfile(2) calls and bytes since {@link #record}, for the worker's counters. */
+    long sendfileCalls() {
+        return answers.sendfileCalls();
+    }
+
+    long sendfileBytes() {
+        return answers.sendfileBytes();
+    }
+
     /**
      * The accept path's tail, shared by fresh accepts and hand-offs: non-blocking and registered;
      * epoll reports its request. Nagle goes off before a fresh connection's second write
@@ -183,6 +196,7 @@ final class ConnectionIo {
         c.session = new HttpSession(http, app, pool, () -> completed(c), now,
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
+        c.session.files(bodyFiles);
         if (tls != null) {
             tls.admit(c);
         }

@@ -58,6 +58,8 @@ final class PassStats {
         counters.set(WorkerCounters.RING_SENDS, sends == null ? 0 : sends.sendCount());
         counters.set(WorkerCounters.RING_CALLS, sends == null ? 0 : sends.callCount());
         counters.set(WorkerCounters.WRITES, io.writeCalls());
+        counters.set(WorkerCounters.SENDFILES, io.sendfileCalls());
+        counters.set(WorkerCounters.SENDFILE_BYTES, io.sendfileBytes());
         counters.set(WorkerCounters.HANDLER_FAILURES, io.handlerFailures());
         if (share.sharing()) { // one worker, or the bare race: nothing handed off to count
             counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());

@@ -141,8 +141,13 @@ final class RingSends {
 
     /** Copies {@code length} bytes of {@code output} from its position and queues their send to {@code c}. */
     void add(Connection c, ByteBuffer output, int length) {
+        add(c, output, length, 0);
+    }
+
+    /** The same with more send flags ({@code MSG_MORE} for a file answer's head, ADR 0071). */
+    void add(Connection c, ByteBuffer output, int length, int flags) {
         arenaBuffer.put(arenaUsed, output, output.position(), length);
-        ring.send(c.fd, arena.address(arenaUsed), length, IoUring.DONTWAIT, batchCount);
+        ring.send(c.fd, arena.address(arenaUsed), length, IoUring.DONTWAIT | flags, batchCount);
         arenaUsed += length;
         sendCount++;
         batch[batchCount] = c;

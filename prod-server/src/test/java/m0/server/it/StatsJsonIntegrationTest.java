@@ -69,7 +69,7 @@ class StatsJsonIntegrationTest {
                 assertEquals("0", f[3]);
                 assertEquals("['accepted', 'active', 'busy_per_mille', 'busy_s', 'empty_wakeups', 'forwarded', "
                         + "'full', 'in_pass_ms', 'index', 'keeping', 'looks', 'pending', 'pool_busy_s', 'rebalanced', 'received', "
-                        + "'ring_calls', 'ring_sends', 'sent', 'settled', 'started_ms', 'starts', 'state', 'taken', 'wakeups', "
+                        + "'ring_calls', 'ring_sends', 'sendfile_bytes', 'sendfiles', 'sent', 'settled', 'started_ms', 'starts', 'state', 'taken', 'wakeups', "
                         + "'writes']", f[4]);
                 assertEquals("True", f[5], "ready_ms");
                 assertEquals("True", f[6], "started_ms");

@@ -1,0 +1,47 @@
+#!/bin/bash
+# ADR 0071's figures: CPU per response of one worker (utime+stime over wrk's count), arms
+# interleaved in one run, 1 worker, wrk -t1 -c4 -d8s after a 3 s warm-up.
+#   BEFORE=/path/to/an/older/prod-server/target/m0serve bench/large-bodies/run.sh ROUNDS app|main|file PATH
+# app: MemApp (/1m, /64k); main: MainApp under --main (/1m, /fis); file: FileApp (/1m.bin, /4k.bin)
+# against nginx (sendfile on), and BEFORE if set. Classes are compiled into $WORK (default /tmp/m0-large-bodies).
+set -e
+rounds=${1:-3}; kind=${2:-app}; path=${3:-/1m}
+here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
+work=${WORK:-/tmp/m0-large-bodies}; mkdir -p "$work/classes" "$work/www"
+[ -f "$work/www/1m.bin" ] || head -c 1048576 /dev/urandom > "$work/www/1m.bin"
+[ -f "$work/www/4k.bin" ] || head -c 4096 /dev/urandom > "$work/www/4k.bin"
+javac -d "$work/classes" -cp "$root/app-api/target/classes" "$here"/*.java
+after=$root/prod-server/target/m0serve
+hz=$(getconf CLK_TCK)
+case $kind in
+  app) args="--app MemApp"; arms="before after";;
+  main) args="--blocking-threads 1 --main MainApp"; arms="before after";;
+  file) args="--app FileApp"; arms="${BEFORE:+before }after nginx";;
+esac
+measure() { # arm pid port
+  wrk -t1 -c4 -d3s "http://127.0.0.1:$3$path" >/dev/null 2>&1
+  t0=$(awk '{print $14+$15}' "/proc/$2/stat")
+  res=$(wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" 2>&1)
+  t1=$(awk '{print $14+$15}' "/proc/$2/stat")
+  n=$(echo "$res" | grep -o "[0-9]* requests in" | grep -o "^[0-9]*")
+  awk -v a="$1" -v r="$r" -v n="$n" -v t=$((t1-t0)) -v hz="$hz" -v p="$path" \
+    'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n}'
+}
+for r in $(seq 1 "$rounds"); do
+  for arm in $arms; do
+    if [ "$arm" = nginx ]; then
+      sed "s|@WWW@|$work/www|; s|@WORK@|$work|g" "$here/nginx.conf" > "$work/nginx.conf"
+      nginx -c "$work/nginx.conf" -p "$work" & ng=$!; sleep 1
+      measure nginx "$(cat /proc/$ng/task/*/children | tr ' ' '\n' | grep -v '^$' | head -1)" 18471
+      kill -QUIT $ng; wait $ng 2>/dev/null || true; continue
+    fi
+    bin=$after; [ "$arm" = before ] && bin=${BEFORE:?set BEFORE to the older m0serve}
+    out=$work/$arm.out
+    # shellcheck disable=SC2086
+    M0_TEST_WWW=$work/www "$bin" --bind 127.0.0.1:0 --workers 1 $args --app-classpath "$work/classes" >"$out" 2>&1 & sup=$!
+    for i in $(seq 1 300); do grep -q "ready:" "$out" && break; sleep 0.1; done
+    port=$(grep -o "listening on http://127.0.0.1:[0-9]*" "$out" | grep -o "[0-9]*$")
+    measure "$arm" "$(cat /proc/$sup/task/*/children | tr ' ' '\n' | grep -v '^$' | head -1)" "$port"
+    kill -TERM $sup; wait $sup 2>/dev/null || true
+  done
+done
