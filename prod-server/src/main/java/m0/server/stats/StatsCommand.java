@@ -32,7 +32,7 @@ public final class StatsCommand implements Callable<Integer> {
     private long pid;
 
     @Option(names = "--workers", defaultValue = "0",
-            description = "worker count; default: read from the supervisor's --workers")
+            description = "worker count; default: the supervisor's (command line, M0SERVE_WORKERS or its config file)")
     int workers;
 
     @Option(names = "--interval-ms", defaultValue = "0",

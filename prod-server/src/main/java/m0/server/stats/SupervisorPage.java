@@ -3,7 +3,6 @@ package m0.server.stats;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +13,7 @@ import m0.core.ByteBufferPage;
 import m0.core.Counts;
 import m0.core.Page;
 import m0.core.PageLayout;
+import m0.server.settings.ServerSettings;
 
 /**
  * A running server's shared page, mapped READ-ONLY by another process: the memfd is found
@@ -64,7 +64,7 @@ public final class SupervisorPage {
             if (lines < 1) {
                 throw new IOException("the page of pid " + pid + " is no m0 page: " + bytes + " bytes");
             }
-            int declared = Math.min(lines, workers > 0 ? workers : workersFromCommandLine(pid));
+            int declared = Math.min(lines, workers > 0 ? workers : declaredWorkers(pid));
             MappedByteBuffer buffer = ch.map(FileChannel.MapMode.READ_ONLY, 0, 8L * PageLayout.slots(lines));
             return new SupervisorPage(pid, lines, declared, new ByteBufferPage(buffer, 0, PageLayout.slots(lines)),
                     policyOf(pid));
@@ -99,7 +99,7 @@ public final class SupervisorPage {
     /**
      * The accept policy the workers of {@code pid} run: a live worker's spec ({@code
      * accept-policy=}, from whichever source set it), the pid's own spec when it
-     * is a worker, else the supervisor's {@code --accept-policy}, else the default; null when the
+     * is a worker, else the supervisor's own setting (command line, environment, config file), else the default; null when the
      * process cannot be read.
      */
     static String policyOf(long pid) {
@@ -119,40 +119,24 @@ public final class SupervisorPage {
             return own.get();
         }
         try {
-            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-            List<String> all = List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).equals("--accept-policy") && i + 1 < all.size()) {
-                    return all.get(i + 1);
-                }
-                if (all.get(i).startsWith("--accept-policy=")) {
-                    return all.get(i).substring("--accept-policy=".length());
-                }
-            }
-            return m0.core.AcceptPolicy.defaultName();
+            return RunningSettings.valueOf(pid, ServerSettings.ACCEPT_POLICY).orElse(m0.core.AcceptPolicy.defaultName());
         } catch (IOException e) {
             return null;
         }
     }
 
-    /** The {@code --workers N} (or {@code --workers=N}) of a supervisor's command line; 1 without it. */
-    static int workersFromCommandLine(long pid) throws IOException {
-        byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-        List<String> all = List.of(new String(raw, StandardCharsets.UTF_8).split("\0"));
+    /**
+     * The supervisor's worker count, from wherever it was set (command line, {@code
+     * M0SERVE_WORKERS}, its config file); 1 without it, or for a worker's pid, whose lines in use
+     * show up by themselves.
+     */
+    static int declaredWorkers(long pid) throws IOException {
+        java.util.Optional<String> n = RunningSettings.valueOf(pid, ServerSettings.WORKERS);
         try {
-            for (int i = 0; i < all.size(); i++) {
-                String a = all.get(i);
-                if (a.equals("--workers") && i + 1 < all.size()) {
-                    return Integer.parseInt(all.get(i + 1));
-                }
-                if (a.startsWith("--workers=")) {
-                    return Integer.parseInt(a.substring("--workers=".length()));
-                }
-            }
+            return n.isEmpty() ? 1 : Integer.parseInt(n.get().strip());
         } catch (NumberFormatException e) {
-            throw new IOException("pid " + pid + ": unreadable --workers in its command line", e);
+            throw new IOException("pid " + pid + ": unreadable workers setting '" + n.get() + "'", e);
         }
-        return 1; // the default, or a worker's pid: lines in use show up by themselves
     }
 
     public long pid() {

@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -89,6 +90,35 @@ class OperateIntegrationTest {
         } finally {
             Files.deleteIfExists(pidFile);
             Files.delete(dir);
+        }
+    }
+
+    private static final String[] HOLD_WORKER_1 = {"--dev-arm-gap-ms", "600000", "--dev-arm-gap-index", "1"};
+
+    /**
+     * The worker count shown is the one the supervisor runs, wherever it was set: stats reads the
+     * supervisor's command line, environment and config file in the settings' own order. Worker
+     * 1 is held before its start (so the server is listening, never ready), its line unwritten: the
+     * count is all stats has to show it by.
+     * Negative control: with stats reading --workers from the command line only, both rows show 1.
+     */
+    @Test
+    void statsShowsTheWorkerCountSetInTheEnvironmentOrTheConfigFile() throws Exception {
+        Path config = Files.createTempFile("m0serve-", ".properties");
+        try {
+            Files.writeString(config, "workers = 3\n");
+            try (ServerProcess s = ServerProcess.start(Map.of("M0SERVE_WORKERS", "2"), HOLD_WORKER_1)) {
+                Map.Entry<Integer, String> r = m0serve("stats", "--bind", "127.0.0.1:" + s.port);
+                assertEquals(0, r.getKey(), r.getValue());
+                assertTrue(r.getValue().startsWith("m0serve stats: pid " + s.pid() + ", 2 workers"), r.getValue());
+            }
+            try (ServerProcess s = ServerProcess.startWith(List.of(HOLD_WORKER_1), "--config", config.toString())) {
+                Map.Entry<Integer, String> r = m0serve("stats", "--bind", "127.0.0.1:" + s.port);
+                assertEquals(0, r.getKey(), r.getValue());
+                assertTrue(r.getValue().startsWith("m0serve stats: pid " + s.pid() + ", 3 workers"), r.getValue());
+            }
+        } finally {
+            Files.deleteIfExists(config);
         }
     }
 
