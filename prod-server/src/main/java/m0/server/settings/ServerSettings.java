@@ -44,6 +44,10 @@ public final class ServerSettings {
             "Request body limit (decoded); past it: 413.");
     public static final Setting GRACE_MS = Setting.number("grace-ms", 10000, 0, NONE, "MS",
             "On SIGTERM, how long workers finish in-flight requests.");
+    public static final Setting DRAIN_DELAY_MS = Setting.number("drain-delay-ms", 0, 0, 600_000, "MS",
+            "On SIGTERM or SIGINT, serve on (accepting too) this long with /readyz at 503, so a load balancer "
+                    + "stops sending before the listener closes; a second signal ends it early. Then the "
+                    + "grace.").supervisorOnly();
     public static final Setting MAX_CONNECTIONS = Setting.number("max-connections", 0, 0, NONE, "N",
             "Open connections per worker past which it stops accepting (it still takes hand-offs); 0: "
                     + "RLIMIT_NOFILE less what the worker holds and a reserve.");
@@ -130,7 +134,7 @@ public final class ServerSettings {
     /** In the order of --help and docs/settings.md. */
     static final List<Setting> ALL = List.of(CONFIG, BIND, WORKERS, APP, MAIN, APP_CLASSPATH, BLOCKING_THREADS,
             ACCEPT_POLICY, MAX_HEADER_BYTES, IDLE_TIMEOUT_MS, HEADER_TIMEOUT_MS, BODY_TIMEOUT_MS, MAX_BODY_BYTES,
-            GRACE_MS, MAX_CONNECTIONS, METRICS_BIND, ACCESS_LOG, REBALANCE, DEFER_ACCEPT, CPU_AFFINITY, WORKER_HEAP,
+            GRACE_MS, DRAIN_DELAY_MS, MAX_CONNECTIONS, METRICS_BIND, ACCESS_LOG, REBALANCE, DEFER_ACCEPT, CPU_AFFINITY, WORKER_HEAP,
             WORKER_JAVA_OPTS, PID_FILE, TLS_CERT, TLS_KEY, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS, DEV_MAX_RESPAWNS, DEV_START_TRACE,
             DEV_EAGER_READ, DEV_LISTEN_EXCLUSIVE, DEV_WARM_UP, DEV_RING_SENDS, DEV_PAIR_AT, DEV_PAIR_REREAD,
             DEV_ARM_GAP_MS, DEV_ARM_GAP_INDEX, DEV_DIE_AT_START_INDEX, DEV_LOOK_LATE_MS,

@@ -53,6 +53,10 @@ public final class ServerConfig {
         return values.text(ServerSettings.ACCEPT_POLICY);
     }
 
+    public long drainDelayMillis() {
+        return values.number(ServerSettings.DRAIN_DELAY_MS);
+    }
+
     public long graceMillis() {
         return values.number(ServerSettings.GRACE_MS);
     }

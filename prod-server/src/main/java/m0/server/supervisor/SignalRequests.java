@@ -13,6 +13,8 @@ final class SignalRequests {
 
     private final EventFd wake;
     private volatile boolean stop;
+    /** SIGTERMs and SIGINTs so far: a second one ends --drain-delay-ms early. */
+    private final AtomicInteger stops = new AtomicInteger();
     /** The first stop signal's name, for the stop lines; set before {@link #stop}. */
     private volatile String stopSignal;
     private volatile boolean reload;
@@ -50,12 +52,18 @@ final class SignalRequests {
             stopSignal = signal; // signals merge: the first one names the stop
         }
         stop = true;
+        stops.incrementAndGet();
         wake.signal();
     }
 
     /** SIGTERM or SIGINT came (it stays asked). */
     boolean stopRequested() {
         return stop;
+    }
+
+    /** Stop signals received so far (0 before the first). */
+    int stopSignals() {
+        return stops.get();
     }
 
     /** The signal that asked the stop ("SIGTERM", "SIGINT"), once {@link #stopRequested}. */

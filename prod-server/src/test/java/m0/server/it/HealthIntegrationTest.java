@@ -55,13 +55,51 @@ class HealthIntegrationTest {
                 // The held request is still served after /readyz said 503: the drain outlives it.
                 held.send("hello");
                 Http.Response answer = held.read();
-                assertNotNull(answer, "the held request was answered");
+                assertNotNull(answer, () -> "the held request was answered; stderr: " + stderrOf(s));
                 assertEquals(200, answer.status());
             }
             assertTrue(s.process.waitFor(60, TimeUnit.SECONDS), "the supervisor exits once the drain is over");
             assertEquals(0, s.process.exitValue(), s.stderr());
             assertNotNull(s.awaitLine(Pattern.compile("^m0serve: stopped \\(SIGTERM\\): 1 worker\\(s\\) drained in \\d+ ms, exit 0$"),
                     10), "the stop line with its reason");
+        }
+    }
+
+    /**
+     * --drain-delay-ms: from the first SIGTERM, /readyz says 503 while the listener still accepts
+     * and serves NEW connections (what a load balancer that has not yet read the 503 sends);
+     * the second SIGTERM ends the delay and the stop runs. The delay is far beyond the test's
+     * bounds, so no clock decides the outcome. Negative control: with the delay setting ignored
+     * (drainDelayOver returning true), the new connection after the 503 is refused.
+     */
+    @Test
+    void aDrainDelayKeepsAcceptingNewConnectionsWithReadyz503UntilASecondSignal() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", "2", "--metrics-bind", "127.0.0.1:0",
+                "--drain-delay-ms", "600000")) {
+            int metrics = Integer.parseInt(s.awaitLine(METRICS, 30));
+            assertNotNull(s.awaitReady(60));
+            assertEquals("200 serving\n", probe(metrics, "/readyz"));
+
+            assertTrue(s.process.toHandle().destroy()); // SIGTERM
+            assertNotNull(s.awaitLine(Pattern.compile("m0serve: SIGTERM: /readyz 503, serving 600000 ms more"), 30),
+                    () -> "the drain delay's line; stderr: " + stderrOf(s));
+            assertEquals("503 stopping\n", probe(metrics, "/readyz"), "not ready from the first signal");
+            for (int i = 0; i < 4; i++) {
+                try (Http h = new Http(s.port)) { // a new connection, accepted and served
+                    h.send(Http.get("/"));
+                    Http.Response r = h.read();
+                    int n = i;
+                    assertNotNull(r, () -> "connection " + n + " after the 503 was not answered; stderr: " + stderrOf(s));
+                    assertEquals(200, r.status());
+                }
+            }
+            assertTrue(s.process.isAlive(), "still serving during the delay");
+
+            assertTrue(s.process.toHandle().destroy()); // the second SIGTERM: stop now
+            assertTrue(s.process.waitFor(60, TimeUnit.SECONDS), "the second signal ends the delay");
+            assertEquals(0, s.process.exitValue(), s.stderr());
+            assertNotNull(s.awaitLine(Pattern.compile("^m0serve: stopped \\(SIGTERM\\): 2 worker\\(s\\) drained in \\d+ ms, exit 0$"),
+                    10), "the stop line");
         }
     }
 
