@@ -28,6 +28,8 @@ final class FakePorts {
         boolean in;
         boolean closed;
         boolean emfile;
+        /** Thrown once by the next accept, as a port does for a failure of that one connection (ECONNABORTED). */
+        RuntimeException failNext;
         int accepts;
 
         FakeListener(ArrayDeque<String> backlog) {
@@ -39,6 +41,11 @@ final class FakePorts {
             accepts++;
             if (emfile) {
                 throw new OutOfDescriptors();
+            }
+            if (failNext != null) {
+                RuntimeException e = failNext;
+                failNext = null;
+                throw e;
             }
             return backlog.poll();
         }
@@ -110,6 +117,8 @@ final class FakePorts {
         boolean receiptsSettled;
         /** Run at each admit, before it is logged: lets a test read the page mid-pass. */
         Runnable onAdmit = () -> { };
+        /** Run when the timers are served: lets a test read the page and the log at that point of the pass. */
+        Runnable onExpire = () -> { };
 
         void hold(String name) {
             held.add(new Held(name, false));
@@ -235,6 +244,7 @@ final class FakePorts {
 
         @Override
         public void expire(long now) {
+            onExpire.run();
             expired++;
             deadline = Long.MAX_VALUE;
         }
