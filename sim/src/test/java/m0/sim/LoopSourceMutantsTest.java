@@ -106,6 +106,7 @@ class LoopSourceMutantsTest {
         Files.createDirectories(out);
         Path core = location(WorkerLoop.class);
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertNotNull(javac, "the simulator's tests run on a JDK (sim.jvm): its compiler builds the edited loop");
         StringWriter errors = new StringWriter();
         boolean ok = javac.getTask(errors, null, null, List.of("-d", out.toString(), "-cp", core.toString(),
                 "-nowarn", "-proc:none"), null, javac.getStandardFileManager(null, null, null)
