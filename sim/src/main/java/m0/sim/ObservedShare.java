@@ -115,6 +115,21 @@ final class ObservedShare extends ForwardingWorkerShare<Conn> {
         inner.start();
         w.started = true;
         w.startedStep = sim.step;
+        w.sampledAt = sim.now;
+    }
+
+    /** The loop hands the core its busy time (SAMPLE judges how old the last one is). */
+    @Override
+    public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
+        inner.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
+        w.sampledAt = sim.now;
+    }
+
+    /** The loop publishes its settled count: what it accepted until now is in it (SETTLED-SEEN). */
+    @Override
+    public void publishSettled(long settled) {
+        inner.publishSettled(settled);
+        w.acceptedSincePublish.clear();
     }
 
     /** A leaver's hand-over: its scan of the siblings begins now (CONN judges its close from here). */

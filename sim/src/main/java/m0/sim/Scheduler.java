@@ -237,6 +237,7 @@ final class Scheduler {
         for (;;) {
             if (!sim.aborting) {
                 Oracles.afterStep(sim);
+                sim.loopOracles.afterStep();
             }
             if (sim.aborting) {
                 return null;
@@ -261,6 +262,9 @@ final class Scheduler {
                     return null; // quiescent
                 }
                 sim.listener.beforeTimeAdvance(t);
+                if (!sim.aborting) {
+                    sim.loopOracles.beforeTimeAdvance(t);
+                }
                 if (sim.aborting) {
                     return null;
                 }

@@ -107,6 +107,8 @@ public final class Sim {
 
     /** The listener's wake-ups and its oracles (the epoll model; idle unless a scenario uses it). */
     final ListenerModel listener;
+    /** The loop's own rules: its timers and its pass end's order (off unless a world turns one on). */
+    final LoopOracles loopOracles;
 
     // ---- records
     private final TraceLog log;
@@ -166,6 +168,7 @@ public final class Sim {
         Arrays.fill(bindStep, -1);
         this.turn = new Scheduler(this);
         this.listener = new ListenerModel(this);
+        this.loopOracles = new LoopOracles(this);
     }
 
     // =====================================================================================

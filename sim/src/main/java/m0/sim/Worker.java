@@ -100,6 +100,12 @@ public final class Worker {
     /** A nudge its receive swallowed and the loop has not asked about yet. */
     boolean nudged;
 
+    // ---- what the loop oracles read (LoopOracles)
+    /** When its loop last handed the core a busy sample (or started). */
+    long sampledAt;
+    /** Connections it accepted since it last published its settled count: not settled in m0serve yet. */
+    final java.util.Set<Conn> acceptedSincePublish = new java.util.HashSet<>();
+
     Worker(Sim sim, int index, String name) {
         this.sim = sim;
         this.index = index;
@@ -415,6 +421,9 @@ public final class Worker {
             }
             sim.serve(Worker.this, c);
             admittedThisPass.add(c);
+            if (!received) {
+                acceptedSincePublish.add(c);
+            }
             long cost = received ? receiveCost : acceptCost;
             if (cost > 0) {
                 sim.sleep(cost);

@@ -137,4 +137,50 @@ final class LoopMutants {
             };
         }
     };
+
+    /**
+     * No heal look while sharing and idle (WorkerLoop's {@code HEAL_LOOK_NANOS}, both in the
+     * wait's cap and as its only timer): the loop reads {@code sharing()} in {@code timeout()}
+     * alone once it has started, so the core answers it no there and only there (the constructor,
+     * before the start, still reads yes: the shape and the sample are the loop's as before).
+     */
+    static final Protocol NO_HEAL_LOOK = Mutants.worker("mutant-no-heal-look",
+            (p, self) -> new Mutants.WorkerMutant(p, self) {
+                private boolean started;
+
+                @Override
+                public void start() {
+                    real.start();
+                    started = true;
+                }
+
+                @Override
+                public boolean sharing() {
+                    return !started && real.sharing();
+                }
+            });
+
+    /**
+     * The settled count published after the pass end's retire (ADR 0059 undone): the loop's two
+     * calls reach the core in the other order, so a moved connection leaves pending before the
+     * receiver's count says it is there.
+     */
+    static final Protocol SETTLED_AFTER_RETIRE = Mutants.worker("mutant-settled-after-retire",
+            (p, self) -> new Mutants.WorkerMutant(p, self) {
+                private long settled = -1;
+
+                @Override
+                public void publishSettled(long n) {
+                    settled = n; // held until the retire has run
+                }
+
+                @Override
+                public void passEnd(long open) {
+                    real.passEnd(open);
+                    if (settled >= 0) {
+                        real.publishSettled(settled);
+                        settled = -1;
+                    }
+                }
+            });
 }
