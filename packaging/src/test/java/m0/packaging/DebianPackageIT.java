@@ -40,6 +40,7 @@ class DebianPackageIT {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)/");
     private static final Path LAUNCHER = Path.of("/usr/bin/m0serve");
     private static final Path LIB = Path.of("/usr/lib/m0serve");
+    private static final Path CONF = Path.of("/etc/m0serve/m0serve.conf");
     private static final List<Path> UNITS = List.of(
             Path.of("/lib/systemd/system/m0serve.service"), Path.of("/lib/systemd/system/m0serve.socket"));
 
@@ -70,6 +71,13 @@ class DebianPackageIT {
             }
             assertTrue(Files.isRegularFile(LIB.resolve("m0serve.jsa")),
                     "postinst made the class-data archive: " + install.out);
+            // The service's settings: a conffile the server reads as the service will.
+            assertTrue(Files.isRegularFile(CONF), CONF + " after install");
+            Ran show = run("setpriv", "--reuid=m0serve", "--regid=m0serve", "--init-groups", LAUNCHER.toString(),
+                    "config", "--show", "--config", CONF.toString());
+            assertEquals(0, show.exit, "config --show: " + show.out);
+            assertTrue(Pattern.compile("(?m)^workers = 2 +# file " + Pattern.quote(CONF.toString()) + "$")
+                    .matcher(show.out).find(), "workers from the packaged file: " + show.out);
             Ran user = run("getent", "passwd", "m0serve");
             assertEquals(0, user.exit, "postinst made the m0serve user");
             int uid = Integer.parseInt(user.out.split(":")[2]);
@@ -85,6 +93,8 @@ class DebianPackageIT {
             for (Path unit : UNITS) {
                 assertFalse(Files.exists(unit), unit + " after purge");
             }
+            assertFalse(Files.exists(CONF), CONF + " after purge (a conffile goes with --purge)");
+            assertFalse(Files.exists(Path.of("/var/log/m0serve")), "the logs after purge");
             assertTrue(run("dpkg", "-s", "m0serve").exit != 0, "dpkg still lists m0serve after purge");
         } finally {
             if (installed) {

@@ -54,6 +54,56 @@ public final class SettingsPage {
         return b.toString();
     }
 
+    /**
+     * The packaged config file ({@code /etc/m0serve/m0serve.conf}, docs/deploy/m0serve.conf):
+     * {@code set} as {@code name = value} lines, every other setting a file may hold commented
+     * out at its default, each under its one line of doc.
+     */
+    public static String configFile(Catalog catalog, java.util.Map<String, String> set) {
+        StringBuilder b = new StringBuilder();
+        b.append("# /etc/m0serve/m0serve.conf: m0serve's settings, read by the packaged service\n")
+                .append("# (ExecStart=/usr/bin/m0serve --config /etc/m0serve/m0serve.conf). Every setting is in\n")
+                .append("# docs/settings.md; a flag on the command line or an M0SERVE_* variable wins over this file.\n")
+                .append("# Check it with: m0serve config --show --config /etc/m0serve/m0serve.conf\n")
+                .append("# Apply it with: systemctl restart m0serve (or reload, for the settings docs/settings.md\n")
+                .append("# marks \"Reload: yes\").\n")
+                .append("# Generated from m0.server.settings.ServerSettings (SettingsPageTest keeps it in step).\n");
+        for (Setting s : catalog.all()) {
+            if (s.isDev() || !s.inFile()) {
+                continue;
+            }
+            b.append('\n');
+            for (String line : wrap(s.doc(), 94)) {
+                b.append("# ").append(line).append('\n');
+            }
+            String value = set.get(s.name());
+            if (value != null) {
+                b.append(s.name()).append(" = ").append(value).append('\n');
+            } else {
+                b.append("# ").append(s.name()).append(" =")
+                        .append(s.defaultValue() == null ? "" : " " + s.defaultValue()).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    private static java.util.List<String> wrap(String text, int width) {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String word : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + word.length() > width) {
+                lines.add(line.toString());
+                line.setLength(0);
+            }
+            if (line.length() > 0) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+
     private static String dflt(Setting s) {
         return s.defaultValue() == null ? "unset" : "`" + s.defaultValue() + "`";
     }
