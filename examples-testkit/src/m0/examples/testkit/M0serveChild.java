@@ -42,6 +42,8 @@ public final class M0serveChild implements AutoCloseable {
 
   private static final Pattern LISTENING = Pattern.compile("m0serve: listening on http://127\\.0\\.0\\.1:(\\d+)/");
   private static final Pattern PID = Pattern.compile("pid=(\\d+)");
+  /** A burst's spread that is not even after this long is stuck (it settles in under a second). */
+  private static final long SETTLE_HANG_SECONDS = 40;
 
 
   /** The test class path in two: what --app-classpath takes, and what m0serve runs on. */
@@ -121,11 +123,13 @@ public final class M0serveChild implements AutoCloseable {
 
   /**
    * Starts m0serve on 127.0.0.1 (port 0: the kernel picks) with two workers running {@code main}
-   * with {@code args}, and returns once it printed its ready line (every worker started: the
+   * with {@code args} (idle connections held 120 s), and returns once it printed its ready line (every worker started: the
    * app's main has run in each).
    */
   public static M0serveChild start(Path dir, ClassPaths cp, String main, String... args) throws Exception {
-    List<String> flags = new ArrayList<>(List.of("--workers", "2", "--main", main,
+    // Idle keep-alive connections held while a burst settles must not meet the 5 s default idle
+    // timeout on a loaded machine: the spread is judged, not how soon it comes.
+    List<String> flags = new ArrayList<>(List.of("--workers", "2", "--idle-timeout-ms", "120000", "--main", main,
         "--app-classpath", String.join(File.pathSeparator, cp.app()), "--"));
     flags.addAll(List.of(args));
     return start(dir, cp, "128m", Map.of(), flags);
@@ -222,10 +226,11 @@ public final class M0serveChild implements AutoCloseable {
    * does), then which worker holds each, from the OS: the server's end of a client socket is the
    * established socket whose peer port is the client's local port, and {@code ss -p} names the
    * pid holding it (as bench/lib.sh conn_spread counts). The first look is printed; if it is not
-   * even, it is looked at again (every 100 ms, for up to {@code settleMillis}) while the
-   * rebalance moves idle connections, and what was last seen must be exactly even.
+   * even, it is looked at again while the rebalance moves idle connections, until it is exactly
+   * even. How fast it settles is a benchmark's figure (docs/bench-archive.md: 32/32 in 0.44-0.65
+   * s, the 2 s goal); here only a hung rebalance reaches the deadline.
    */
-  public void assertBurstSpreadsEvenly(int connections, String path, long settleMillis) throws Exception {
+  public void assertBurstSpreadsEvenly(int connections, String path) throws Exception {
     List<Long> workers = workerPids();
     assertEquals(2, workers.size(), "workers: " + workers);
     List<Socket> open = new ArrayList<>(connections);
@@ -251,17 +256,23 @@ public final class M0serveChild implements AutoCloseable {
       workers.forEach(w -> even.put(w, connections / workers.size()));
       Spread first = look(clientPorts, workers);
       Spread last = first;
+      Spread held = first; // the last look at which the server still held a connection
       int looks = 1;
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settleMillis);
-      while (!(last.unowned == 0 && last.perWorker.equals(even)) && System.nanoTime() < deadline) {
-        Thread.sleep(100);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SETTLE_HANG_SECONDS);
+      // Until even; or until the server holds none of them (its idle timeout closed them: they
+      // can never be even); or, only if the rebalance hangs, the deadline.
+      while (!(last.unowned == 0 && last.perWorker.equals(even)) && last.unowned < connections
+          && System.nanoTime() - deadline < 0) {
+        Thread.sleep(100); // polling the spread, bounded by a deadline only a hang reaches
         last = look(clientPorts, workers);
+        held = last.unowned < connections ? last : held;
         looks++;
       }
       System.out.printf("m0serve spread: burst x%d on 2 workers %s: first ask %s, %s%n", connections, workers,
           first, first == last ? "exact at once" : "after " + looks + " looks " + last);
-      assertEquals(0, last.unowned, "connections held by no worker or by two: first ask " + first + ", last " + last);
-      assertEquals(even, last.perWorker, "burst x" + connections + ": first ask " + first + ", last " + last);
+      String seen = "first ask " + first + ", last held " + held + ", last " + last + " (" + looks + " looks)";
+      assertEquals(0, last.unowned, "connections held by no worker or by two: " + seen);
+      assertEquals(even, last.perWorker, "burst x" + connections + ": " + seen);
     } finally {
       for (Socket s : open) {
         s.close();

@@ -87,7 +87,7 @@ final class FilesAppM0serveIntegrationTest {
   @Order(1)
   @Timeout(60)
   void aBurstOfThirtyTwoSpreadsSixteenSixteen() throws Exception {
-    m0.assertBurstSpreadsEvenly(32, "/files/hello.txt", 2_000);
+    m0.assertBurstSpreadsEvenly(32, "/files/hello.txt");
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import m0.core.Page;
 import m0.core.PageLayout;
 import m0.server.jnr.Processes;
 import m0.server.share.SharedPage;
+import m0.server.stats.WorkerCounters;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 9, the process half, on the real binary: descriptor exhaustion is a state (the worker
- * stops accepting, stays quiet and cheap, and serves again once load drops), and a worker
+ * stops accepting, its loop passes only for its timers and its log says so once a second, and it
+ * serves again once load drops; counted from its stats, not timed), and a worker
  * SIGTERMed from outside is replaced. 127.0.0.1, ephemeral ports, bounded loops; every pid and
  * socket is cleaned up after each test.
  */
@@ -38,11 +41,25 @@ class HostileProcessIntegrationTest {
     /** The issue's shape: the server under a 256-descriptor limit, a thousand clients held. */
     private static final int FD_LIMIT = 256;
     private static final int HELD_CLIENTS = 1000;
-    /** The CPU and log measurements run over this window while the clients are held. */
-    private static final long WINDOW_MS = 3_000;
-    /** Goals from the issue: worker CPU at the fd limit, log bytes per second. */
-    private static final double MAX_WORKER_CPU = 0.05;
-    private static final double MAX_LOG_BYTES_PER_SECOND = 1024;
+    /**
+     * How long the held state is watched: an observation, not a synchronisation (nothing is
+     * waited for; what the workers did meanwhile is counted).
+     */
+    private static final long WATCH_MS = 3_000;
+    /**
+     * Loop passes per worker while held, at most. Held, a worker wakes for its timers alone (the
+     * 25 ms rebalance look while it holds idle connections, a heal look a second; at EMFILE the
+     * 100 ms back-off's end and the accept that fails again): 90-180 over the watch as measured,
+     * so a loaded machine would have to stretch the watch fivefold to reach the bound. A
+     * listener left in the interest set wakes the loop at every wait: 150 000-850 000.
+     */
+    private static final long MAX_PASSES = 1_000;
+    /**
+     * Log lines (both workers) over the watch, at most. A repeated failure is one line a second
+     * per worker (RateLimitedLog); a line per failed accept would be ten a second per worker at
+     * the 100 ms back-off (60 over the watch), and millions without it.
+     */
+    private static final int MAX_LOG_LINES = 20;
     private static final long CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux x86_64
 
     private final List<ServerProcess> servers = new ArrayList<>();
@@ -82,22 +99,35 @@ class HostileProcessIntegrationTest {
             held.add(c);
             c.socket().connect(new InetSocketAddress("127.0.0.1", s.port), 10_000);
         }
-        // The workers have taken all they will (the descriptors spent, or the cap reached): their
-        // descriptor count stops moving. Measure the steady state only.
-        awaitSteady(s, workers);
-
+        // The workers have taken all they will: each has said that it stopped accepting (its cap,
+        // or EMFILE). Measure the held state only.
+        awaitBothHeld(s);
+        List<WorkerCounters> counters = new ArrayList<>();
+        for (long pid : workers) {
+            counters.add(WorkerCounters.attach(pid).orElseThrow(() -> new AssertionError("no counters of " + pid)));
+        }
+        long[] passes0 = words(counters, WorkerCounters.WAKEUPS);
+        long[] accepted0 = words(counters, WorkerCounters.ACCEPTED);
         long cpu0 = cpuTicks(workers);
-        long log0 = s.stderrBytes();
-        long t0 = System.nanoTime();
-        Thread.sleep(WINDOW_MS); // the measurement window itself
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        double cpu = (cpuTicks(workers) - cpu0) / (double) CLOCK_TICKS_PER_SECOND / seconds / workers.size();
-        double logRate = (s.stderrBytes() - log0) / seconds;
-        System.out.printf("fd limit %d, --max-connections %d, %d clients held: worker CPU %.1f %% (mean of %d), "
-                        + "log %.0f B/s, descriptors held %d; stderr tail: %s%n", FD_LIMIT, maxConnections,
-                HELD_CLIENTS, 100 * cpu, workers.size(), logRate, openDescriptors(workers), lastLine(s.stderr()));
-        assertTrue(cpu <= MAX_WORKER_CPU, String.format("worker CPU %.1f %% > 5 %% at the fd limit", 100 * cpu));
-        assertTrue(logRate <= MAX_LOG_BYTES_PER_SECOND, String.format("log grew %.0f B/s > 1 KiB/s", logRate));
+        int log0 = s.stderr().split("\n", -1).length;
+        Thread.sleep(WATCH_MS); // the observation itself: what the held workers do meanwhile is counted below
+        long[] passes = minus(words(counters, WorkerCounters.WAKEUPS), passes0);
+        long[] accepted = minus(words(counters, WorkerCounters.ACCEPTED), accepted0);
+        int logLines = s.stderr().split("\n", -1).length - log0;
+        // CPU is printed, not asserted: a rate is the benchmark's figure (docs/bench-archive.md, "At
+        // the descriptor limit", prod-server/bench/fd-limit.sh; issue 9's goal there: <= 5 %).
+        System.out.printf("fd limit %d, --max-connections %d, %d clients held, over %d ms: loop passes %s, accepts %s,"
+                        + " log lines %d, worker CPU %.1f %% (figure only), descriptors held %d; stderr tail: %s%n",
+                FD_LIMIT, maxConnections, HELD_CLIENTS, WATCH_MS, Arrays.toString(passes), Arrays.toString(accepted),
+                logLines, 100.0 * (cpuTicks(workers) - cpu0) / CLOCK_TICKS_PER_SECOND / (WATCH_MS / 1000.0) / workers.size(),
+                openDescriptors(workers), lastLine(s.stderr()));
+        for (int w = 0; w < workers.size(); w++) {
+            assertTrue(passes[w] <= MAX_PASSES, "worker " + w + " passed " + passes[w] + " times over " + WATCH_MS
+                    + " ms held at the descriptor limit: its loop spins (at most " + MAX_PASSES + ")");
+            assertEquals(0, accepted[w], "worker " + w + " accepted while held at the descriptor limit");
+        }
+        assertTrue(logLines <= MAX_LOG_LINES, logLines + " log lines over " + WATCH_MS + " ms held (at most "
+                + MAX_LOG_LINES + "): a repeated failure is one line a second per worker");
 
         // Load drops: the held clients go; a fresh keep-alive client is served, twice on one connection.
         for (SocketChannel c : held) {
@@ -125,7 +155,7 @@ class HostileProcessIntegrationTest {
         // Counts never drift: whatever was handed off at the limit (lost receipts included) has
         // been taken and retired, so nothing reads as in flight once the pass that took it ended.
         Page page = SharedPage.attach(s.pid()).page();
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (inFlight(page) != 0 && System.nanoTime() - until < 0) {
             Thread.sleep(20); // a pass still open
         }
@@ -225,26 +255,34 @@ class HostileProcessIntegrationTest {
         return n;
     }
 
-    /** Polls the workers' descriptor count until it has not moved for a second and is past half the limit. */
-    private static void awaitSteady(ServerProcess s, List<Long> workers) throws InterruptedException, IOException {
+    /** Until each worker has logged that it stopped accepting: at its cap, or at EMFILE. */
+    private static void awaitBothHeld(ServerProcess s) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        int last = -1;
-        long since = System.nanoTime();
-        for (;;) {
-            int now = openDescriptors(workers);
-            if (now != last) {
-                last = now;
-                since = System.nanoTime();
-            } else if (now > workers.size() * FD_LIMIT / 2 && System.nanoTime() - since >= TimeUnit.SECONDS.toNanos(1)) {
-                return;
-            }
+        while (!(held(s.stderr(), 0) && held(s.stderr(), 1))) {
             if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("timed out after 60 s waiting for the workers' descriptors to settle past "
-                        + workers.size() * FD_LIMIT / 2 + "; last count " + last + "; workers then " + workers
-                        + ", now " + workerPids(s) + "; stderr:\n" + s.stderr());
+                throw new AssertionError("a worker never said it stopped accepting within 60 s; descriptors "
+                        + openDescriptors(workerPids(s)) + "; stderr:\n" + s.stderr());
             }
-            Thread.sleep(100);
+            Thread.sleep(100); // polling the log, bounded by a deadline only a hang reaches
         }
+    }
+
+    private static boolean held(String stderr, int index) {
+        String me = "m0serve worker " + index + ": ";
+        return stderr.lines().anyMatch(l -> l.startsWith(me)
+                && (l.contains("not accepting until a connection closes") || l.contains("not accepting for")));
+    }
+
+    private static long[] words(List<WorkerCounters> counters, int word) {
+        return counters.stream().mapToLong(c -> c.word(word)).toArray();
+    }
+
+    private static long[] minus(long[] a, long[] b) {
+        long[] d = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            d[i] = a[i] - b[i];
+        }
+        return d;
     }
 
     private static String lastLine(String text) {

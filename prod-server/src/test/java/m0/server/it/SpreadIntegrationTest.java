@@ -33,7 +33,7 @@ class SpreadIntegrationTest {
 
     private static final int ROUNDS = 3;
     private static final int READY_MS = 30_000;
-    private static final int QUIET_MS = 5_000;
+    private static final int QUIET_MS = 30_000; // a deadline only a hang reaches
     private static final int PROBE_TIMEOUT_MS = 10_000;
     /** Rounds voided (a sibling passed over in a slow pass) before the test gives up (see assertEvenRounds). */
     private static final int MAX_VOID = 10;

@@ -30,7 +30,7 @@ import picocli.CommandLine;
 class StatsIntegrationTest {
 
     private static final int READY_MS = 30_000;
-    private static final int PUBLISH_MS = 5_000;
+    private static final int PUBLISH_MS = 30_000; // a deadline only a hang reaches
 
     /** Runs {@code m0serve stats args} in this JVM; returns exit status and output (stdout + stderr). */
     private static Map.Entry<Integer, String> stats(String... args) {
