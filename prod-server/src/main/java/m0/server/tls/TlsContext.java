@@ -52,6 +52,22 @@ public final class TlsContext {
         }
     }
 
+    /**
+     * Why {@code files} would not load now, as {@link #load} says it, or null (also for plain
+     * HTTP): the supervisor's check before a reload starts any replacement.
+     */
+    public static String problem(TlsFiles files) {
+        if (!files.on()) {
+            return null;
+        }
+        try {
+            load(files);
+            return null;
+        } catch (TlsSetupException | RuntimeException e) {
+            return e instanceof TlsSetupException ? e.getMessage() : "--tls-cert " + files.cert() + ": " + e;
+        }
+    }
+
     /** TLS 1.3's suites, and TLS 1.2's with ECDHE and an AEAD (GCM, ChaCha20): no CBC, no static RSA or DHE. */
     static boolean modern(String suite) {
         if (suite.startsWith("TLS_AES_") || suite.startsWith("TLS_CHACHA20_")) {
