@@ -83,11 +83,15 @@ public final class ServerSettings {
     public static final Setting PID_FILE = Setting.text("pid-file", null, "FILE",
             "Write the supervisor's pid there once bound, remove it at exit; 'm0serve stats|stop|reload "
                     + "--pid-file FILE' (or --bind) find the server by it. Unset: none.").supervisorOnly();
-    public static final Setting TLS_CERT = Setting.text("tls-cert", null, "FILE",
+    public static final Setting TLS_CERT = Setting.text("tls-cert", null, "FILE[,FILE...]",
             "Serve TLS 1.3 and 1.2 with this PEM certificate (its chain after it); needs --tls-key. "
+                    + "Several, comma-separated: each client gets the one its SNI host name picks, the first "
+                    + "when it sends none or one no certificate has. SIGHUP reads the files again (their names "
+                    + "are fixed at start). "
                     + "Unset: plain HTTP (docs/adr/0069).");
-    public static final Setting TLS_KEY = Setting.text("tls-key", null, "FILE",
-            "The private key of --tls-cert: unencrypted PKCS#8 PEM (RSA or EC), or PKCS#1 RSA PEM.");
+    public static final Setting TLS_KEY = Setting.text("tls-key", null, "FILE[,FILE...]",
+            "The private key of --tls-cert (one per certificate, in the same order): unencrypted PKCS#8 PEM "
+                    + "(RSA or EC), or PKCS#1 RSA PEM.");
 
     // --- a developer's: hidden, command line only ---
 

@@ -9,6 +9,10 @@ import java.util.Deque;
  * is handed to the new one), asks the old one to leave, and waits for its exit before the
  * next step (docs/adr/0006). A SIGHUP during a reload runs another afterwards; a replacement
  * given up stops the reload and keeps the old worker. Stepped from the loop while not stopping.
+ *
+ * <p>Before any replacement starts, {@link #check} reads what the new workers would load at
+ * their start (the TLS files, ADR 0069): files that do not load abandon this reload in one line,
+ * and the running workers serve on, rather than a replacement JVM started only to exit 78.
  */
 final class RollingReload {
 
@@ -16,6 +20,8 @@ final class RollingReload {
     private final Spawner spawner;
     private final Readiness readiness;
     private final ServerCounters counters;
+    /** Why a replacement could not start now, or null: asked once per reload, before its first step. */
+    private final java.util.function.Supplier<String> check;
     /** Old indices still to replace, in order. */
     private final Deque<Integer> queue = new ArrayDeque<>();
     /** A SIGHUP that came during a reload: run another once this one is done. */
@@ -37,8 +43,10 @@ final class RollingReload {
         }
     }
 
-    RollingReload(Slots slots, Spawner spawner, Readiness readiness, ServerCounters counters) {
+    RollingReload(Slots slots, Spawner spawner, Readiness readiness, ServerCounters counters,
+                  java.util.function.Supplier<String> check) {
         this.slots = slots;
+        this.check = check;
         this.spawner = spawner;
         this.readiness = readiness;
         this.counters = counters;
@@ -129,6 +137,12 @@ final class RollingReload {
     }
 
     private void enqueue() {
+        String unfit = check.get();
+        if (unfit != null) {
+            // Not retried: the operator fixes the files and sends SIGHUP again.
+            System.err.println("m0serve: SIGHUP: " + unfit + "; keeping the running workers; reload abandoned");
+            return;
+        }
         for (int i = 0; i < slots.lines(); i++) {
             if (slots.at(i).member && slots.at(i).running()) {
                 queue.addLast(i);

@@ -206,7 +206,7 @@ public final class Supervisor {
                 children, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
         readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
-        reload = new RollingReload(slots, spawner, readiness, counters);
+        reload = new RollingReload(slots, spawner, readiness, counters, () -> m0.server.tls.TlsContext.problem(ops.tls()));
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         signals.install();

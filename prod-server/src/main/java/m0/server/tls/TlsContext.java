@@ -1,11 +1,12 @@
 package m0.server.tls;
 
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Arrays;
-import javax.net.ssl.KeyManagerFactory;
+import java.util.List;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -13,7 +14,8 @@ import javax.net.ssl.SSLParameters;
 /**
  * The listener's TLS (ADR 0069): the JDK's own provider, TLS 1.3 and 1.2, the JDK's default
  * suites less CBC and less those without ECDHE (TLS 1.3's own suites kept), the server's order,
- * ALPN offering http/1.1 only. One per worker; {@link #engine} makes each connection's.
+ * ALPN offering http/1.1 only; one certificate, or several chosen by SNI ({@link SniKeyManager}).
+ * One per worker; {@link #engine} makes each connection's.
  */
 public final class TlsContext {
 
@@ -22,33 +24,54 @@ public final class TlsContext {
 
     private final SSLContext context;
     private final String[] suites;
-    private final X509Certificate leaf;
+    /** The certificates' leaves' subjects, for the start-up line. */
+    private final List<String> subjects;
 
-    private TlsContext(SSLContext context, X509Certificate leaf) {
+    private TlsContext(SSLContext context, List<SniKeyManager.Entry> entries) {
         this.context = context;
-        this.leaf = leaf;
+        this.subjects = entries.stream().map(e -> e.chain()[0].getSubjectX500Principal().getName()).toList();
         this.suites = Arrays.stream(context.getDefaultSSLParameters().getCipherSuites())
                 .filter(TlsContext::modern).toArray(String[]::new);
     }
 
     /** Reads and checks the files: a bad one is one line naming it and its problem. */
     public static TlsContext load(TlsFiles files) throws TlsSetupException {
-        X509Certificate[] chain = PemFiles.chain(files.cert());
-        PrivateKey key = PemFiles.key(files.key());
-        PemFiles.matches(key, chain[0], files.key(), files.cert());
+        List<String> certs = files.certs();
+        List<String> keys = files.keys();
+        if (certs.size() != keys.size()) {
+            throw new TlsSetupException("--tls-cert names " + certs.size() + " file(s) and --tls-key "
+                    + keys.size() + ": they pair by position, one key per certificate");
+        }
+        List<SniKeyManager.Entry> entries = new ArrayList<>();
+        for (int i = 0; i < certs.size(); i++) {
+            X509Certificate[] chain = PemFiles.chain(certs.get(i));
+            PrivateKey key = PemFiles.key(keys.get(i));
+            PemFiles.matches(key, chain[0], keys.get(i), certs.get(i));
+            entries.add(SniKeyManager.entry(chain, key));
+        }
         try {
-            KeyStore store = KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            char[] none = new char[0];
-            store.setKeyEntry("m0serve", key, none, chain);
-            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(store, none);
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), null, null);
-            return new TlsContext(context, chain[0]);
-        } catch (GeneralSecurityException | java.io.IOException e) {
+            context.init(new KeyManager[] {new SniKeyManager(entries)}, null, null);
+            return new TlsContext(context, entries);
+        } catch (GeneralSecurityException e) {
             throw new TlsSetupException("--tls-cert " + files.cert() + " with --tls-key " + files.key()
                     + ": the JDK will not serve them (" + e + ")");
+        }
+    }
+
+    /**
+     * Why {@code files} would not load now, as {@link #load} says it, or null (also for plain
+     * HTTP): the supervisor's check before a reload starts any replacement.
+     */
+    public static String problem(TlsFiles files) {
+        if (!files.on()) {
+            return null;
+        }
+        try {
+            load(files);
+            return null;
+        } catch (TlsSetupException | RuntimeException e) {
+            return e instanceof TlsSetupException ? e.getMessage() : "--tls-cert " + files.cert() + ": " + e;
         }
     }
 
@@ -76,6 +99,6 @@ public final class TlsContext {
     /** For the worker's start-up line. */
     public String describe() {
         return "TLS (" + String.join(", ", PROTOCOLS) + "; " + suites.length + " suites; ALPN http/1.1) for "
-                + leaf.getSubjectX500Principal().getName();
+                + String.join(" | ", subjects) + (subjects.size() > 1 ? " (by SNI; the first by default)" : "");
     }
 }

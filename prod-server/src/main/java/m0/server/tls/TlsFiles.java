@@ -8,6 +8,9 @@ import java.util.List;
  * {@code tls-cert=} and {@code tls-key=} arguments (keys {@code WorkerSpec.parse} ignores); each
  * worker loads them itself, so no key material crosses a pipe.
  *
+ * <p>Either may be a comma-separated list (SNI, several certificates): the pairs match by
+ * position, and the first is the default ({@link SniKeyManager}).
+ *
  * @param cert the certificate chain, leaf first; null: no TLS
  * @param key  its private key (PKCS#8 PEM, or PKCS#1 RSA PEM)
  */
@@ -17,6 +20,20 @@ public record TlsFiles(String cert, String key) {
 
     public boolean on() {
         return cert != null;
+    }
+
+    /** The certificate files, in order. */
+    public List<String> certs() {
+        return split(cert);
+    }
+
+    /** The key files, in order: the i-th is the i-th certificate's. */
+    public List<String> keys() {
+        return split(key);
+    }
+
+    private static List<String> split(String list) {
+        return java.util.Arrays.stream(list.split(",")).map(String::strip).toList();
     }
 
     public List<String> toArgs() {

@@ -44,12 +44,17 @@ public final class TestCertificates {
 
     /** {@code algorithm}: "RSA" (2048 bits) or "EC" (P-256). */
     public static TestCertificates make(String algorithm) throws Exception {
+        return make(algorithm, "localhost");
+    }
+
+    /** For the DNS name {@code host} (its CN, and with 127.0.0.1 its SAN): SNI's tests. */
+    public static TestCertificates make(String algorithm, String host) throws Exception {
         Path dir = Files.createTempDirectory("m0-tls-" + algorithm.toLowerCase() + "-");
         Path store = dir.resolve("server.p12");
         String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
         ProcessBuilder pb = new ProcessBuilder(keytool, "-genkeypair", "-alias", "m0", "-keyalg", algorithm,
-                "-keysize", algorithm.equals("EC") ? "256" : "2048", "-dname", "CN=localhost",
-                "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
+                "-keysize", algorithm.equals("EC") ? "256" : "2048", "-dname", "CN=" + host,
+                "-ext", "SAN=dns:" + host + ",ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
                 "-keystore", store.toString(), "-storepass", new String(PASSWORD))
                 .redirectErrorStream(true).redirectOutput(dir.resolve("keytool.out").toFile());
         Process p = pb.start();
