@@ -1,59 +1,132 @@
 #!/usr/bin/env python3
-"""PIT's mutations.xml as a per-class Markdown table (docs/mutation.md). Killed as PIT counts it
-(KILLED, TIMED_OUT, MEMORY_ERROR, RUN_ERROR); score: killed of generated; strength: killed of
-those a test reaches. Nested classes and lambdas count with their top-level class.
+"""PIT's mutations.xml as per-class Markdown tables (docs/mutation.md). Killed as PIT counts it
+(KILLED, TIMED_OUT, MEMORY_ERROR, RUN_ERROR), with the timed-out ones also shown on their own;
+score: killed of generated; strength: killed of those a test reaches. Nested classes and lambdas
+count with their top-level class.
 
     python3 docs/pit-table.py core/target/pit-reports/mutations.xml
-    python3 docs/pit-table.py core/target/pit-reports/mutations.xml sim/target/pit-reports/mutations.xml
-                                          # the second column set: killed by either run
+    python3 docs/pit-table.py CORE.xml SIM.xml [SIM2.xml ...] [--survivors docs/mutation-survivors.txt]
+
+The first file is core's run; the rest are the simulator's run, one file or one per class group
+(-Dpit.targetClasses=...), merged. Given both runs it adds a third table, killed by either, and
+with --survivors writes the mutants neither run kills (class, line, method, mutator, description).
 """
 import collections, sys
 import xml.etree.ElementTree as ET
 
 KILLED = {"KILLED", "TIMED_OUT", "MEMORY_ERROR", "RUN_ERROR"}
+MUTATORS = "org.pitest.mutationtest.engine.gregor.mutators."
 
 
-def load(path):
-    """(class, method, descriptor, mutator, indexes) -> status: one mutant, the same in every run."""
+def load(paths):
+    """(class, method, descriptor, mutator, indexes, line) -> (status, description), over all paths."""
     rows = {}
-    for m in ET.parse(path).getroot():
-        key = tuple(m.findtext(t) for t in ("mutatedClass", "mutatedMethod", "methodDescription", "mutator"))
-        key += (",".join(i.text for i in m.find("indexes")), m.findtext("lineNumber"))
-        rows[key] = m.get("status")
+    for path in paths:
+        for m in ET.parse(path).getroot():
+            key = tuple(m.findtext(t) for t in ("mutatedClass", "mutatedMethod", "methodDescription", "mutator"))
+            key += (",".join(i.text for i in m.find("indexes")), m.findtext("lineNumber"))
+            if key in rows:
+                sys.exit(f"{path}: a mutant met twice ({key}): the files overlap")
+            rows[key] = (m.get("status"), m.findtext("description"))
     return rows
 
 
-def table(rows, title):
+def short(cls):
+    return cls.split("$")[0].replace("m0.core.", "")
+
+
+def count(rows):
     per = collections.defaultdict(collections.Counter)
-    for key, status in rows.items():
-        cls = key[0].split("$")[0].replace("m0.core.", "")
-        per[cls]["gen"] += 1
-        per[cls]["killed"] += status in KILLED
-        per[cls]["nocov"] += status == "NO_COVERAGE"
-        per[cls]["survived"] += status == "SURVIVED"
+    for key, (status, *_) in rows.items():
+        c = per[short(key[0])]
+        c["gen"] += 1
+        c["killed"] += status in KILLED
+        c["timed"] += status == "TIMED_OUT"
+        c["nocov"] += status == "NO_COVERAGE"
+        c["survived"] += status == "SURVIVED"
+    return per
+
+
+def table(rows, title, extra=None):
+    """extra: (header, per-class counter key) columns added after killed."""
+    per = count(rows)
+    extra = extra or []
+    if extra:
+        for cls, c in extra_counts(rows, extra).items():
+            per[cls].update(c)
     print(f"\n{title}\n")
-    print("| class | generated | killed | survived | no coverage | score | strength |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| class | generated | killed | of which timed out |" + "".join(f" {h} |" for h, _ in extra)
+          + " survived | no coverage | score | strength |")
+    print("|---|" + "---:|" * (7 + len(extra)))
     tot = collections.Counter()
     for cls in sorted(per, key=lambda c: (-per[c]["gen"], c)):
-        c = per[cls]
-        tot.update(c)
-        print(row(cls, c))
-    print(row("**all**", tot))
+        tot.update(per[cls])
+        print(row(cls, per[cls], extra))
+    print(row("**all**", tot, extra))
 
 
-def row(name, c):
+def extra_counts(rows, extra):
+    per = collections.defaultdict(collections.Counter)
+    for key, (_, _, *flags) in rows.items():
+        for (_, name), flag in zip(extra, flags):
+            per[short(key[0])][name] += flag
+    return per
+
+
+def row(name, c, extra):
     reached = c["gen"] - c["nocov"]
     score = 100 * c["killed"] / c["gen"] if c["gen"] else 0
     strength = 100 * c["killed"] / reached if reached else 0
-    return f"| {name} | {c['gen']} | {c['killed']} | {c['survived']} | {c['nocov']} | {score:.0f} % | {strength:.0f} % |"
+    cols = "".join(f" {c[k]} |" for _, k in extra)
+    return (f"| {name} | {c['gen']} | {c['killed']} | {c['timed']} |{cols} {c['survived']} | {c['nocov']} |"
+            f" {score:.0f} % | {strength:.0f} % |")
 
 
-runs = [load(p) for p in sys.argv[1:]]
-for path, rows in zip(sys.argv[1:], runs):
-    table(rows, f"{path}")
-if len(runs) == 2:
-    a, b = runs
-    union = {k: ("KILLED" if a[k] in KILLED or b.get(k) in KILLED else
-                 "SURVIVED" if a[k] == "SURVIVED" or b.get(k) == "SURVIVED" else a[k]) for k in a}
-    table(union, "killed by either run")
+def together(core, sim):
+    """Each of core's mutants, killed if either run kills it (and how), else as it fared."""
+    out = {}
+    for k, (a, desc) in core.items():
+        b = sim.get(k, (None, desc))[0]
+        if a in KILLED or b in KILLED:
+            status = "TIMED_OUT" if (a == "TIMED_OUT" or a not in KILLED) and (b == "TIMED_OUT" or b not in KILLED) else "KILLED"
+        else:
+            status = "SURVIVED" if "SURVIVED" in (a, b) else a
+        out[k] = (status, desc, a in KILLED, a not in KILLED and b in KILLED)
+    return out
+
+
+def survivors(core, sim, path):
+    both = sorted(((k, core[k][0], sim.get(k, ("NOT_RUN",))[0], core[k][1]) for k in core
+                   if core[k][0] not in KILLED and sim.get(k, ("NOT_RUN",))[0] not in KILLED),
+                  key=lambda r: (short(r[0][0]), int(r[0][5]), r[0][1], r[0][3]))
+    per = collections.Counter(short(k[0]) for k, *_ in both)
+    with open(path, "w") as f:
+        f.write("# Mutants of core that neither core's tests nor the simulator's PitWorldsTest kill.\n"
+                "# Generated by docs/pit-table.py (docs/mutation.md has the commands); do not edit.\n"
+                "# class, line, method, mutator, description [core's status / the sim's status]\n#\n")
+        for cls in sorted(per, key=lambda c: (-per[c], c)):
+            f.write(f"# {cls}: {per[cls]}\n")
+        f.write(f"# all: {len(both)}\n\n")
+        for k, a, b, desc in both:
+            f.write(f"{k[0].replace('m0.core.', '')}\t{k[5]}\t{k[1]}\t{k[3].replace(MUTATORS, '')}\t{desc}\t[{a} / {b}]\n")
+    print(f"\n{len(both)} mutants survive both runs: {path}")
+    print(", ".join(f"{c} {n}" for c, n in sorted(per.items(), key=lambda x: (-x[1], x[0]))))
+
+
+args = sys.argv[1:]
+out = None
+if "--survivors" in args:
+    i = args.index("--survivors")
+    out = args[i + 1]
+    del args[i:i + 2]
+core = load(args[:1])
+table(core, args[0])
+if len(args) > 1:
+    sim = load(args[1:])
+    table(sim, " + ".join(args[1:]))
+    missing = sum(k not in sim for k in core)
+    if missing:
+        print(f"\n{missing} of core's mutants are in no file of the simulator's run (not run there)")
+    table(together(core, sim), "killed by either run", [("by core", "core"), ("by the sim only", "simonly")])
+    if out:
+        survivors(core, sim, out)
