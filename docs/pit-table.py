@@ -6,10 +6,17 @@ count with their top-level class.
 
     python3 docs/pit-table.py core/target/pit-reports/mutations.xml
     python3 docs/pit-table.py CORE.xml SIM.xml [SIM2.xml ...] [--survivors docs/mutation-survivors.txt]
+    python3 docs/pit-table.py CORE.xml [SIM.xml ...] --equivalent docs/mutation-equivalents.tsv [--gate]
 
 The first file is core's run; the rest are the simulator's run, one file or one per class group
 (-Dpit.targetClasses=...), merged. Given both runs it adds a third table, killed by either, and
 with --survivors writes the mutants neither run kills (class, line, method, mutator, description).
+
+--equivalent names the mutants argued equivalent (docs/mutation-equivalents.tsv: class, method,
+mutator, description, where it is argued; no line numbers, so an edit elsewhere in the class does
+not unmatch them) and adds the goal's table: per class, killed of the mutants not equivalent.
+--gate (CI) exits 1 when a mutant that no run kills is not in that list, when an entry of the list
+matches no surviving mutant (stale), or when a protocol class is under 90 %.
 """
 import collections, sys
 import xml.etree.ElementTree as ET
@@ -113,20 +120,91 @@ def survivors(core, sim, path):
     print(", ".join(f"{c} {n}" for c, n in sorted(per.items(), key=lambda x: (-x[1], x[0]))))
 
 
+PROTOCOL = ["AcceptShare", "Siblings", "SharePolicy", "FountainPolicy", "Rebalance", "Heal", "HandOff",
+            "GiveUp", "LoadShape", "Counts", "loop.WorkerLoop"]
+
+
+def load_equivalent(path):
+    """(class, method, mutator, description) -> how many such mutants are argued equivalent."""
+    want = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                cls, method, mutator, desc = line.rstrip("\n").split("\t")[:4]
+                want[(cls, method, mutator, desc)] += 1
+    return want
+
+
+def goal(rows, equivalent, gate):
+    """The goal's table over rows (one run, or killed by either); returns the problems found."""
+    left = collections.Counter(equivalent)
+    per = collections.defaultdict(collections.Counter)
+    unargued = []
+    for key in sorted(rows, key=lambda k: (k[0], k[1], k[5])):
+        status, desc = rows[key][:2]
+        cls = short(key[0])
+        c = per[cls]
+        c["gen"] += 1
+        if status in KILLED:
+            c["killed"] += 1
+            continue
+        sig = (cls, key[1], key[3].replace(MUTATORS, ""), desc)
+        if left[sig] > 0:
+            left[sig] -= 1
+            c["equiv"] += 1
+        else:
+            c["other"] += 1
+            unargued.append(f"{cls}.{key[1]} line {key[5]}: {sig[2]}: {desc} ({status})")
+    print("\nthe goal: killed of the mutants not argued equivalent\n")
+    print("| class | generated | killed | equivalent | neither | killed of non-equivalent |")
+    print("|---|---:|---:|---:|---:|---:|")
+    problems = []
+    for cls in sorted(per, key=lambda c: (c not in PROTOCOL, -per[c]["gen"], c)):
+        c = per[cls]
+        pct = 100 * c["killed"] / (c["gen"] - c["equiv"]) if c["gen"] > c["equiv"] else 100
+        mark = " (protocol)" if cls in PROTOCOL else ""
+        print(f"| {cls}{mark} | {c['gen']} | {c['killed']} | {c['equiv']} | {c['other']} | {pct:.1f} % |")
+        if cls in PROTOCOL and pct < 90:
+            problems.append(f"{cls}: {pct:.1f} % of its non-equivalent mutants killed, under the goal's 90 %")
+    problems += [f"not killed and not argued equivalent: {u}" for u in unargued]
+    problems += [f"stale entry of the equivalent list (no such surviving mutant): {sig}" for sig, n in left.items()
+                 for _ in range(n)]
+    if gate:
+        for p in problems:
+            print("GATE: " + p)
+    return problems
+
+
 args = sys.argv[1:]
 out = None
+equivalent = None
+gate = "--gate" in args
+if gate:
+    args.remove("--gate")
+if "--equivalent" in args:
+    i = args.index("--equivalent")
+    equivalent = load_equivalent(args[i + 1])
+    del args[i:i + 2]
 if "--survivors" in args:
     i = args.index("--survivors")
     out = args[i + 1]
     del args[i:i + 2]
 core = load(args[:1])
 table(core, args[0])
+measured = core
 if len(args) > 1:
     sim = load(args[1:])
     table(sim, " + ".join(args[1:]))
     missing = sum(k not in sim for k in core)
     if missing:
         print(f"\n{missing} of core's mutants are in no file of the simulator's run (not run there)")
-    table(together(core, sim), "killed by either run", [("by core", "core"), ("by the sim only", "simonly")])
+    measured = together(core, sim)
+    table(measured, "killed by either run", [("by core", "core"), ("by the sim only", "simonly")])
     if out:
         survivors(core, sim, out)
+if equivalent is not None:
+    problems = goal(measured, equivalent, gate)
+    if gate and problems:
+        sys.exit(f"{len(problems)} problem(s): docs/mutation.md says how to kill a mutant or argue it equivalent")
+    if gate:
+        print("\nGATE: every mutant is killed or argued equivalent, and every protocol class is at 90 % or more")
