@@ -145,6 +145,14 @@ public final class HttpSession {
         this.peer = sockaddr;
     }
 
+    /** The connection's TLS session, or null: plain HTTP (ADR 0069). */
+    private java.util.function.Supplier<javax.net.ssl.SSLSession> tls;
+
+    /** The connection speaks TLS: its exchanges carry {@code session}'s answer ({@link ExchangeTls}). */
+    public void tls(java.util.function.Supplier<javax.net.ssl.SSLSession> session) {
+        this.tls = session;
+    }
+
     /** Bytes read from the socket, position..limit; consumes all of them. */
     public void onBytes(ByteBuffer in, long nowNanos) {
         lastNow = nowNanos;
@@ -550,6 +558,7 @@ public final class HttpSession {
             }
             OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
             if (streamedBody != null) s.exchange.streamBody(streamedBody);
+            if (tls != null) s.exchange.tls(tls.get()); // the handshake is done: a request was read
             offLoop(s, ex);
             return;
         }

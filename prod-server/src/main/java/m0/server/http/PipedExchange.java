@@ -94,6 +94,17 @@ final class PipedExchange implements Exchange {
         return Peers.address(peer);
     }
 
+    /** The connection's TLS session, or null: plain HTTP. Set by the loop before the app sees it. */
+    private javax.net.ssl.SSLSession tls;
+
+    void tls(javax.net.ssl.SSLSession session) {
+        this.tls = session;
+    }
+
+    javax.net.ssl.SSLSession tls() {
+        return tls;
+    }
+
     /** The body as it arrives, when it streams; null when the parser read it whole. */
     private RequestBody streamed;
 

@@ -56,9 +56,12 @@ public final class JdkHttpApp implements ExchangeApp {
             x.finish();
             return;
         }
+        // On a TLS connection the app's handlers get an HttpsExchange, as under the JDK's HttpsServer.
+        javax.net.ssl.SSLSession tls = m0.server.http.ExchangeTls.session(x);
+        HttpExchange given = tls == null ? e : new M0HttpsExchange(e, tls);
         // The JDK's order: the user's filters, then the authenticator (a system filter), then the handler.
         HttpHandler auth = new AuthThenHandle(ctx.getAuthenticator(), ctx.getHandler(), e);
-        new Filter.Chain(List.copyOf(ctx.getFilters()), auth).doFilter(e);
+        new Filter.Chain(List.copyOf(ctx.getFilters()), auth).doFilter(given);
     }
 
     /** The JDK's AuthFilter in front of the context's handler. */

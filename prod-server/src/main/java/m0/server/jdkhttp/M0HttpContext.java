@@ -14,13 +14,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class M0HttpContext extends HttpContext {
 
     private final String path;
-    private final M0HttpServer server;
+    /** The app's server: an {@code HttpsServer} when it made one (getServer returns what it made). */
+    private final HttpServer server;
     private final Map<String, Object> attributes = new ConcurrentHashMap<>();
     private final List<Filter> filters = new CopyOnWriteArrayList<>();
     private volatile HttpHandler handler;
     private volatile Authenticator authenticator;
 
-    M0HttpContext(String path, M0HttpServer server) {
+    M0HttpContext(String path, HttpServer server) {
         this.path = path;
         this.server = server;
     }

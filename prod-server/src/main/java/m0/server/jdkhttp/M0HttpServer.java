@@ -21,9 +21,23 @@ public final class M0HttpServer extends HttpServer {
     private volatile boolean bound;
     private volatile boolean started;
     private volatile boolean stopped;
+    /** What the app holds: this, or the {@link M0HttpsServer} around it. */
+    private volatile HttpServer face = this;
 
     M0HttpServer(JdkHttpHost host) {
         this.host = host;
+    }
+
+    void face(HttpServer outer) {
+        this.face = outer;
+    }
+
+    /**
+     * The app's {@code HttpsServer} when it made one (its TLS is the listener's: {@link AppTls}),
+     * else null.
+     */
+    public M0HttpsServer https() {
+        return face instanceof M0HttpsServer s ? s : null;
     }
 
     @Override
@@ -43,6 +57,10 @@ public final class M0HttpServer extends HttpServer {
         }
         started = true;
         host.started(this);
+    }
+
+    boolean started() {
+        return started;
     }
 
     @Override
@@ -90,7 +108,7 @@ public final class M0HttpServer extends HttpServer {
                     throw new IllegalArgumentException("cannot add context to list");
                 }
             }
-            M0HttpContext c = new M0HttpContext(path, this);
+            M0HttpContext c = new M0HttpContext(path, face);
             contexts.add(c);
             return c;
         }

@@ -24,8 +24,13 @@ public final class M0HttpServerProvider extends HttpServerProvider {
         return s;
     }
 
+    /** The listener then speaks TLS with the app's {@code HttpsConfigurator} (ADR 0069). */
     @Override
-    public HttpsServer createHttpsServer(InetSocketAddress addr, int backlog) {
-        throw new UnsupportedOperationException("m0serve serves plain HTTP/1.1: terminate TLS in front of it");
+    public HttpsServer createHttpsServer(InetSocketAddress addr, int backlog) throws IOException {
+        M0HttpsServer s = new M0HttpsServer(new M0HttpServer(JdkHttpHost.current()));
+        if (addr != null) {
+            s.bind(addr, backlog);
+        }
+        return s;
     }
 }

@@ -17,7 +17,7 @@ import javax.net.ssl.SSLParameters;
  * ALPN offering http/1.1 only; one certificate, or several chosen by SNI ({@link SniKeyManager}).
  * One per worker; {@link #engine} makes each connection's.
  */
-public final class TlsContext {
+public final class TlsContext implements EngineSource {
 
     static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
     static final String[] ALPN = {"http/1.1"};
@@ -84,6 +84,12 @@ public final class TlsContext {
     }
 
     /** A server engine for one connection, with this context's protocols, suites and ALPN. */
+    @Override
+    public SSLEngine engine(byte[] peer) {
+        return engine();
+    }
+
+    /** A server engine, with this context's protocols, suites and ALPN. */
     public SSLEngine engine() {
         SSLEngine engine = context.createSSLEngine();
         engine.setUseClientMode(false);
@@ -96,7 +102,7 @@ public final class TlsContext {
         return engine;
     }
 
-    /** For the worker's start-up line. */
+    @Override
     public String describe() {
         return "TLS (" + String.join(", ", PROTOCOLS) + "; " + suites.length + " suites; ALPN http/1.1) for "
                 + String.join(" | ", subjects) + (subjects.size() > 1 ? " (by SNI; the first by default)" : "");

@@ -82,6 +82,11 @@ public final class TlsLink {
         return start < end;
     }
 
+    /** The connection's session (the handshake's, once it is done): an HttpsExchange's. */
+    public javax.net.ssl.SSLSession session() {
+        return engine.getSession();
+    }
+
     /** The ALPN protocol agreed ("" for none, null before the handshake). */
     public String protocol() {
         return engine.getApplicationProtocol();

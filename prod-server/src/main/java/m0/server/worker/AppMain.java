@@ -27,10 +27,23 @@ final class AppMain {
 
     private final JdkHttpApp app;
     private final AtomicReference<Runnable> leave;
+    private final String className;
+    private final M0HttpServer server;
 
-    private AppMain(JdkHttpApp app, AtomicReference<Runnable> leave) {
+    private AppMain(JdkHttpApp app, AtomicReference<Runnable> leave, String className, M0HttpServer server) {
         this.app = app;
         this.leave = leave;
+        this.className = className;
+        this.server = server;
+    }
+
+    String className() {
+        return className;
+    }
+
+    /** The app's {@code HttpsServer}, whose TLS the listener speaks (ADR 0069), or null: it made a plain one. */
+    m0.server.jdkhttp.M0HttpsServer https() {
+        return server.https();
     }
 
     App app() {
@@ -101,7 +114,7 @@ final class AppMain {
             }
             throw new StartFailure("--main " + className + " returned without starting an HttpServer", null);
         }
-        return new AppMain(new JdkHttpApp(server), leave);
+        return new AppMain(new JdkHttpApp(server), leave, className, server);
     }
 
     private static InetSocketAddress address(String hostPort) {

@@ -18,7 +18,7 @@ import m0.server.jnr.NativeException;
 import m0.server.jnr.Sockets;
 import m0.server.log.RateLimitedLog;
 import m0.server.share.Accepted;
-import m0.server.tls.TlsContext;
+import m0.server.tls.EngineSource;
 
 /**
  * A worker's connection I/O: what its connections do with their bytes. A connection is admitted
@@ -121,8 +121,8 @@ final class ConnectionIo {
     }
 
     /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
-    void secure(TlsContext context, String name) {
-        this.tls = new TlsReads(context, IO_BYTES, name);
+    void secure(EngineSource engines, String name) {
+        this.tls = new TlsReads(engines, IO_BYTES, name);
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */

@@ -7,7 +7,7 @@ import m0.server.jnr.Fds;
 import m0.server.jnr.Memory;
 import m0.server.jnr.NativeException;
 import m0.server.log.RateLimitedLog;
-import m0.server.tls.TlsContext;
+import m0.server.tls.EngineSource;
 import m0.server.tls.TlsLink;
 
 /**
@@ -31,7 +31,7 @@ final class TlsReads {
     /** nginx's answer to plain HTTP on an HTTPS port, in plain HTTP: the client can read it. */
     private static final byte[] PLAIN_HTTP_ANSWER = plainHttpAnswer("The plain HTTP request was sent to the HTTPS port.\n");
 
-    private final TlsContext context;
+    private final EngineSource engines;
     private final TlsLink.Scratch scratch;
     /** One log per failure site (RateLimitedLog's rule). */
     private final RateLimitedLog failedHandshakes;
@@ -39,8 +39,8 @@ final class TlsReads {
     /** Last words written outside the answer path: a close_notify, an alert, the 400. */
     private final Memory lastWords = new Memory(1024);
 
-    TlsReads(TlsContext context, int readBytes, String name) {
-        this.context = context;
+    TlsReads(EngineSource engines, int readBytes, String name) {
+        this.engines = engines;
         this.scratch = new TlsLink.Scratch(readBytes);
         this.failedHandshakes = new RateLimitedLog(System.err, name + ": ");
         this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
@@ -48,7 +48,9 @@ final class TlsReads {
 
     /** A connection admitted: its handshake runs here, in the worker that serves it. */
     void admit(Connection c) {
-        c.tls = new TlsLink(context.engine(), scratch);
+        TlsLink link = new TlsLink(engines.engine(c.peer), scratch);
+        c.tls = link;
+        c.session.tls(link::session); // an exchange on it is an HttpsExchange under --main
     }
 
     /** Ciphertext read from {@code c}'s socket (position..limit, all consumed). */

@@ -72,7 +72,7 @@ public final class Worker {
     /** App failures: logged on their own (rate limited), counted, and an OutOfMemoryError's leave. */
     private final FailedHandlers failed;
     /** The listener's TLS (ADR 0069), or null: plain HTTP. */
-    private m0.server.tls.TlsContext tls;
+    private m0.server.tls.EngineSource tls;
 
     private Worker(WorkerSpec spec, WorkerKnobs knobs, App app) {
         this.spec = spec;
@@ -201,16 +201,17 @@ public final class Worker {
         }
         // ---- TLS (ADR 0069): each worker reads the PEM files itself; one that does not load is
         // the configuration's fault (the supervisor checked them once before any worker started).
-        m0.server.tls.TlsContext tls = null;
-        m0.server.tls.TlsFiles tlsFiles = m0.server.tls.TlsFiles.parse(args);
-        if (tlsFiles.on()) {
-            try {
-                tls = m0.server.tls.TlsContext.load(tlsFiles);
-            } catch (m0.server.tls.TlsSetupException e) {
-                System.err.println("m0serve worker " + spec.index() + ": " + e.getMessage());
-                System.exit(ExitCodes.CONFIG);
-                return;
-            }
+        // Under --main, an app's HttpsServer brings its own (ListenerTls).
+        m0.server.tls.EngineSource tls;
+        try {
+            tls = ListenerTls.choose(args, appMain, w.name);
+        } catch (StartFailure f) {
+            exitCannotStart(spec, f);
+            return;
+        } catch (m0.server.tls.TlsSetupException e) {
+            System.err.println("m0serve worker " + spec.index() + ": " + e.getMessage());
+            System.exit(ExitCodes.CONFIG);
+            return;
         }
         w.tls = tls;
         int status;

@@ -20,7 +20,9 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class TestCertificates {
 
-    private static final char[] PASSWORD = "m0-test".toCharArray();
+    /** The PKCS#12 store's password ({@link #store}): an app that loads its own SSLContext reads it. */
+    public static final String STORE_PASSWORD = "m0-test";
+    private static final char[] PASSWORD = STORE_PASSWORD.toCharArray();
 
     public final Path dir;
     public final Path cert;
@@ -67,6 +69,11 @@ public final class TestCertificates {
             ks.load(in, PASSWORD);
         }
         return new TestCertificates(dir, ks.getCertificate("m0"), (PrivateKey) ks.getKey("m0", PASSWORD));
+    }
+
+    /** The PKCS#12 store keytool made: the certificate and its key, for an app's own SSLContext. */
+    public Path store() {
+        return dir.resolve("server.p12");
     }
 
     /** A client context that trusts this certificate only. */
