@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * the receiver's close, and a registration left in place reports the client's FIN,
  * level-triggered, at every wait: the receiver spins until the sender runs again.
  *
- * <p>{@code --dev-hold-sent-copy-ms} makes every sender hold its copy 1 s, inside the pass that
+ * <p>{@code --dev-hold-sent-copy-ms} makes every sender hold its copy 5 s, inside the pass that
  * accepted. Keep-alive connections held on the worker the kernel gives new connections to make
  * share hand the next ones to the other; once one was handed off and answered, the client
  * closes it while the sender's pass is still open (its pass counter has not moved since before
@@ -34,12 +34,16 @@ import org.junit.jupiter.api.Timeout;
  * connections as fresh ones ({@code --dev-keep-received-registered on}): the same count must
  * show the spin.
  */
-@Timeout(180)
+@Timeout(300)
 class ReceivedCloseIntegrationTest {
 
     private static final int READY_MS = 60_000;
-    /** Long enough for the answer and the close on a loaded 2-core machine; an attempt whose hold ends first is retried. */
-    private static final String HOLD_MS = "1000";
+    /**
+     * Long enough that the answer and the close come early in the hold even on a loaded 2-core
+     * machine, leaving seconds of window for a spin to show (at 1 s, a run beside stress-ng and a
+     * build closed 45 passes before the hold's end); an attempt whose hold ends first is retried.
+     */
+    private static final String HOLD_MS = "5000";
     /** Receiver passes between the close and the sender's pass end: at most this many idle, more when spinning. */
     private static final long QUIET = 100;
     private static final int ATTEMPTS = 40;
