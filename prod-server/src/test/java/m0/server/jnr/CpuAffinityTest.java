@@ -41,10 +41,12 @@ class CpuAffinityTest {
             running.countDown(); // its name is the kernel's once it runs
             try {
                 pinned.await();
-                Thread child = new Thread(() -> await(done), CHILD);
-                child.start();
+                Thread child = new Thread(() -> {
+                    childMade.countDown(); // as for the loop: its name is the kernel's once it runs
+                    await(done);
+                }, CHILD);
                 made.add(child);
-                childMade.countDown();
+                child.start();
                 done.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
