@@ -22,6 +22,11 @@ final class ByteRange {
         this.last = last;
     }
 
+    @Override
+    public String toString() {
+        return kind == Kind.SLICE ? "bytes " + first + "-" + last : kind.toString();
+    }
+
     long count() {
         return last - first + 1;
     }
