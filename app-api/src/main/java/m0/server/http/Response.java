@@ -94,12 +94,22 @@ public final class Response {
      * it with sendfile(2) where the connection allows (read and copied on TLS), and closes it
      * after the last byte. A file that cannot be opened is answered 404 (missing, or not a
      * regular file), 403 (not readable) or 500; one that shrinks while it is sent cuts the
-     * connection. HEAD gets the head alone; a Range is not honoured (the whole file, 200).
+     * connection. HEAD gets the head alone. A 200 answer to GET or HEAD takes one byte range
+     * ({@code Accept-Ranges: bytes}; 206 with the slice, sent by sendfile from its offset, or 416);
+     * several ranges get the whole file; an {@code If-Range} is compared with this answer's own
+     * {@code ETag} or {@code Last-Modified} header (none: the whole file). Set your own
+     * {@code Accept-Ranges} header (e.g. {@code none}) to keep the server from taking ranges.
      * The path is the app's to check: this serves whatever it names.
      */
     public static Response file(int status, String contentType, java.nio.file.Path path, String... headers) {
         if (path == null) throw new NullPointerException("path");
         return new Response(new Response(status, contentType, EMPTY, headers), path);
+    }
+
+    /** This response at another status (a file answer's slice: 206), for the server. */
+    Response withStatus(int status) {
+        Response r = new Response(status, contentType, body, headers);
+        return file == null ? r : new Response(r, file);
     }
 
     /** The file a {@link #file} response sends, or null. */
@@ -270,6 +280,7 @@ public final class Response {
             case 413 -> "Content Too Large";
             case 414 -> "URI Too Long";
             case 415 -> "Unsupported Media Type";
+            case 416 -> "Range Not Satisfiable";
             case 417 -> "Expectation Failed";
             case 429 -> "Too Many Requests";
             case 431 -> "Request Header Fields Too Large";

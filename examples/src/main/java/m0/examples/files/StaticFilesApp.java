@@ -21,9 +21,11 @@ import m0.server.http.Response;
  * What it refuses: anything but GET and HEAD (405); a path that climbs out of the root, however it
  * is spelled ({@code ../}, {@code %2e%2e/}, {@code a/../../}), a NUL, a backslash or bad
  * percent-encoding (400); hidden names ({@code .git}, {@code .env}) and what is missing (404).
- * A directory answers its {@code index.html}. Symbolic links inside the root are followed, as
- * nginx follows them by default: a link out of the root is the operator's to not make. Range
- * requests get the whole file (200), which HTTP allows.
+ * A directory answers its {@code index.html}, and is first sent to its name with a slash (301)
+ * as nginx does. Symbolic links inside the root are followed, as nginx follows them by default: a
+ * link out of the root is the operator's to not make. Each file has an {@code ETag} and a
+ * {@code Last-Modified}, and a request that already holds it gets 304 ({@link FileValidators});
+ * m0serve answers a {@code Range} on the file answer itself (206 from sendfile, 416; ADR 0071).
  */
 public final class StaticFilesApp implements App {
 
@@ -33,7 +35,11 @@ public final class StaticFilesApp implements App {
             Map.entry("txt", "text/plain; charset=utf-8"), Map.entry("svg", "image/svg+xml"),
             Map.entry("png", "image/png"), Map.entry("jpg", "image/jpeg"), Map.entry("jpeg", "image/jpeg"),
             Map.entry("gif", "image/gif"), Map.entry("webp", "image/webp"), Map.entry("ico", "image/x-icon"),
-            Map.entry("wasm", "application/wasm"), Map.entry("pdf", "application/pdf"));
+            Map.entry("wasm", "application/wasm"), Map.entry("pdf", "application/pdf"),
+            Map.entry("mp4", "video/mp4"), Map.entry("webm", "video/webm"), Map.entry("mp3", "audio/mpeg"),
+            Map.entry("ogg", "audio/ogg"), Map.entry("woff2", "font/woff2"), Map.entry("woff", "font/woff"),
+            Map.entry("xml", "application/xml"), Map.entry("csv", "text/csv; charset=utf-8"),
+            Map.entry("md", "text/markdown; charset=utf-8"), Map.entry("zip", "application/zip"));
 
     private final Path root;
 
@@ -74,10 +80,23 @@ public final class StaticFilesApp implements App {
             return Response.status(400); // the segments above make this unreachable; kept as the last word
         }
         if (Files.isDirectory(file)) {
+            if (!request.path().endsWith("/")) {
+                // As nginx does: the index's relative links must resolve inside the directory.
+                String query = request.query();
+                return Response.status(301).withHeader("Location", request.path() + "/" + (query == null ? "" : "?" + query));
+            }
             file = file.resolve("index.html");
         }
-        // A missing file is the server's 404 when it opens it: no second look here.
-        return Response.file(200, type(file), file);
+        FileValidators v = FileValidators.of(file);
+        if (v == null) {
+            // Missing, not a file, unreadable: the server's 404 or 403 when it opens it.
+            return Response.file(200, type(file), file);
+        }
+        if (v.unchangedFor(request)) {
+            return new Response(304, null, null, "ETag", v.etag, "Last-Modified", v.lastModified);
+        }
+        // m0serve takes a Range on this answer (206, 416; If-Range against these validators).
+        return Response.file(200, type(file), file, "ETag", v.etag, "Last-Modified", v.lastModified);
     }
 
     /** The content type from the name's extension; bytes when it is unknown. */

@@ -2,10 +2,13 @@ package m0.examples.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import m0.server.http.Request;
 import m0.server.http.Response;
 import org.junit.jupiter.api.Test;
@@ -57,5 +60,71 @@ class StaticFilesAppTest {
     void hiddenNamesAre404() throws IOException {
         assertEquals(404, get(app(), "/.env").status());
         assertEquals(404, get(app(), "/sub/.git/config").status());
+    }
+
+    @Test
+    void anAbsolutePathIsReadInsideTheRoot() throws IOException {
+        Path secret = dir.resolve("secret.txt").toAbsolutePath();
+        Response r = get(app(), "/" + secret); // "//tmp/.../secret.txt"
+        assertTrue(r.file() == null || r.file().startsWith(dir.resolve("www").toAbsolutePath()), String.valueOf(r.file()));
+        assertEquals(400, get(app(), "http://x/../secret.txt").status(), "absolute-form climbing too");
+    }
+
+    @Test
+    void aDirectoryWithoutItsSlashIsSentToItAsNginxDoes() throws IOException {
+        Response r = get(app(), "/sub");
+        assertEquals(301, r.status());
+        assertEquals("/sub/", r.header("Location"));
+        assertEquals("/sub/?x=1", get(app(), "/sub?x=1").header("Location"));
+        assertEquals(dir.resolve("www/sub/index.html").toAbsolutePath(), get(app(), "/sub/").file());
+    }
+
+    @Test
+    void theContentTypeIsTheExtensionsWhateverItsCase() {
+        assertEquals("video/mp4", StaticFilesApp.type(Path.of("v.MP4")));
+        assertEquals("application/pdf", StaticFilesApp.type(Path.of("a.b.pdf")));
+        assertEquals("application/octet-stream", StaticFilesApp.type(Path.of("noext")));
+        assertEquals("application/octet-stream", StaticFilesApp.type(Path.of("x.unknown")));
+    }
+
+    /** a.txt ("a", 1 byte) modified at 1994-11-06T08:49:37Z: its ETag and Last-Modified, nginx's shapes. */
+    private static final String ETAG = "\"" + Long.toHexString(784111777L) + "-1\"";
+    private static final String MODIFIED = "Sun, 06 Nov 1994 08:49:37 GMT";
+
+    private Response conditional(String... headers) throws IOException {
+        StaticFilesApp app = app();
+        Files.setLastModifiedTime(dir.resolve("www/a.txt"), FileTime.from(Instant.parse("1994-11-06T08:49:37Z")));
+        return app.handle(Request.of("GET", "/a.txt", new byte[0], headers));
+    }
+
+    @Test
+    void aFileCarriesItsValidators() throws IOException {
+        Response r = conditional();
+        assertEquals(200, r.status());
+        assertEquals(ETAG, r.header("ETag"));
+        assertEquals(MODIFIED, r.header("Last-Modified"), "IMF-fixdate, the day with its zero");
+    }
+
+    @Test
+    void aCopyTheClientHoldsIs304() throws IOException {
+        for (String[] h : new String[][] {{"If-None-Match", ETAG}, {"If-None-Match", "W/" + ETAG},
+                {"If-None-Match", "\"x\", " + ETAG}, {"If-None-Match", "*"}, {"If-Modified-Since", MODIFIED},
+                {"If-Modified-Since", "Mon, 07 Nov 1994 00:00:00 GMT"}}) {
+            Response r = conditional(h);
+            assertEquals(304, r.status(), String.join(": ", h));
+            assertNull(r.file(), "no body");
+            assertEquals(ETAG, r.header("ETag"));
+            assertEquals(MODIFIED, r.header("Last-Modified"));
+        }
+    }
+
+    @Test
+    void aChangedOrUnreadableConditionIsTheFile() throws IOException {
+        for (String[] h : new String[][] {{"If-None-Match", "\"other\""}, {"If-Modified-Since", "Sun, 06 Nov 1994 08:49:36 GMT"},
+                {"If-Modified-Since", "yesterday"}, {"If-None-Match", "\"other\"", "If-Modified-Since", MODIFIED}}) {
+            Response r = conditional(h);
+            assertEquals(200, r.status(), String.join(": ", h));
+            assertEquals(dir.resolve("www/a.txt").toAbsolutePath(), r.file());
+        }
     }
 }

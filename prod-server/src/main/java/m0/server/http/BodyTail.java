@@ -24,6 +24,8 @@ final class BodyTail {
     /** The open file, or null for an array. */
     final BodyFiles.Open file;
     final long length;
+    /** Where a file's body starts in the file (a Range's slice; 0 for the whole). */
+    private final long from;
     /** Bytes of the body that have left: written, sent by sendfile, or read into the output. */
     long sent;
     private ByteBuffer view;
@@ -35,16 +37,24 @@ final class BodyTail {
         this.array = array;
         this.file = null;
         this.length = array.length;
+        this.from = 0;
         this.sent = from;
     }
 
-    BodyTail(Request request, int status, long start, BodyFiles.Open file) {
+    /** The {@code length} bytes of {@code file} from {@code from}. */
+    BodyTail(Request request, int status, long start, BodyFiles.Open file, long from, long length) {
         this.request = request;
         this.status = status;
         this.start = start;
         this.array = null;
         this.file = file;
-        this.length = file.length();
+        this.from = from;
+        this.length = length;
+    }
+
+    /** Where in the file its next byte is. */
+    long position() {
+        return from + sent;
     }
 
     boolean complete() {
@@ -76,7 +86,7 @@ final class BodyTail {
         out.reserve(n);
         int r;
         try {
-            r = file.read(ByteBuffer.wrap(out.bytes, out.wr, n), sent);
+            r = file.read(ByteBuffer.wrap(out.bytes, out.wr, n), position());
         } catch (java.io.IOException e) {
             r = -1;
         }

@@ -253,7 +253,7 @@ public final class HttpSession {
 
     /** Where the file's next byte is, and how many are left ({@link #fileToSend}). */
     public long fileSent() {
-        return tail.sent;
+        return tail.position();
     }
 
     public long fileLeft() {
@@ -794,15 +794,20 @@ public final class HttpSession {
             encode(SERVER_ERROR, conn, head, request, start);
             return;
         }
-        byte[] length = r.bodyless() ? null
-                : ("Content-Length: " + f.length() + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
-        encodeHead(r, conn, length, 0);
-        if (head || r.bodyless() || f.length() == 0) {
+        FileSlice slice = FileSlice.of(request, r, f.length()); // a Range's slice, or 416 (ADR 0071)
+        if (slice.refusal != null) {
+            f.close();
+            encode(slice.refusal, conn, head, request, start);
+            return;
+        }
+        r = slice.response;
+        encodeHead(r, conn, r.bodyless() ? null : slice.fields, 0);
+        if (head || r.bodyless() || slice.count == 0) {
             f.close();
             if (observer != null) observer.responded(request, r.status(), 0, start, false);
             return;
         }
-        tail = new BodyTail(request, r.status(), start, f);
+        tail = new BodyTail(request, r.status(), start, f, slice.from, slice.count);
     }
 
     /** The status line, Date, the fixed fields, {@code length} (or none), Connection, the empty line; room for {@code more}. */

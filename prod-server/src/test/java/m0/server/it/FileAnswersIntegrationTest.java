@@ -151,6 +151,36 @@ class FileAnswersIntegrationTest {
     }
 
     @Test
+    void aRangeIs206WithItsSliceBySendfileFromItsOffsetAnd416AndAStaleIfRangeGetsTheWholeFile() throws Exception {
+        try (ServerProcess s = start()) {
+            byte[] all = Files.readAllBytes(file("range.bin", MIB));
+            try (Socket c = new Socket(InetAddress.getLoopbackAddress(), s.port)) {
+                c.setSoTimeout(20_000);
+                Answer mid = ask(c, "/files/range.bin", "Range: bytes=1000-525287");
+                assertTrue(mid.head.startsWith("HTTP/1.1 206 ") && mid.head.contains("Content-Range: bytes 1000-525287/" + MIB + "\r\n")
+                        && mid.head.contains("Accept-Ranges: bytes\r\n"), mid.head);
+                assertEquals(sha(java.util.Arrays.copyOfRange(all, 1000, 525_288)), sha(mid.body), "the slice's bytes");
+                Answer end = ask(c, "/files/range.bin", "Range: bytes=-4096");
+                assertTrue(end.head.contains("Content-Range: bytes " + (MIB - 4096) + "-" + (MIB - 1) + "/" + MIB), end.head);
+                assertEquals(sha(java.util.Arrays.copyOfRange(all, MIB - 4096, MIB)), sha(end.body));
+                Answer past = ask(c, "/files/range.bin", "Range: bytes=" + MIB + "-");
+                assertTrue(past.head.startsWith("HTTP/1.1 416 ") && past.head.contains("Content-Range: bytes */" + MIB + "\r\n"), past.head);
+                Answer stale = ask(c, "/files/range.bin", "Range: bytes=0-9", "If-Range: \"an-old-version\"");
+                assertTrue(stale.head.startsWith("HTTP/1.1 200 "), stale.head);
+                assertEquals(sha(all), sha(stale.body), "a stale If-Range: the whole file");
+            }
+            List<String> lines = awaitLines(log, 4);
+            assertTrue(lines.get(0).contains("\"GET /files/range.bin HTTP/1.1\" 206 524288 "), lines.get(0));
+            assertTrue(lines.get(1).contains("\"GET /files/range.bin HTTP/1.1\" 206 4096 "), lines.get(1));
+            assertTrue(lines.get(2).contains("\"GET /files/range.bin HTTP/1.1\" 416 "), lines.get(2));
+            assertTrue(lines.get(3).contains("\"GET /files/range.bin HTTP/1.1\" 200 " + MIB + " "), lines.get(3));
+            long want = 524_288L + 4096 + MIB;
+            assertEquals(want, awaitSendfileBytes(s, want), "the slices went by sendfile(2), only their bytes");
+            assertTrue(sendfiles(s)[0] >= 3, "a sendfile call per file answer at least: " + sendfiles(s)[0]);
+        }
+    }
+
+    @Test
     void onTlsAFileIsReadAndWrappedNotSentByFile() throws Exception {
         TestCertificates rsa = TestCertificates.make("RSA");
         try (ServerProcess s = start("--tls-cert", rsa.cert.toString(), "--tls-key", rsa.key.toString())) {
@@ -163,6 +193,12 @@ class FileAnswersIntegrationTest {
             assertEquals(sha(Files.readAllBytes(big)), sha(r.body()));
             List<String> lines = awaitLines(log, 1);
             assertTrue(lines.get(0).contains("\"GET /files/tls.bin HTTP/1.1\" 200 " + MIB + " "), lines.get(0));
+            HttpResponse<byte[]> part = client.send(HttpRequest.newBuilder(URI.create("https://localhost:" + s.port + "/files/tls.bin"))
+                    .header("Range", "bytes=70000-").timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertEquals(206, part.statusCode());
+            assertEquals(sha(java.util.Arrays.copyOfRange(Files.readAllBytes(big), 70_000, MIB)), sha(part.body()),
+                    "a slice read from its offset and wrapped");
+            assertTrue(awaitLines(log, 2).get(1).contains(" 206 " + (MIB - 70_000) + " "), awaitLines(log, 2).get(1));
             assertEquals(0, sendfiles(s)[1], "no sendfile on TLS: the bytes must be encrypted here");
         }
     }
@@ -172,8 +208,21 @@ class FileAnswersIntegrationTest {
     private record Answer(String head, byte[] body) {
     }
 
-    private static void send(Socket c, String path) throws IOException {
-        c.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    private static void send(Socket c, String path, String... headers) throws IOException {
+        String more = headers.length == 0 ? "" : String.join("\r\n", headers) + "\r\n";
+        c.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: t\r\n" + more + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** One answer to a request with these headers, its body read by its Content-Length. */
+    private static Answer ask(Socket c, String path, String... headers) throws IOException {
+        send(c, path, headers);
+        InputStream in = c.getInputStream();
+        String head = readHead(in);
+        int cl = head.indexOf("Content-Length: ");
+        int length = Integer.parseInt(head.substring(cl + 16, head.indexOf("\r\n", cl)));
+        byte[] body = in.readNBytes(length);
+        assertEquals(length, body.length, "closed in the body");
+        return new Answer(head, body);
     }
 
     /** One answer on a kept connection; the body read {@code step} bytes at a time (a pause every 64 reads when small). */

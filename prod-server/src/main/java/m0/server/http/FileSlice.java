@@ -1,0 +1,68 @@
+package m0.server.http;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What part of an open file a {@link Response#file} answer sends, from its request's
+ * {@code Range} and {@code If-Range} (RFC 9110 13.1.5, 14; ADR 0071's addendum): the whole file
+ * (the app's status), one slice (206 with Content-Range), or nothing (416, {@link #refusal}).
+ * A 200 file answer to GET or HEAD takes ranges and says so ({@code Accept-Ranges: bytes});
+ * other statuses, other methods, and an answer whose app set its own Accept-Ranges (e.g.
+ * {@code none}) are sent whole, untouched.
+ */
+final class FileSlice {
+    /** What to encode: the app's answer, or it at 206; null when refused. */
+    final Response response;
+    /** The slice's first byte and its byte count. */
+    final long from;
+    final long count;
+    /** The length fields: Accept-Ranges, Content-Length, Content-Range, each with its CRLF. */
+    final byte[] fields;
+    /** The 416 to answer instead (the file is not sent), or null. */
+    final Response refusal;
+
+    private FileSlice(Response response, long from, long count, String fields, Response refusal) {
+        this.response = response;
+        this.from = from;
+        this.count = count;
+        this.fields = fields.getBytes(StandardCharsets.ISO_8859_1);
+        this.refusal = refusal;
+    }
+
+    static FileSlice of(Request request, Response r, long length) {
+        String whole = "Content-Length: " + length + "\r\n";
+        if (!takesRanges(request, r)) return new FileSlice(r, 0, length, whole, null);
+        java.util.List<String> ranges = request.headers("Range");
+        ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r)
+                ? ByteRange.WHOLE : ByteRange.of(ranges.get(0), length);
+        return switch (range.kind) {
+            case WHOLE -> new FileSlice(r, 0, length, "Accept-Ranges: bytes\r\n" + whole, null);
+            case SLICE -> new FileSlice(r.withStatus(206), range.first, range.count(),
+                    "Accept-Ranges: bytes\r\nContent-Length: " + range.count() + "\r\nContent-Range: bytes "
+                            + range.first + "-" + range.last + "/" + length + "\r\n", null);
+            case UNSATISFIABLE -> new FileSlice(null, 0, 0, "",
+                    Response.text(416, "Range Not Satisfiable\n").withHeader("Content-Range", "bytes */" + length));
+        };
+    }
+
+    /** Ranges are GET's (RFC 9110 14.2); HEAD answers the head GET would have. */
+    private static boolean takesRanges(Request request, Response r) {
+        String m = request.method();
+        return r.status() == 200 && r.header("Accept-Ranges") == null && (m.equals("GET") || m.equals("HEAD"));
+    }
+
+    /**
+     * No If-Range, or one that matches the answer's own validators: an entity tag by strong
+     * comparison with its ETag, a date exactly its Last-Modified (RFC 9110 13.1.5). An answer
+     * without them matches nothing: the whole file, which is never wrong.
+     */
+    static boolean ifRangeHolds(String ifRange, Response r) {
+        if (ifRange == null) return true;
+        if (ifRange.startsWith("\"") || ifRange.startsWith("W/")) {
+            String etag = r.header("ETag");
+            return etag != null && ifRange.startsWith("\"") && ifRange.equals(etag.strip());
+        }
+        String modified = r.header("Last-Modified");
+        return modified != null && ifRange.equals(modified.strip());
+    }
+}
