@@ -205,7 +205,8 @@ bench_stop() {
 
 # cpu_rounds ROUNDS SECS NAME:PORT:PID... : keep-alive hello CPU per request, wrk -t2 -c32 against
 # each server in turn, ROUNDS times (alternating and rotating the order, so the machine's load
-# falls on every arm alike);
+# falls on every arm alike); BENCH_SCHEME (default http) and BENCH_PATH (default /) make the URL
+# (tls.sh: https, /1m.bin);
 # adds to the caller's REQ[NAME] and TCK[NAME] (declare -A REQ TCK first) and prints a line per run.
 # ROUND_HOOK, when set, is run after each round. ROUNDS_TSV, when set, is a file each run adds a
 # row to (arm, round, requests, seconds, us CPU/req, wrk's p50 and p99 in ms: figures.sh's cpu-round). Needs TICK (getconf CLK_TCK). WRK_ARGS (an array,
@@ -234,7 +235,7 @@ cpu_rounds() {
         sp=$!
       fi
       # --latency only prints the percentiles wrk records anyway: it costs the run nothing
-      out=$(wrk --latency -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "http://127.0.0.1:$p/")
+      out=$(wrk --latency -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "${BENCH_SCHEME:-http}://127.0.0.1:$p${BENCH_PATH:-/}")
       t=$(( $(tree_ticks "$pid") - b ))
       reqs=$(awk '/requests in/ {print $1}' <<<"$out")
       if [ -n "$sp" ]; then wait "$sp"; split=" split $(cat "$WORK/cpu_rounds.split")"; fi
@@ -266,7 +267,10 @@ rounds_vs_nginx() {
   local RUN_PAUSE=$3
   shift 3
   # C2 compiles for ~15 s of this load (ADR 0035): warm past it, or the first rounds pay for it.
-  for a in "$@"; do wrk -t2 -c32 "${WRK_ARGS[@]}" -d"${WARM:-15}s" "http://127.0.0.1:${PORT[$a]}/" >/dev/null; sleep 2; done
+  for a in "$@"; do
+    wrk -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${WARM:-15}s" "${BENCH_SCHEME:-http}://127.0.0.1:${PORT[$a]}${BENCH_PATH:-/}" >/dev/null
+    sleep 2
+  done
   for a in "$@"; do sides+=("$a:${PORT[$a]}:${PID[$a]}"); done
   cpu_rounds "$rounds" "$secs" "${sides[@]}"
   n=$(awk -v t="${TCK[nginx]}" -v q="${REQ[nginx]:-0}" -v hz="$TICK" 'BEGIN{print (q > 0 ? t/hz*1e6/q : 0)}')
