@@ -170,7 +170,6 @@ public final class HttpSession {
         parse(nowNanos);
     }
 
-    /** The peer shut its write side (read returned 0). */
     /**
      * Requests dispatched on this connection so far, counted up to {@link #REQUESTS_COUNTED}: 2
      * means it was reused (ADR 0041); the affinity is read at the 256th (ADR 0057).
@@ -187,6 +186,7 @@ public final class HttpSession {
         return closeAsked;
     }
 
+    /** The peer shut its write side (read returned 0). */
     public void onEof(long nowNanos) {
         lastNow = nowNanos;
         eof = true;
