@@ -29,15 +29,12 @@ public final class HttpSession {
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONN_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
-    private static final byte[] CRLF = {'\r', '\n'};
 
     private static final Response BAD_REQUEST = Response.status(400);
     private static final Response TIMEOUT = Response.status(408);
     private static final Response TOO_LARGE = Response.status(413);
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
     static final Response SERVER_ERROR = Response.status(500);
-    private static final Response FORBIDDEN = Response.status(403);
-    private static final Response NOT_FOUND = Response.status(404);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
     private static final Response UNAVAILABLE = Response.status(503);
 
@@ -59,8 +56,8 @@ public final class HttpSession {
     private final HeldBytes out;
     /** A large body sent from where it lies once {@link #out} is written (docs/adr/0071); null when none. */
     private BodyTail tail;
-    /** How a file answer's file is opened (a worker's: natively, for sendfile). */
-    private BodyFiles files = BodyFiles.JAVA;
+    /** Writes each answer's bytes into {@link #out}, and makes its {@link #tail}. */
+    private final ResponseEncoder encoder;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -117,6 +114,7 @@ public final class HttpSession {
             parser.streamBodies(); // its handlers read bodies as they arrive: no whole-body cap
         }
         this.out = new HeldBytes(out);
+        this.encoder = new ResponseEncoder(this.out, observer, failures);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
@@ -133,7 +131,7 @@ public final class HttpSession {
 
     /** Files are opened by {@code files} from now on (the worker's: with a descriptor for sendfile). */
     public HttpSession files(BodyFiles files) {
-        this.files = files;
+        encoder.files(files);
         return this;
     }
 
@@ -172,7 +170,6 @@ public final class HttpSession {
         parse(nowNanos);
     }
 
-    /** The peer shut its write side (read returned 0). */
     /**
      * Requests dispatched on this connection so far, counted up to {@link #REQUESTS_COUNTED}: 2
      * means it was reused (ADR 0041); the affinity is read at the 256th (ADR 0057).
@@ -189,6 +186,7 @@ public final class HttpSession {
         return closeAsked;
     }
 
+    /** The peer shut its write side (read returned 0). */
     public void onEof(long nowNanos) {
         lastNow = nowNanos;
         eof = true;
@@ -621,7 +619,7 @@ public final class HttpSession {
     /** The response to the newest request: straight to the output unless earlier ones still run. */
     private void respond(Response r, byte[] conn, boolean head, Request request) {
         if (slots.isEmpty() && tail == null) {
-            encode(r, conn, head, request, requestStart);
+            tail = encoder.encode(r, conn, head, request, requestStart);
         } else {
             OwedResponse s = new OwedResponse(null, conn, head, null, null);
             s.logged = request;
@@ -661,7 +659,7 @@ public final class HttpSession {
                 if (s.failure != null) {
                     failures.failed(s.request, s.failure); // read after response: written before it
                 }
-                encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
+                tail = encoder.encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
                 moved = true;
                 continue;
             }
@@ -703,7 +701,7 @@ public final class HttpSession {
                     continueBody = null;
                     continueSlot = null;
                 }
-                encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
+                tail = encoder.encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
                 if (bodyOwed) {
                     closeNow(); // its body may never come, and what comes is no request (as below)
                 }
@@ -712,13 +710,7 @@ public final class HttpSession {
             s.headOut = true;
             // The Connection field is the request's; a body that breaks its framing closes the
             // connection anyway, after what was sent (below).
-            byte[] conn = x.closeDelimited() ? CONN_CLOSE : s.conn;
-            byte[] date = HttpDate.line(System.currentTimeMillis());
-            out.reserve(h.length + date.length + (conn == null ? 0 : conn.length) + 2);
-            out.put(h);
-            out.put(date);
-            if (conn != null) out.put(conn);
-            out.put(CRLF);
+            encoder.streamedHead(h, x.closeDelimited() ? CONN_CLOSE : s.conn);
         }
         int room = OUT_HIGH_WATER - out.size();
         int before = out.size();
@@ -754,88 +746,6 @@ public final class HttpSession {
         parser.kill();
         abortAll();
         slots.clear();
-    }
-
-    private void encode(Response r, byte[] conn, boolean head, Request request, long start) {
-        if (r.file() != null) {
-            encodeFile(r, conn, head, request, start);
-            return;
-        }
-        byte[] body = head || r.bodyless() ? null : r.body();
-        // A large body is written from the app's array after the head, not copied here first (ADR 0071).
-        int copied = body == null ? 0 : body.length < BodyTail.IN_PLACE ? body.length : BodyTail.WITH_HEAD;
-        encodeHead(r, conn, null, copied);
-        if (copied > 0) {
-            System.arraycopy(body, 0, out.bytes, out.wr, copied);
-            out.wr += copied;
-        }
-        if (body != null && copied < body.length) {
-            tail = new BodyTail(request, r.status(), start, body, copied);
-            return;
-        }
-        if (observer != null) {
-            observer.responded(request, r.status(), body == null ? 0 : body.length, start, false);
-        }
-    }
-
-    /** A file's answer: its head with the length it has now, then the file as the tail (ADR 0071). */
-    private void encodeFile(Response r, byte[] conn, boolean head, Request request, long start) {
-        BodyFiles.Open f;
-        try {
-            f = files.open(r.file());
-        } catch (java.nio.file.NoSuchFileException e) {
-            encode(NOT_FOUND, conn, head, request, start);
-            return;
-        } catch (java.nio.file.AccessDeniedException e) {
-            encode(FORBIDDEN, conn, head, request, start);
-            return;
-        } catch (java.io.IOException | RuntimeException e) {
-            failures.failed(request, e);
-            encode(SERVER_ERROR, conn, head, request, start);
-            return;
-        }
-        FileSlice slice = FileSlice.of(request, r, f.length()); // a Range's slice, or 416 (ADR 0071)
-        if (slice.refusal != null) {
-            f.close();
-            encode(slice.refusal, conn, head, request, start);
-            return;
-        }
-        r = slice.response;
-        encodeHead(r, conn, r.bodyless() ? null : slice.fields, 0);
-        if (head || r.bodyless() || slice.count == 0) {
-            f.close();
-            if (observer != null) observer.responded(request, r.status(), 0, start, false);
-            return;
-        }
-        tail = new BodyTail(request, r.status(), start, f, slice.from, slice.count);
-    }
-
-    /** The status line, Date, the fixed fields, {@code length} (or none), Connection, the empty line; room for {@code more}. */
-    private void encodeHead(Response r, byte[] conn, byte[] length, int more) {
-        Response.Encoded e = r.encoded();
-        byte[] date = HttpDate.line(System.currentTimeMillis());
-        int n = e.statusLine.length + date.length + e.fields.length + (conn == null ? 0 : conn.length) + 2
-                + (length == null ? 0 : length.length) + more;
-        out.reserve(n);
-        byte[] o = out.bytes;
-        int w = out.wr;
-        System.arraycopy(e.statusLine, 0, o, w, e.statusLine.length);
-        w += e.statusLine.length;
-        System.arraycopy(date, 0, o, w, date.length);
-        w += date.length;
-        System.arraycopy(e.fields, 0, o, w, e.fields.length);
-        w += e.fields.length;
-        if (length != null) {
-            System.arraycopy(length, 0, o, w, length.length);
-            w += length.length;
-        }
-        if (conn != null) {
-            System.arraycopy(conn, 0, o, w, conn.length);
-            w += conn.length;
-        }
-        o[w++] = '\r';
-        o[w++] = '\n';
-        out.wr = w;
     }
 
     /** The output's bytes, or the parser's (tests). */

@@ -30,8 +30,6 @@ final class PipedExchange implements Exchange {
      * to its socket before a write returns.
      */
     static final int LEND = 64 * 1024;
-    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
-    private static final byte[] CRLF = {'\r', '\n'};
 
     private final Request request;
     private final boolean head;
@@ -64,13 +62,8 @@ final class PipedExchange implements Exchange {
     /** Under lock: the connection is gone: every write fails from now on. */
     private boolean aborted;
 
-    /** The writer's: framing state. */
-    private long remaining;
-    private boolean chunked;
-    private boolean bodyless;
-    /** HTTP/1.0 and a body of unknown length: no chunks (it cannot read them); the close ends it. */
-    private boolean closeDelimited;
-    private final BodyStream body = new BodyStream();
+    /** The writer's: the body's stream, which keeps the framing the head chose. */
+    private final FramedBody body = new FramedBody(this);
 
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
     private final byte[] peer;
@@ -130,7 +123,7 @@ final class PipedExchange implements Exchange {
     boolean closeDelimited() {
         lock.lock();
         try {
-            return closeDelimited;
+            return body.closeDelimited();
         } finally {
             lock.unlock();
         }
@@ -168,10 +161,7 @@ final class PipedExchange implements Exchange {
         if (length < CHUNKED) {
             throw new IllegalArgumentException("length " + length);
         }
-        bodyless = head || status < 200 || status == 204 || status == 304;
-        closeDelimited = !bodyless && length == CHUNKED && Request.HTTP_1_0.equals(request.version());
-        chunked = !bodyless && length == CHUNKED && !closeDelimited;
-        remaining = bodyless ? 0 : Math.max(0, length);
+        body.frame(status, length, head, request.version());
         StringBuilder sb = new StringBuilder(128);
         sb.append("HTTP/1.1 ").append(status).append(' ').append(Response.reason(status)).append("\r\n");
         for (int i = 0; i + 1 < headers.length; i += 2) {
@@ -190,9 +180,9 @@ final class PipedExchange implements Exchange {
             Response.checkHeader(name, headers[i + 1]);
             sb.append(name).append(": ").append(headers[i + 1]).append("\r\n");
         }
-        if (chunked) {
+        if (body.chunked()) {
             sb.append("Transfer-Encoding: chunked\r\n");
-        } else if (closeDelimited || head) {
+        } else if (body.closeDelimited() || head) {
             // no framing field: the close ends a 1.0 body; a HEAD's length is what the handler set
         } else if (status >= 200 && status != 204 && status != 304) {
             // HEAD says the length a GET would get; 1xx and 204 never have one, 304 may omit it.
@@ -236,8 +226,7 @@ final class PipedExchange implements Exchange {
      */
     @Override
     public void fail() {
-        body.closed = true;
-        end(true);
+        body.fail();
     }
 
     /** A whole response, as a blocking {@link App} answers. */
@@ -257,7 +246,7 @@ final class PipedExchange implements Exchange {
         }
         String[] h = r.headersWithType();
         sendHead(r.status(), r.body().length, h);
-        if (!bodyless) {
+        if (!body.bodyless()) {
             body.write(r.body(), 0, r.body().length);
         }
         finish();
@@ -362,7 +351,7 @@ final class PipedExchange implements Exchange {
     // ---- the writer's side ----
 
     /** Queues bytes for the loop, blocking while the pipe is full; wakes the loop when it was empty. */
-    private void enqueue(byte[] b, int off, int len) throws IOException {
+    void enqueue(byte[] b, int off, int len) throws IOException {
         if (len >= LEND) {
             lend(b, off, len);
             return;
@@ -441,7 +430,8 @@ final class PipedExchange implements Exchange {
         }
     }
 
-    private void end(boolean breaks) {
+    /** The body ended ({@code breaks}: short of its framing, or cut); the loop is woken to see it. */
+    void end(boolean breaks) {
         lock.lock();
         try {
             finished = true;
@@ -450,86 +440,5 @@ final class PipedExchange implements Exchange {
             lock.unlock();
         }
         wake.run();
-    }
-
-    /** The body as the writer sees it: framing checked and applied here. */
-    private final class BodyStream extends OutputStream {
-        private boolean closed;
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            java.util.Objects.checkFromIndexSize(off, len, b.length);
-            if (closed) {
-                throw new IOException("stream is closed");
-            }
-            if (headBytes() == null) {
-                throw new IOException("response headers not sent yet");
-            }
-            if (len == 0) {
-                return;
-            }
-            if (chunked && len >= LEND) {
-                enqueue((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1), 0, Integer.toHexString(len).length() + 2);
-                enqueue(b, off, len); // lent: a large chunk is not framed into a copy
-                enqueue(CRLF, 0, 2);
-                return;
-            }
-            if (chunked) {
-                byte[] size = (Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
-                byte[] framed = new byte[size.length + len + 2];
-                System.arraycopy(size, 0, framed, 0, size.length);
-                System.arraycopy(b, off, framed, size.length, len);
-                System.arraycopy(CRLF, 0, framed, size.length + len, 2);
-                enqueue(framed, 0, framed.length);
-                return;
-            }
-            if (closeDelimited) {
-                enqueue(b, off, len);
-                return;
-            }
-            if (bodyless) {
-                return; // a HEAD's (or a 204's) body is dropped, as the JDK's server drops it
-            }
-            if (len > remaining) {
-                throw new IOException("too many bytes to write to stream");
-            }
-            remaining -= len;
-            enqueue(b, off, len);
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (headBytes() == null) {
-                // Closed with no head: the JDK answers nothing and closes; so do we, after a 500.
-                end(true);
-                return;
-            }
-            if (chunked) {
-                try {
-                    enqueue(LAST_CHUNK, 0, LAST_CHUNK.length);
-                } finally {
-                    end(false);
-                }
-                return;
-            }
-            if (closeDelimited) {
-                end(true); // the close is the body's end
-                return;
-            }
-            if (remaining > 0) {
-                end(true);
-                throw new IOException("insufficient bytes written to stream");
-            }
-            end(false);
-        }
     }
 }
