@@ -42,23 +42,21 @@ class WorkerLoopTest {
     @Test
     void aBatchTakesAtMostItsSizeAndPassesOnWhatALighterSiblingShouldServe() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(4, 100));
-        List<Worker> w = rig.workers;
-        w.get(0).connections.unmodelled = 3; // w0 serves 3 already: its picks prefer idle w1
+        rig.worker(0).connections.unmodelled = 3; // w0 serves 3 already: its picks prefer idle w1
         rig.backlog(6);
-        assertTrue(w.get(0).pass(false, true));
-        assertEquals(4, w.get(0).listener.accepts, "one batch: 4 accepts");
+        assertTrue(rig.worker(0).pass(false, true));
+        assertEquals(4, rig.worker(0).listener.accepts, "one batch: 4 accepts");
         assertEquals(2, rig.backlog.size(), "the rest waits for the next pass");
         assertEquals(3, rig.channel.queued(1), "w1 is lighter until it carries as much");
-        assertEquals(List.of("admit c4"), w.get(0).connections.log, "the fourth is kept: 3 + 1 against 0 + 3");
-        assertEquals(4, w.get(0).loop.meter().accepted());
+        assertEquals(List.of("admit c4"), rig.worker(0).connections.log, "the fourth is kept: 3 + 1 against 0 + 3");
+        assertEquals(4, rig.worker(0).loop.meter().accepted());
     }
 
     /** Whatever ends a batch in the core (fountain's END_BATCH, a nudge), the loop stops there. */
     @Test
     void anEndBatchFromTheCoreEndsTheBatchWithNobodyToNudge() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         int[] accepts = new int[1];
         WorkerLoop<String> ending = w0.loopOver(new ForwardingWorkerShare<String>(w0.share) {
             @Override
@@ -68,7 +66,7 @@ class WorkerLoopTest {
         }, limits(64, 100));
         rig.backlog(5);
         w0.connections.unmodelled = 0;
-        w.get(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
+        rig.worker(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
         rig.page.getAndAdd(PageLayout.countsWord(1), Counts.activeBy(100));
         ending.begin();
         ending.end(false, true);
@@ -85,8 +83,7 @@ class WorkerLoopTest {
     @Test
     void aWorkerWhoseArrivalsCloseShortKeepsTheBurstAndOneIdleSinceBalancesIt() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.shortCloses = 1_000; // a window of churn, every connection closed after one request
         rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         w0.pass(false, false);
@@ -226,12 +223,11 @@ class WorkerLoopTest {
     @Test
     void receiptsAndAcceptsOfOnePassAreAllAdmittedAndThePickCountsTheReceipts() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        w.get(0).share.sendWith(1, "r1");
-        w.get(0).share.sendWith(1, "r2");
+        rig.worker(0).share.sendWith(1, "r1");
+        rig.worker(0).share.sendWith(1, "r2");
         rig.backlog(1);
-        w.get(1).pass(true, true);
-        assertEquals(List.of("admit r1 received", "admit r2 received"), w.get(1).connections.log,
+        rig.worker(1).pass(true, true);
+        assertEquals(List.of("admit r1 received", "admit r2 received"), rig.worker(1).connections.log,
                 "2 received first, so the accept's pick reads 2 open here against w0's 0 ...");
         assertEquals(1, rig.channel.queued(0), "... and passes it on");
         assertEquals("c1", rig.channel.receive(0));
@@ -240,8 +236,7 @@ class WorkerLoopTest {
     @Test
     void atTheCapTheListenerGoesOutUntilAConnectionClosesAndFountainSaysItIsHeld() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 2));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         rig.backlog(3);
         w0.pass(false, true);
         assertEquals(2, w0.connections.open());
@@ -250,21 +245,20 @@ class WorkerLoopTest {
         assertTrue(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))), "HELD on its busy word");
         assertEquals(1, rig.failures.size(), "said once");
         assertTrue(rig.failures.get(0).startsWith("at --max-connections 2"), rig.failures.get(0));
-        assertTrue(w.get(1).share.takeListener(true), "w1 takes at once: a head at its cap is not taking");
+        assertTrue(rig.worker(1).share.takeListener(true), "w1 takes at once: a head at its cap is not taking");
         w0.pass(false, false);
         assertFalse(w0.listener.in, "still at the cap");
         w0.connections.held.remove(0); // a connection closed
         w0.pass(false, false);
         assertTrue(w0.listener.in, "back in");
         assertFalse(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))), "and no longer held");
-        assertFalse(w.get(1).share.takeListener(true), "w0 is the head again");
+        assertFalse(rig.worker(1).share.takeListener(true), "w0 is the head again");
     }
 
     @Test
     void outOfDescriptorsTakesTheListenerOutForAHundredMilliseconds() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         rig.backlog(1);
         w0.listener.emfile = true;
         w0.pass(false, true);
@@ -285,8 +279,7 @@ class WorkerLoopTest {
     @Test
     void theAcceptThatTurnsAFountainWorkerFullEndsTheBatchAndNudgesTheNextFreeWorker() {
         LoopRig rig = new LoopRig(T0, 3, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         rig.backlog(20);
         w0.pass(false, true);
         assertEquals(9, w0.connections.open(), "the ninth at once makes it full: the batch ends there");
@@ -297,8 +290,7 @@ class WorkerLoopTest {
     @Test
     void aNudgeMakesTheLookDueInTheSamePass() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w1 = w.get(1);
+        Worker w1 = rig.worker(1);
         rig.backlog(1);
         w1.pass(false, true); // w0 is free: w1 leaves the listener to it
         assertFalse(w1.listener.in);
@@ -311,12 +303,11 @@ class WorkerLoopTest {
     @Test
     void aHealAReapAskedForIsLookedAtEveryPassWithoutAnEvent() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
         // A sender raised pending[1] and died before its send; the reap asks w1 to heal.
         rig.page.getAndAdd(PageLayout.countsWord(1), Counts.RAISE);
         rig.page.getAndAdd(PageLayout.countsWord(1), Counts.HEAL + Counts.VERSION_ONE);
         assertEquals(1, Counts.inFlight(rig.page.getVolatile(PageLayout.countsWord(1))));
-        w.get(1).pass(false, false); // woken by the heal look's timeout, nothing else
+        rig.worker(1).pass(false, false); // woken by the heal look's timeout, nothing else
         long counts = rig.page.getVolatile(PageLayout.countsWord(1));
         assertEquals(0, Counts.inFlight(counts), "the orphan is taken off");
         assertFalse(Counts.healRequested(counts));
@@ -325,8 +316,7 @@ class WorkerLoopTest {
     @Test
     void rebalanceLooksAtAPassEndAfterWorkAndOnItsTickOtherwise() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
         }
@@ -352,8 +342,7 @@ class WorkerLoopTest {
     @Test
     void aRebalanceSendThatThrowsKeepsTheConnectionAndTheCounts() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
         }
@@ -383,8 +372,7 @@ class WorkerLoopTest {
     @Test
     void rebalanceNeverMovesAConnectionWhoseHandshakeBegan() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.holdTls("t" + k);
         }
@@ -402,8 +390,7 @@ class WorkerLoopTest {
     @Test
     void aLeaverNeverHandsOverAConnectionWhoseHandshakeBegan() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.holdTls("t1");
         w0.connections.hold("k1");
         w0.loop.requestStop();
@@ -421,8 +408,7 @@ class WorkerLoopTest {
     @Test
     void aHandOverSendThatThrowsKeepsTheConnectionForTheNextStep() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
         rig.sendThrows = true;
         w0.loop.requestStop();
@@ -465,9 +451,8 @@ class WorkerLoopTest {
     @Test
     void aPassPublishesItsAffinitiesAndASwapMovesOneOfTheTargetsKind() {
         LoopRig rig = crossed();
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
-        Worker w1 = w.get(1);
+        Worker w0 = rig.worker(0);
+        Worker w1 = rig.worker(1);
         w1.pass(false, false);
         assertEquals(PageLayout.affineBit(0), rig.page.getVolatile(PageLayout.affineWord(1)),
                 "w1 marks w0's client's connection, never its own kind");
@@ -481,9 +466,8 @@ class WorkerLoopTest {
     @Test
     void aSwapWhoseKindIsBusyMovesNothing() {
         LoopRig rig = crossed();
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
-        Worker w1 = w.get(1);
+        Worker w0 = rig.worker(0);
+        Worker w1 = rig.worker(1);
         w0.connections.held.get(1).idle = false; // b0, mid-request
         w1.share.publishAffinities(PageLayout.affineBit(0));
         w0.pass(false, false);
@@ -494,8 +478,7 @@ class WorkerLoopTest {
     @Test
     void theWaitEndsAtTheEarliestTimerAndAtMostASecondWhileSharing() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         assertEquals(0, w0.loop.timeout(), "a rebalance look at the first pass");
         w0.pass(false, false);
         assertEquals(WorkerLoop.HEAL_LOOK_NANOS, w0.loop.timeout(), "nothing to move, no timer: the heal look");
@@ -511,8 +494,7 @@ class WorkerLoopTest {
     @Test
     void fountainWakesForASampleEvery20ms() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         assertEquals(0, w0.loop.timeout(), "the first pass end gives the estimator its baseline");
         w0.pass(false, false);
         assertEquals(BusyEstimator.SAMPLE_NANOS, w0.loop.timeout());
@@ -521,8 +503,7 @@ class WorkerLoopTest {
     @Test
     void busyTimeIsEachPassFromItsWakeUpToItsEnd() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
         rig.clock.advance(3 * MS); // serving
         w0.loop.end(false, false);
@@ -537,8 +518,7 @@ class WorkerLoopTest {
     @Test
     void aWakeUpThatAcceptsNothingIsCountedEmptyAndStampsNothing() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
         w0.loop.end(false, true); // a sibling took it first
         assertEquals(1, w0.loop.meter().emptyWakeups());
@@ -550,10 +530,9 @@ class WorkerLoopTest {
         // ADR 0052: an accept runs no view; descheduled mid-batch, the acceptor must not read as
         // a slow inline view. Its kept accepts are in its counts at once.
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
         List<String> stateAtAccept = stateAtEachAccept(rig);
         rig.backlog(3);
-        w.get(0).pass(false, true);
+        rig.worker(0).pass(false, true);
         assertEquals(List.of("PARKED", "PARKED", "PARKED"), stateAtAccept);
         assertEquals(PageLayout.PARKED, rig.page.getVolatile(PageLayout.stateWord(0)), "and after the pass");
         assertEquals(2, Counts.active(rig.page.getVolatile(PageLayout.countsWord(0))), "the two it kept, published");
@@ -563,10 +542,9 @@ class WorkerLoopTest {
     @Test
     void underShareAPassThatOnlyReceivesStaysParkedToItsSiblingsPicks() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
         rig.backlog(2);
-        w.get(0).pass(false, true); // keeps one, passes one on
-        Worker w1 = w.get(1);
+        rig.worker(0).pass(false, true); // keeps one, passes one on
+        Worker w1 = rig.worker(1);
         List<String> seen = new ArrayList<>();
         w1.connections.onAdmit = () -> seen.add(PageLayout.stateName(rig.page.getVolatile(PageLayout.stateWord(1))));
         w1.pass(true, false);
@@ -578,13 +556,12 @@ class WorkerLoopTest {
     @Test
     void underShareAReceiptOnlyPassStillLooksAtRebalanceAtItsEnd() {
         LoopRig rig = new LoopRig(T0, 3, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w1 = w.get(1);
+        Worker w1 = rig.worker(1);
         w1.pass(false, false); // the look that start makes due: nothing held, so no tick after it
         for (int k = 0; k < 3; k++) {
             w1.connections.hold("k" + k);
         }
-        assertTrue(w.get(2).share.sendWith(1, "x"), "a hand-off to w1, raised and queued");
+        assertTrue(rig.worker(2).share.sendWith(1, "x"), "a hand-off to w1, raised and queued");
         w1.pass(true, false);
         assertEquals(List.of("admit x received", "moved k0"), w1.connections.log,
                 "4 against 0: the look after the receipt moves one");
@@ -594,8 +571,7 @@ class WorkerLoopTest {
     @Test
     void underShareAnAcceptOnlyPassStillLooksAtRebalanceAtItsEnd() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.pass(false, false); // the look that start makes due: nothing held, so no tick after it
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
@@ -608,10 +584,9 @@ class WorkerLoopTest {
     @Test
     void underShareAPassWithAViewIsStampedBeforeItsAccepts() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
         List<String> stateAtAccept = stateAtEachAccept(rig);
         rig.backlog(2);
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
         w0.loop.work(); // a request answered inline, then the listener's batch
         w0.loop.end(false, true);
@@ -621,10 +596,9 @@ class WorkerLoopTest {
     @Test
     void underFountainAnAcceptStampsThePassSoAStuckHeadIsTakenOver() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
         List<String> stateAtAccept = stateAtEachAccept(rig);
         rig.backlog(2);
-        w.get(0).pass(false, true);
+        rig.worker(0).pass(false, true);
         assertEquals(List.of("PARKED", "IN_PASS@" + T0), stateAtAccept, "stamped at its first accept");
     }
 
@@ -724,12 +698,11 @@ class WorkerLoopTest {
     @Test
     void withoutTheRuleTheListenerIsNeverAskedAndNeitherIsItUnderFountainOrRace() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         churn(w0);
-        churn(w.get(1));
+        churn(rig.worker(1));
         rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
-        w.get(1).pass(false, false);
+        rig.worker(1).pass(false, false);
         w0.pass(false, false);
         assertEquals(List.of(), deferrals(w0), "a loop not told to (--defer-accept 0 or N)");
         for (String policy : List.of("fountain", "race")) {
@@ -764,8 +737,7 @@ class WorkerLoopTest {
     @Test
     void leavingStoresLeftClosesTheListenerHandsOverIdleConnectionsDrainsAndExitsEmpty() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
         w0.connections.hold("k2");
         w0.connections.held.get(1).idle = false; // mid-request
@@ -785,8 +757,7 @@ class WorkerLoopTest {
     @Test
     void aFountainLeaverClosesItsIdleConnectionsEstablishedConnectionsNeverMove() {
         LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
         w0.loop.requestStop();
         assertFalse(w0.pass(false, false));
@@ -797,8 +768,7 @@ class WorkerLoopTest {
     @Test
     void theGracePeriodClosesWhatIsStillOpen() {
         LoopRig rig = new LoopRig(T0, 2, "share", new WorkerLoop.Limits(64, 100, 50 * MS));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.hold("slow");
         w0.connections.held.get(0).idle = false;
         w0.loop.requestStop();
@@ -811,8 +781,7 @@ class WorkerLoopTest {
     @Test
     void theConnectionsTimersRunWhenDue() {
         LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<Worker> w = rig.workers;
-        Worker w0 = w.get(0);
+        Worker w0 = rig.worker(0);
         w0.connections.deadline = T0 + 5 * MS;
         w0.pass(false, false);
         assertEquals(0, w0.connections.expired);
