@@ -1,50 +1,23 @@
 package m0.sim;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fast half of the fountain and herd checks (default {@code mvn test}): every mutant found,
  * named and replayed; the small worlds pass every interleaving under the real core. The slow
  * worlds (KILL, FILL) and both pages run under {@code -P model-check} (FountainModelCheckTest).
  */
-class FountainTest {
+class FountainTest extends ExhaustiveWorlds {
 
-    @ParameterizedTest(name = "{0} finds {1}")
-    @MethodSource("m0.sim.FountainCases#mutants")
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void checkerFindsTheMutant(Scenarios.Scenario scenario, Protocol mutant, String rule) {
-        Explorer.Report r = Explorer.exhaustive(scenario, mutant, true);
-        assertNotNull(r.first, scenario + " / " + mutant.name() + ": no violation in " + r.executions + " runs");
-        Violation v = r.first.violations.get(0);
-        System.out.println("== " + scenario + " / " + mutant.name() + ": found after " + r.executions + " runs: " + v);
-        assertEquals(rule, v.rule, v.toString());
-        Sim.Result again = Explorer.replay(scenario, mutant, r.first.schedule);
-        assertFalse(again.ok());
-        assertEquals(r.first.trace(), again.trace(), "the schedule replays the trace byte for byte");
+    @Override
+    Stream<Arguments> mutants() {
+        return FountainCases.mutants();
     }
 
-    static Stream<Arguments> fast() {
+    /** The fast worlds: all but KILL and FILL. */
+    @Override
+    Stream<Arguments> worlds() {
         return FountainCases.scenarios().filter(a -> a.get()[0] != FountainScenarios.KILL && a.get()[0] != FountainScenarios.FILL);
-    }
-
-    @ParameterizedTest(name = "{0} under {1} passes every interleaving")
-    @MethodSource("fast")
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void realCorePasses(Scenarios.Scenario scenario, Protocol real) {
-        Explorer.Report r = Explorer.exhaustive(scenario, real, false);
-        System.out.println(r.row());
-        assertTrue(r.complete);
-        assertTrue(r.executions > 0);
-        assertEquals(0, r.violations, () -> r.first.violations + "\n" + r.first.trace());
     }
 }

@@ -16,18 +16,29 @@ import m0.core.loop.FakePorts.FakeListener;
 
 /**
  * Workers over one page, one channel and one backlog, each with its real core, fake ports and
- * its loop, started: what the loop's rule tests arrange (as {@link WorkerLoopTest} does for its own).
+ * its loop, started: what the loop's tests arrange.
  */
 final class LoopRig {
 
     static final long MS = 1_000_000L;
 
     final FakeClock clock;
-    final ArrayDeque<String> backlog = new ArrayDeque<>();
+    /** Run before each accept takes a connection from the backlog: lets a test read the page at that point. */
+    Runnable onAccept = () -> { };
+    final ArrayDeque<String> backlog = new ArrayDeque<>() {
+        @Override
+        public String poll() {
+            if (!isEmpty()) {
+                onAccept.run();
+            }
+            return super.poll();
+        }
+    };
     final List<String> failures = new ArrayList<>();
     final AtomicLongArrayPage page;
     final QueueChannel<String> channel;
     final List<Worker> workers = new ArrayList<>();
+    private final int n;
     /** While set, every send throws, as a port does with an errno it does not turn into a refusal. */
     boolean sendThrows;
     /** Run before each send reaches the channel: lets a test read the page at that point. */
@@ -97,16 +108,41 @@ final class LoopRig {
 
     /** The same with each worker's channel holding at most {@code capacity}. */
     LoopRig(long t0, int n, int capacity, String policy, WorkerLoop.Limits limits) {
+        this(t0, n, capacity);
+        startAll(policy, limits, false);
+    }
+
+    /** The page, channel and clock of {@code n} workers and no worker yet: a test makes its own ({@link #unstarted}). */
+    LoopRig(long t0, int n, int capacity) {
+        this.n = n;
         clock = new FakeClock(t0);
         page = AtomicLongArrayPage.forWorkers(n);
         channel = new QueueChannel<>(n, capacity);
+    }
+
+    /** As {@link #LoopRig(long, int, String, WorkerLoop.Limits)}, each loop told to defer on churn before it starts (ADR 0056). */
+    static LoopRig deferring(long t0, int n, String policy, WorkerLoop.Limits limits) {
+        LoopRig rig = new LoopRig(t0, n, 16);
+        rig.startAll(policy, limits, true);
+        return rig;
+    }
+
+    private void startAll(String policy, WorkerLoop.Limits limits, boolean deferOnChurn) {
         for (int i = 0; i < n; i++) {
-            Worker w = new Worker(i, n, policy, limits);
+            Worker w = unstarted(i, policy, limits);
             w.share.bind();
             w.loop.listen();
+            if (deferOnChurn) {
+                w.loop.deferOnChurn();
+            }
             w.loop.start();
             workers.add(w);
         }
+    }
+
+    /** Worker {@code self} over this rig's page and channel: neither bound, listening nor started, nor in {@link #workers}. */
+    Worker unstarted(int self, String policy, WorkerLoop.Limits limits) {
+        return new Worker(self, n, policy, limits);
     }
 
     Worker worker(int i) {

@@ -1,25 +1,26 @@
 package m0.core.loop;
 
+import static m0.core.loop.LoopRig.MS;
+import static m0.core.loop.LoopRig.limits;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import m0.core.AcceptPolicy;
 import m0.core.AcceptShare;
 import m0.core.AtomicLongArrayPage;
 import m0.core.BusyEstimator;
-import m0.core.Channel;
 import m0.core.Counts;
-import m0.core.FakeClock;
+import m0.core.ForwardingWorkerShare;
 import m0.core.Page;
 import m0.core.PageLayout;
 import m0.core.QueueChannel;
 import m0.core.loop.FakePorts.FakeChannels;
 import m0.core.loop.FakePorts.FakeConnections;
 import m0.core.loop.FakePorts.FakeListener;
+import m0.core.loop.LoopRig.Worker;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,149 +30,49 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerLoopTest {
 
-    private static final long MS = 1_000_000L;
     private static final long T0 = 1_000 * MS;
 
-    private final FakeClock clock = new FakeClock(T0);
-    /** Worker 0's state word as each accept found it (the page a sibling's pick reads mid-batch). */
-    private final List<String> stateAtAccept = new ArrayList<>();
-    private final ArrayDeque<String> backlog = new ArrayDeque<>() {
-        @Override
-        public String poll() {
-            if (page != null && !isEmpty()) {
-                stateAtAccept.add(PageLayout.stateName(page.getVolatile(PageLayout.stateWord(0))));
-            }
-            return super.poll();
-        }
-    };
-    private final List<String> failures = new ArrayList<>();
-    private AtomicLongArrayPage page;
-    private QueueChannel<String> channel;
-    private final List<Worker> workers = new ArrayList<>();
-    /** While set, every send throws, as a port does with an errno it does not turn into a refusal. */
-    private boolean sendThrows;
-    /** The channel the workers' shares send through: {@link #channel}, but for {@link #sendThrows}. */
-    private final Channel<String> sendsMayThrow = new Channel<>() {
-        @Override
-        public boolean send(int target, String connection) {
-            if (sendThrows) {
-                throw new IllegalStateException("sendmsg: EBADF");
-            }
-            return channel.send(target, connection);
-        }
-
-        @Override
-        public String receive(int index) {
-            return channel.receive(index);
-        }
-
-        @Override
-        public boolean lost(String received) {
-            return channel.lost(received);
-        }
-    };
-
-    /** One worker: its share, its ports and its loop. */
-    private final class Worker {
-        final AcceptShare<String> share;
-        final FakeListener listener = new FakeListener(backlog);
-        final FakeConnections connections = new FakeConnections();
-        final FakeChannels channels = new FakeChannels();
-        final WorkerLoop<String> loop;
-
-        Worker(int self, int n, String policy, WorkerLoop.Limits limits) {
-            share = new AcceptShare<>(page, sendsMayThrow, clock, AcceptPolicy.named(policy), n, self);
-            loop = new WorkerLoop<>(share, listener, connections, channels, clock, limits, failures::add);
-        }
-
-        /** One pass: the wait reported these, nothing else. */
-        boolean pass(boolean channelReadable, boolean listenerReadable) {
-            loop.begin();
-            return loop.end(channelReadable, listenerReadable);
-        }
-
-        /** One pass in which the connections had work (a request answered). */
-        boolean workPass() {
-            loop.begin();
-            loop.work();
-            return loop.end(false, false);
-        }
-    }
-
-    private List<Worker> workers(int n, String policy, WorkerLoop.Limits limits) {
-        page = AtomicLongArrayPage.forWorkers(n);
-        channel = new QueueChannel<>(n, 16);
-        for (int i = 0; i < n; i++) {
-            Worker w = new Worker(i, n, policy, limits);
-            w.share.bind();
-            w.loop.listen();
-            w.loop.start();
-            workers.add(w);
-        }
-        return workers;
-    }
-
-    /** As {@link #workers}, each loop told to defer on churn before it starts (ADR 0056). */
-    private List<Worker> deferringWorkers(int n) {
-        page = AtomicLongArrayPage.forWorkers(n);
-        channel = new QueueChannel<>(n, 16);
-        for (int i = 0; i < n; i++) {
-            Worker w = new Worker(i, n, "share", limits(64, 100));
-            w.share.bind();
-            w.loop.listen();
-            w.loop.deferOnChurn();
-            w.loop.start();
-            workers.add(w);
-        }
-        return workers;
-    }
-
-    private static WorkerLoop.Limits limits(int batch, long cap) {
-        return new WorkerLoop.Limits(batch, cap, 10_000 * MS);
-    }
-
-    private void backlog(int n) {
-        for (int k = 0; k < n; k++) {
-            backlog.add("c" + (k + 1));
-        }
+    /** Worker 0's state word as each accept finds it (the page a sibling's pick reads mid-batch). */
+    private static List<String> stateAtEachAccept(LoopRig rig) {
+        List<String> states = new ArrayList<>();
+        rig.onAccept = () -> states.add(PageLayout.stateName(rig.page.getVolatile(PageLayout.stateWord(0))));
+        return states;
     }
 
     @Test
     void aBatchTakesAtMostItsSizeAndPassesOnWhatALighterSiblingShouldServe() {
-        List<Worker> w = workers(2, "share", limits(4, 100));
-        w.get(0).connections.unmodelled = 3; // w0 serves 3 already: its picks prefer idle w1
-        backlog(6);
-        assertTrue(w.get(0).pass(false, true));
-        assertEquals(4, w.get(0).listener.accepts, "one batch: 4 accepts");
-        assertEquals(2, backlog.size(), "the rest waits for the next pass");
-        assertEquals(3, channel.queued(1), "w1 is lighter until it carries as much");
-        assertEquals(List.of("admit c4"), w.get(0).connections.log, "the fourth is kept: 3 + 1 against 0 + 3");
-        assertEquals(4, w.get(0).loop.meter().accepted());
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(4, 100));
+        rig.worker(0).connections.unmodelled = 3; // w0 serves 3 already: its picks prefer idle w1
+        rig.backlog(6);
+        assertTrue(rig.worker(0).pass(false, true));
+        assertEquals(4, rig.worker(0).listener.accepts, "one batch: 4 accepts");
+        assertEquals(2, rig.backlog.size(), "the rest waits for the next pass");
+        assertEquals(3, rig.channel.queued(1), "w1 is lighter until it carries as much");
+        assertEquals(List.of("admit c4"), rig.worker(0).connections.log, "the fourth is kept: 3 + 1 against 0 + 3");
+        assertEquals(4, rig.worker(0).loop.meter().accepted());
     }
 
     /** Whatever ends a batch in the core (fountain's END_BATCH, a nudge), the loop stops there. */
     @Test
     void anEndBatchFromTheCoreEndsTheBatchWithNobodyToNudge() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         int[] accepts = new int[1];
-        WorkerLoop<String> ending = new WorkerLoop<>(new m0.core.ForwardingWorkerShare<String>(w0.share) {
+        WorkerLoop<String> ending = w0.loopOver(new ForwardingWorkerShare<String>(w0.share) {
             @Override
             public int endBatch() {
                 return ++accepts[0] == 2 ? AcceptPolicy.END_BATCH : AcceptPolicy.GO_ON;
             }
-        }, w0.listener, w0.connections, w0.channels, clock, limits(64, 100), failures::add);
-        ending.listen();
-        ending.start();
-        backlog(5);
+        }, limits(64, 100));
+        rig.backlog(5);
         w0.connections.unmodelled = 0;
-        w.get(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
-        page.getAndAdd(PageLayout.countsWord(1), Counts.activeBy(100));
+        rig.worker(1).connections.unmodelled = 100; // w1 is far heavier: w0 keeps what it accepts
+        rig.page.getAndAdd(PageLayout.countsWord(1), Counts.activeBy(100));
         ending.begin();
         ending.end(false, true);
         assertEquals(2, w0.connections.held.size(), "the second accept's END_BATCH ends the batch");
         assertEquals(List.of(), w0.channels.nudges, "and tells nobody");
-        assertEquals(3, backlog.size());
+        assertEquals(3, rig.backlog.size());
     }
 
     /**
@@ -181,35 +82,35 @@ class WorkerLoopTest {
      */
     @Test
     void aWorkerWhoseArrivalsCloseShortKeepsTheBurstAndOneIdleSinceBalancesIt() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.shortCloses = 1_000; // a window of churn, every connection closed after one request
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         w0.pass(false, false);
-        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(0)), "published for stats");
-        assertEquals(clock.nanoTime() + m0.core.LoadShape.WINDOW_NANOS, w0.loop.deadline(),
+        assertEquals(AcceptShare.KEEPING_BIT, rig.page.getVolatile(PageLayout.busyWord(0)), "published for stats");
+        assertEquals(rig.clock.nanoTime() + m0.core.LoadShape.WINDOW_NANOS, w0.loop.deadline(),
                 "keeping: the loop looks again at the window's end, pass or not");
         w0.connections.shortCloses += 1_000;
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
-        backlog(4);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.backlog(4);
         w0.pass(false, true);
         assertEquals(1, w0.connections.held.size(), "still churning: one accept a wake-up, kept (ADR 0046) ...");
-        assertEquals(3, backlog.size(), "... the listener stays readable for the rest");
+        assertEquals(3, rig.backlog.size(), "... the listener stays readable for the rest");
         for (int wakeUp = 2; wakeUp <= 4; wakeUp++) {
             w0.pass(false, true);
             assertEquals(wakeUp, w0.connections.held.size(), "one more a wake-up");
         }
-        assertEquals(0, channel.queued(1), "all four kept, none handed off");
+        assertEquals(0, rig.channel.queued(1), "all four kept, none handed off");
         assertEquals(w0.share.self(), w0.share.rebalancePick(4, 0, 0), "and nothing moved: they would close anyway");
         // The churn stops; a second later a keep-alive burst wakes it.
-        clock.advance(1_000 * MS);
-        backlog.clear();
-        backlog(4);
+        rig.clock.advance(1_000 * MS);
+        rig.backlog.clear();
+        rig.backlog(4);
         w0.connections.held.clear();
         w0.connections.log.clear();
         w0.pass(false, true);
-        assertEquals(0, page.getVolatile(PageLayout.busyWord(0)), "judged at the pass's start: balancing");
-        assertEquals(2, channel.queued(1), "the burst is balanced: 2 passed on");
+        assertEquals(0, rig.page.getVolatile(PageLayout.busyWord(0)), "judged at the pass's start: balancing");
+        assertEquals(2, rig.channel.queued(1), "the burst is balanced: 2 passed on");
     }
 
     /**
@@ -220,7 +121,8 @@ class WorkerLoopTest {
      */
     @Test
     void aKeepingWorkerMovesSettledConnectionsOnlyAndStopsAtAGapOfOne() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        List<Worker> w = rig.workers;
         Worker w0 = w.get(0);
         Worker w1 = w.get(1);
         for (Worker x : w) {
@@ -231,21 +133,21 @@ class WorkerLoopTest {
         for (int k = 1; k <= 4; k++) {
             w0.connections.holdSettled("s" + k);
         }
-        clock.advance(MS);
+        rig.clock.advance(MS);
         w1.pass(false, false);
-        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(1)), "w1 keeps, none settled");
+        assertEquals(AcceptShare.KEEPING_BIT, rig.page.getVolatile(PageLayout.busyWord(1)), "w1 keeps, none settled");
         w0.pass(false, false);
         assertEquals(List.of("moved s1"), w0.connections.log, "a settled one, not the churn");
-        assertEquals(AcceptShare.KEEPING_BIT | 3, page.getVolatile(PageLayout.busyWord(0)), "3 settled, published");
+        assertEquals(AcceptShare.KEEPING_BIT | 3, rig.page.getVolatile(PageLayout.busyWord(0)), "3 settled, published");
         w1.connections.receiptsSettled = true; // a move carries it (m0serve: the hand-off's trailer)
         for (int k = 0; k < 5; k++) {
             w1.pass(true, false);
-            clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+            rig.clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
             w0.workPass();
         }
         assertEquals(List.of("moved s1", "moved s2"), w0.connections.log, "3 / 1 took one more; 2 / 2 none");
         assertEquals(4, w0.connections.open(), "two settled and the two churning ones stay");
-        assertEquals(0, channel.queued(1) + channel.queued(0), "w1 admitted both");
+        assertEquals(0, rig.channel.queued(1) + rig.channel.queued(0), "w1 admitted both");
     }
 
     /**
@@ -255,7 +157,8 @@ class WorkerLoopTest {
      */
     @Test
     void aMovedConnectionIsInPendingOrSettledAfterEveryWrite() {
-        AtomicLongArrayPage real = AtomicLongArrayPage.forWorkers(2);
+        LoopRig rig = new LoopRig(T0, 2, 16);
+        AtomicLongArrayPage real = rig.page;
         List<Long> countedAfterEachWrite = new ArrayList<>();
         Page watched = new Page() {
             @Override
@@ -294,13 +197,13 @@ class WorkerLoopTest {
                         + (real.getVolatile(PageLayout.busyWord(1)) & AcceptShare.SETTLED_MASK));
             }
         };
-        QueueChannel<String> ch = new QueueChannel<>(2, 16);
-        AcceptShare<String> w0 = new AcceptShare<>(real, ch, clock, AcceptPolicy.named("share"), 2, 0);
-        AcceptShare<String> w1 = new AcceptShare<>(watched, ch, clock, AcceptPolicy.named("share"), 2, 1);
+        QueueChannel<String> ch = rig.channel;
+        AcceptShare<String> w0 = new AcceptShare<>(real, ch, rig.clock, AcceptPolicy.named("share"), 2, 0);
+        AcceptShare<String> w1 = new AcceptShare<>(watched, ch, rig.clock, AcceptPolicy.named("share"), 2, 1);
         FakeConnections held = new FakeConnections();
         held.receiptsSettled = true;
-        WorkerLoop<String> loop = new WorkerLoop<>(w1, new FakeListener(backlog), held, new FakeChannels(), clock,
-                limits(64, 100), failures::add);
+        WorkerLoop<String> loop = new WorkerLoop<>(w1, new FakeListener(rig.backlog), held, new FakeChannels(), rig.clock,
+                limits(64, 100), rig.failures::add);
         w0.bind();
         w0.start();
         w1.bind();
@@ -319,76 +222,76 @@ class WorkerLoopTest {
 
     @Test
     void receiptsAndAcceptsOfOnePassAreAllAdmittedAndThePickCountsTheReceipts() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        w.get(0).share.sendWith(1, "r1");
-        w.get(0).share.sendWith(1, "r2");
-        backlog(1);
-        w.get(1).pass(true, true);
-        assertEquals(List.of("admit r1 received", "admit r2 received"), w.get(1).connections.log,
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        rig.worker(0).share.sendWith(1, "r1");
+        rig.worker(0).share.sendWith(1, "r2");
+        rig.backlog(1);
+        rig.worker(1).pass(true, true);
+        assertEquals(List.of("admit r1 received", "admit r2 received"), rig.worker(1).connections.log,
                 "2 received first, so the accept's pick reads 2 open here against w0's 0 ...");
-        assertEquals(1, channel.queued(0), "... and passes it on");
-        assertEquals("c1", channel.receive(0));
+        assertEquals(1, rig.channel.queued(0), "... and passes it on");
+        assertEquals("c1", rig.channel.receive(0));
     }
 
     @Test
     void atTheCapTheListenerGoesOutUntilAConnectionClosesAndFountainSaysItIsHeld() {
-        List<Worker> w = workers(2, "fountain", limits(64, 2));
-        Worker w0 = w.get(0);
-        backlog(3);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 2));
+        Worker w0 = rig.worker(0);
+        rig.backlog(3);
         w0.pass(false, true);
         assertEquals(2, w0.connections.open());
         assertFalse(w0.listener.in, "at the cap: out of the interest set");
         assertTrue(w0.loop.interest().outFor(ListenerInterest.CAP));
-        assertTrue(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "HELD on its busy word");
-        assertEquals(1, failures.size(), "said once");
-        assertTrue(failures.get(0).startsWith("at --max-connections 2"), failures.get(0));
-        assertTrue(w.get(1).share.takeListener(true), "w1 takes at once: a head at its cap is not taking");
+        assertTrue(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))), "HELD on its busy word");
+        assertEquals(1, rig.failures.size(), "said once");
+        assertTrue(rig.failures.get(0).startsWith("at --max-connections 2"), rig.failures.get(0));
+        assertTrue(rig.worker(1).share.takeListener(true), "w1 takes at once: a head at its cap is not taking");
         w0.pass(false, false);
         assertFalse(w0.listener.in, "still at the cap");
         w0.connections.held.remove(0); // a connection closed
         w0.pass(false, false);
         assertTrue(w0.listener.in, "back in");
-        assertFalse(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "and no longer held");
-        assertFalse(w.get(1).share.takeListener(true), "w0 is the head again");
+        assertFalse(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))), "and no longer held");
+        assertFalse(rig.worker(1).share.takeListener(true), "w0 is the head again");
     }
 
     @Test
     void outOfDescriptorsTakesTheListenerOutForAHundredMilliseconds() {
-        List<Worker> w = workers(2, "fountain", limits(64, 100));
-        Worker w0 = w.get(0);
-        backlog(1);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        Worker w0 = rig.worker(0);
+        rig.backlog(1);
         w0.listener.emfile = true;
         w0.pass(false, true);
         assertFalse(w0.listener.in);
-        assertTrue(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))), "held while backing off");
-        assertTrue(failures.get(0).contains("EMFILE") && failures.get(0).contains("100 ms"), failures.get(0));
+        assertTrue(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))), "held while backing off");
+        assertTrue(rig.failures.get(0).contains("EMFILE") && rig.failures.get(0).contains("100 ms"), rig.failures.get(0));
         assertEquals(T0 + WorkerLoop.ACCEPT_BACKOFF_NANOS, w0.loop.interest().wakeAt(), "a wake-up at the back-off's end");
         w0.listener.emfile = false;
-        clock.advance(WorkerLoop.ACCEPT_BACKOFF_NANOS - 1);
+        rig.clock.advance(WorkerLoop.ACCEPT_BACKOFF_NANOS - 1);
         w0.pass(false, false);
         assertFalse(w0.listener.in, "not yet");
-        clock.advance(1);
+        rig.clock.advance(1);
         w0.pass(false, false);
         assertTrue(w0.listener.in, "the back-off is over");
-        assertFalse(BusyEstimator.held(page.getVolatile(PageLayout.busyWord(0))));
+        assertFalse(BusyEstimator.held(rig.page.getVolatile(PageLayout.busyWord(0))));
     }
 
     @Test
     void theAcceptThatTurnsAFountainWorkerFullEndsTheBatchAndNudgesTheNextFreeWorker() {
-        List<Worker> w = workers(3, "fountain", limits(64, 100));
-        Worker w0 = w.get(0);
-        backlog(20);
+        LoopRig rig = new LoopRig(T0, 3, "fountain", limits(64, 100));
+        Worker w0 = rig.worker(0);
+        rig.backlog(20);
         w0.pass(false, true);
         assertEquals(9, w0.connections.open(), "the ninth at once makes it full: the batch ends there");
         assertEquals(List.of(1), w0.channels.nudges, "w1 is told to look now");
-        assertEquals(11, backlog.size());
+        assertEquals(11, rig.backlog.size());
     }
 
     @Test
     void aNudgeMakesTheLookDueInTheSamePass() {
-        List<Worker> w = workers(2, "fountain", limits(64, 100));
-        Worker w1 = w.get(1);
-        backlog(1);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        Worker w1 = rig.worker(1);
+        rig.backlog(1);
         w1.pass(false, true); // w0 is free: w1 leaves the listener to it
         assertFalse(w1.listener.in);
         assertEquals(T0 + MS, w1.loop.interest().wakeAt(), "looks again in 1 ms");
@@ -399,36 +302,36 @@ class WorkerLoopTest {
 
     @Test
     void aHealAReapAskedForIsLookedAtEveryPassWithoutAnEvent() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
         // A sender raised pending[1] and died before its send; the reap asks w1 to heal.
-        page.getAndAdd(PageLayout.countsWord(1), Counts.RAISE);
-        page.getAndAdd(PageLayout.countsWord(1), Counts.HEAL + Counts.VERSION_ONE);
-        assertEquals(1, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))));
-        w.get(1).pass(false, false); // woken by the heal look's timeout, nothing else
-        long counts = page.getVolatile(PageLayout.countsWord(1));
+        rig.page.getAndAdd(PageLayout.countsWord(1), Counts.RAISE);
+        rig.page.getAndAdd(PageLayout.countsWord(1), Counts.HEAL + Counts.VERSION_ONE);
+        assertEquals(1, Counts.inFlight(rig.page.getVolatile(PageLayout.countsWord(1))));
+        rig.worker(1).pass(false, false); // woken by the heal look's timeout, nothing else
+        long counts = rig.page.getVolatile(PageLayout.countsWord(1));
         assertEquals(0, Counts.inFlight(counts), "the orphan is taken off");
         assertFalse(Counts.healRequested(counts));
     }
 
     @Test
     void rebalanceLooksAtAPassEndAfterWorkAndOnItsTickOtherwise() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
         }
         w0.workPass();
-        assertEquals(1, channel.queued(1), "4 against 0: a pass with work looks, and one moves");
+        assertEquals(1, rig.channel.queued(1), "4 against 0: a pass with work looks, and one moves");
         assertEquals(T0 + AcceptShare.REBALANCE_INTERVAL_NANOS, T0 + w0.loop.timeout(),
                 "the next look after the interval");
         w0.pass(false, false);
-        assertEquals(1, channel.queued(1), "too soon: one a 2 ms");
-        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        assertEquals(1, rig.channel.queued(1), "too soon: one a 2 ms");
+        rig.clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
         w0.pass(false, false);
-        assertEquals(2, channel.queued(1), "3 against 1 counted in w1's pending: a second moves");
-        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        assertEquals(2, rig.channel.queued(1), "3 against 1 counted in w1's pending: a second moves");
+        rig.clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
         w0.pass(false, false);
-        assertEquals(2, channel.queued(1), "2 against 2: none");
+        assertEquals(2, rig.channel.queued(1), "2 against 2: none");
         assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "a tick away while it holds two");
     }
 
@@ -438,27 +341,27 @@ class WorkerLoopTest {
      */
     @Test
     void aRebalanceSendThatThrowsKeepsTheConnectionAndTheCounts() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
         }
-        sendThrows = true;
+        rig.sendThrows = true;
         assertTrue(w0.workPass(), "the pass ends as any: the worker goes on");
         assertEquals(List.of(), w0.connections.log, "nothing moved, nothing closed");
         assertEquals(4, w0.connections.held.size(), "all four still held and served here");
-        assertEquals(0, channel.queued(1));
-        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
-        assertEquals(0, page.getVolatile(PageLayout.sendingWord(0)), "no send left marked in flight");
-        assertEquals(4, Counts.active(page.getVolatile(PageLayout.countsWord(0))), "w0 publishes the four it holds");
+        assertEquals(0, rig.channel.queued(1));
+        assertEquals(0, Counts.inFlight(rig.page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
+        assertEquals(0, rig.page.getVolatile(PageLayout.sendingWord(0)), "no send left marked in flight");
+        assertEquals(4, Counts.active(rig.page.getVolatile(PageLayout.countsWord(0))), "w0 publishes the four it holds");
         assertEquals(0, w0.share.rebalancedCount());
-        assertTrue(failures.stream().anyMatch(f -> f.startsWith("moving a connection to worker 1: ")), failures.toString());
-        sendThrows = false;
+        assertTrue(rig.failures.stream().anyMatch(f -> f.startsWith("moving a connection to worker 1: ")), rig.failures.toString());
+        rig.sendThrows = false;
         assertEquals(WorkerLoop.REBALANCE_TICK_NANOS, w0.loop.timeout(), "the next look a tick away, as after no move");
-        clock.advance(WorkerLoop.REBALANCE_TICK_NANOS);
+        rig.clock.advance(WorkerLoop.REBALANCE_TICK_NANOS);
         w0.pass(false, false);
         assertEquals(List.of("moved k0"), w0.connections.log, "the kept one moves at the next look");
-        assertEquals(1, channel.queued(1));
+        assertEquals(1, rig.channel.queued(1));
         assertEquals(1, w0.share.rebalancedCount());
     }
 
@@ -468,33 +371,33 @@ class WorkerLoopTest {
      */
     @Test
     void rebalanceNeverMovesAConnectionWhoseHandshakeBegan() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         for (int k = 0; k < 4; k++) {
             w0.connections.holdTls("t" + k);
         }
         w0.workPass();
-        clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
+        rig.clock.advance(AcceptShare.REBALANCE_INTERVAL_NANOS);
         w0.workPass();
-        assertEquals(0, channel.queued(1), "nothing sent to w1");
+        assertEquals(0, rig.channel.queued(1), "nothing sent to w1");
         assertEquals(List.of(), w0.connections.log, "nothing moved, nothing closed");
         assertEquals(4, w0.connections.held.size(), "all four served where their handshake ran");
-        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "no raise against w1");
+        assertEquals(0, Counts.inFlight(rig.page.getVolatile(PageLayout.countsWord(1))), "no raise against w1");
         assertEquals(0, w0.share.rebalancedCount());
     }
 
     /** ADR 0069: a leaver hands its plain idle connection over, never its TLS one. */
     @Test
     void aLeaverNeverHandsOverAConnectionWhoseHandshakeBegan() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.holdTls("t1");
         w0.connections.hold("k1");
         w0.loop.requestStop();
         w0.pass(false, false);
         assertEquals(List.of("handed over k1"), w0.connections.log, "only the plain one");
-        assertEquals("k1", channel.receive(1));
-        assertEquals(null, channel.receive(1), "t1 never queued");
+        assertEquals("k1", rig.channel.receive(1));
+        assertEquals(null, rig.channel.receive(1), "t1 never queued");
         assertTrue(w0.connections.held.stream().anyMatch(h -> h.name.equals("t1")), "t1 still served here");
     }
 
@@ -504,30 +407,31 @@ class WorkerLoopTest {
      */
     @Test
     void aHandOverSendThatThrowsKeepsTheConnectionForTheNextStep() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
-        sendThrows = true;
+        rig.sendThrows = true;
         w0.loop.requestStop();
         assertTrue(w0.pass(false, false), "still holding k1: the leave goes on");
         assertEquals(List.of(), w0.connections.log, "neither handed over nor closed: kept");
         assertEquals(1, w0.connections.held.size());
-        assertEquals(0, channel.queued(1));
-        assertEquals(0, Counts.inFlight(page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
-        assertTrue(failures.stream().anyMatch(f -> f.startsWith("handing a connection over: ")), failures.toString());
-        sendThrows = false;
-        clock.advance(WorkerLoop.STOP_POLL_NANOS);
+        assertEquals(0, rig.channel.queued(1));
+        assertEquals(0, Counts.inFlight(rig.page.getVolatile(PageLayout.countsWord(1))), "w1's raise taken back");
+        assertTrue(rig.failures.stream().anyMatch(f -> f.startsWith("handing a connection over: ")), rig.failures.toString());
+        rig.sendThrows = false;
+        rig.clock.advance(WorkerLoop.STOP_POLL_NANOS);
         assertFalse(w0.pass(false, false), "handed over at the next step, nothing held: exit");
         assertEquals(List.of("handed over k1"), w0.connections.log);
-        assertEquals("k1", channel.receive(1));
+        assertEquals("k1", rig.channel.receive(1));
     }
 
     /**
      * Two sharing workers, each holding one connection of each client's kind (w0: a0, b0; w1:
      * b1, a1; "a" pairs with w0), both loads published as at earlier pass ends: 2 against 2.
      */
-    private List<Worker> crossed() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
+    private static LoopRig crossed() {
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        List<Worker> w = rig.workers;
         w.get(0).connections.hold("a0", 0);
         w.get(0).connections.hold("b0", 1);
         w.get(1).connections.hold("b1", 1);
@@ -536,7 +440,7 @@ class WorkerLoopTest {
             x.share.passStart();
             x.share.passEnd(2);
         }
-        return w;
+        return rig;
     }
 
     /**
@@ -546,44 +450,42 @@ class WorkerLoopTest {
      */
     @Test
     void aPassPublishesItsAffinitiesAndASwapMovesOneOfTheTargetsKind() {
-        List<Worker> w = crossed();
-        Worker w0 = w.get(0);
-        Worker w1 = w.get(1);
+        LoopRig rig = crossed();
+        Worker w0 = rig.worker(0);
+        Worker w1 = rig.worker(1);
         w1.pass(false, false);
-        assertEquals(PageLayout.affineBit(0), page.getVolatile(PageLayout.affineWord(1)),
+        assertEquals(PageLayout.affineBit(0), rig.page.getVolatile(PageLayout.affineWord(1)),
                 "w1 marks w0's client's connection, never its own kind");
         w0.pass(false, false);
         assertEquals(List.of("moved b0"), w0.connections.log, "2 against 2, both marked: w0 hands over B's, not a0");
-        assertEquals(0, page.getVolatile(PageLayout.affineWord(0)), "w0 now holds only its own kind");
-        assertEquals("b0", channel.receive(1));
+        assertEquals(0, rig.page.getVolatile(PageLayout.affineWord(0)), "w0 now holds only its own kind");
+        assertEquals("b0", rig.channel.receive(1));
     }
 
     /** A swap whose kind is busy waits for it: any other idle one would be one already placed. */
     @Test
     void aSwapWhoseKindIsBusyMovesNothing() {
-        List<Worker> w = crossed();
-        Worker w0 = w.get(0);
-        Worker w1 = w.get(1);
+        LoopRig rig = crossed();
+        Worker w0 = rig.worker(0);
+        Worker w1 = rig.worker(1);
         w0.connections.held.get(1).idle = false; // b0, mid-request
         w1.share.publishAffinities(PageLayout.affineBit(0));
         w0.pass(false, false);
         assertEquals(List.of(), w0.connections.log, "a0 is idle, but it is w0's own kind");
-        assertEquals(0, channel.queued(1));
+        assertEquals(0, rig.channel.queued(1));
     }
 
     @Test
     void theWaitEndsAtTheEarliestTimerAndAtMostASecondWhileSharing() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         assertEquals(0, w0.loop.timeout(), "a rebalance look at the first pass");
         w0.pass(false, false);
         assertEquals(WorkerLoop.HEAL_LOOK_NANOS, w0.loop.timeout(), "nothing to move, no timer: the heal look");
         w0.connections.deadline = T0 + 7 * MS;
         assertEquals(7 * MS, w0.loop.timeout());
         List<Worker> one = new ArrayList<>();
-        page = AtomicLongArrayPage.forWorkers(1);
-        channel = new QueueChannel<>(1, 4);
-        Worker alone = new Worker(0, 1, "share", limits(64, 100));
+        Worker alone = new LoopRig(T0, 1, 4).unstarted(0, "share", limits(64, 100));
         alone.loop.start();
         assertEquals(-1, alone.loop.timeout(), "one worker shares nothing: no timer at all");
         assertTrue(one.isEmpty());
@@ -591,8 +493,8 @@ class WorkerLoopTest {
 
     @Test
     void fountainWakesForASampleEvery20ms() {
-        List<Worker> w = workers(2, "fountain", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        Worker w0 = rig.worker(0);
         assertEquals(0, w0.loop.timeout(), "the first pass end gives the estimator its baseline");
         w0.pass(false, false);
         assertEquals(BusyEstimator.SAMPLE_NANOS, w0.loop.timeout());
@@ -600,14 +502,14 @@ class WorkerLoopTest {
 
     @Test
     void busyTimeIsEachPassFromItsWakeUpToItsEnd() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
-        clock.advance(3 * MS); // serving
+        rig.clock.advance(3 * MS); // serving
         w0.loop.end(false, false);
-        clock.advance(10 * MS); // waiting
+        rig.clock.advance(10 * MS); // waiting
         w0.loop.begin();
-        clock.advance(MS);
+        rig.clock.advance(MS);
         w0.loop.end(false, false);
         assertEquals(4 * MS, w0.loop.meter().busyNanos());
         assertEquals(2, w0.loop.meter().wakeups());
@@ -615,74 +517,76 @@ class WorkerLoopTest {
 
     @Test
     void aWakeUpThatAcceptsNothingIsCountedEmptyAndStampsNothing() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
         w0.loop.end(false, true); // a sibling took it first
         assertEquals(1, w0.loop.meter().emptyWakeups());
-        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(0)), "busy means busy");
+        assertEquals(PageLayout.PARKED, rig.page.getVolatile(PageLayout.stateWord(0)), "busy means busy");
     }
 
     @Test
     void underShareAPassThatOnlyAcceptsStaysParkedToItsSiblingsPicks() {
         // ADR 0052: an accept runs no view; descheduled mid-batch, the acceptor must not read as
         // a slow inline view. Its kept accepts are in its counts at once.
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        backlog(3);
-        w.get(0).pass(false, true);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        List<String> stateAtAccept = stateAtEachAccept(rig);
+        rig.backlog(3);
+        rig.worker(0).pass(false, true);
         assertEquals(List.of("PARKED", "PARKED", "PARKED"), stateAtAccept);
-        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(0)), "and after the pass");
-        assertEquals(2, Counts.active(page.getVolatile(PageLayout.countsWord(0))), "the two it kept, published");
-        assertEquals(1, Counts.pending(page.getVolatile(PageLayout.countsWord(1))), "one passed on");
+        assertEquals(PageLayout.PARKED, rig.page.getVolatile(PageLayout.stateWord(0)), "and after the pass");
+        assertEquals(2, Counts.active(rig.page.getVolatile(PageLayout.countsWord(0))), "the two it kept, published");
+        assertEquals(1, Counts.pending(rig.page.getVolatile(PageLayout.countsWord(1))), "one passed on");
     }
 
     @Test
     void underShareAPassThatOnlyReceivesStaysParkedToItsSiblingsPicks() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        backlog(2);
-        w.get(0).pass(false, true); // keeps one, passes one on
-        Worker w1 = w.get(1);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        rig.backlog(2);
+        rig.worker(0).pass(false, true); // keeps one, passes one on
+        Worker w1 = rig.worker(1);
         List<String> seen = new ArrayList<>();
-        w1.connections.onAdmit = () -> seen.add(PageLayout.stateName(page.getVolatile(PageLayout.stateWord(1))));
+        w1.connections.onAdmit = () -> seen.add(PageLayout.stateName(rig.page.getVolatile(PageLayout.stateWord(1))));
         w1.pass(true, false);
         assertEquals(List.of("PARKED"), seen, "a receipt runs no view (ADR 0052)");
         assertEquals(List.of("admit c2 received"), w1.connections.log);
-        assertEquals(PageLayout.PARKED, page.getVolatile(PageLayout.stateWord(1)), "and after the pass");
+        assertEquals(PageLayout.PARKED, rig.page.getVolatile(PageLayout.stateWord(1)), "and after the pass");
     }
 
     @Test
     void underShareAReceiptOnlyPassStillLooksAtRebalanceAtItsEnd() {
-        List<Worker> w = workers(3, "share", limits(64, 100));
-        Worker w1 = w.get(1);
+        LoopRig rig = new LoopRig(T0, 3, "share", limits(64, 100));
+        Worker w1 = rig.worker(1);
         w1.pass(false, false); // the look that start makes due: nothing held, so no tick after it
         for (int k = 0; k < 3; k++) {
             w1.connections.hold("k" + k);
         }
-        assertTrue(w.get(2).share.sendWith(1, "x"), "a hand-off to w1, raised and queued");
+        assertTrue(rig.worker(2).share.sendWith(1, "x"), "a hand-off to w1, raised and queued");
         w1.pass(true, false);
         assertEquals(List.of("admit x received", "moved k0"), w1.connections.log,
                 "4 against 0: the look after the receipt moves one");
-        assertEquals(1, channel.queued(0) + channel.queued(2));
+        assertEquals(1, rig.channel.queued(0) + rig.channel.queued(2));
     }
 
     @Test
     void underShareAnAcceptOnlyPassStillLooksAtRebalanceAtItsEnd() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.pass(false, false); // the look that start makes due: nothing held, so no tick after it
         for (int k = 0; k < 4; k++) {
             w0.connections.hold("k" + k);
         }
-        backlog(1);
+        rig.backlog(1);
         w0.pass(false, true);
-        assertEquals(2, channel.queued(1), "the accept passed on (4 against 0), then 4 against 1: the look moves one");
+        assertEquals(2, rig.channel.queued(1), "the accept passed on (4 against 0), then 4 against 1: the look moves one");
     }
 
     @Test
     void underShareAPassWithAViewIsStampedBeforeItsAccepts() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        backlog(2);
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        List<String> stateAtAccept = stateAtEachAccept(rig);
+        rig.backlog(2);
+        Worker w0 = rig.worker(0);
         w0.loop.begin();
         w0.loop.work(); // a request answered inline, then the listener's batch
         w0.loop.end(false, true);
@@ -691,9 +595,10 @@ class WorkerLoopTest {
 
     @Test
     void underFountainAnAcceptStampsThePassSoAStuckHeadIsTakenOver() {
-        List<Worker> w = workers(2, "fountain", limits(64, 100));
-        backlog(2);
-        w.get(0).pass(false, true);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        List<String> stateAtAccept = stateAtEachAccept(rig);
+        rig.backlog(2);
+        rig.worker(0).pass(false, true);
         assertEquals(List.of("PARKED", "IN_PASS@" + T0), stateAtAccept, "stamped at its first accept");
     }
 
@@ -713,22 +618,23 @@ class WorkerLoopTest {
      */
     @Test
     void theListenerDefersOnlyWhileEveryWorkerKeeps() {
-        List<Worker> w = deferringWorkers(2);
+        LoopRig rig = LoopRig.deferring(T0, 2, "share", limits(64, 100));
+        List<Worker> w = rig.workers;
         Worker w0 = w.get(0);
         Worker w1 = w.get(1);
         for (Worker started : w) {
             assertEquals(List.of("no-defer"), deferrals(started), "a cold start balances, and says so");
         }
         churn(w0);
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS - 1);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS - 1);
         w0.pass(false, false);
-        clock.advance(1);
+        rig.clock.advance(1);
         w0.pass(false, false);
-        assertEquals(AcceptShare.KEEPING_BIT, page.getVolatile(PageLayout.busyWord(0)), "w0 keeps ...");
+        assertEquals(AcceptShare.KEEPING_BIT, rig.page.getVolatile(PageLayout.busyWord(0)), "w0 keeps ...");
         assertEquals(List.of("no-defer", "no-defer"), deferrals(w0),
                 "... but w1 balances: no deferral, said again a re-ask period after the last");
         churn(w1);
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS / 2); // w1's window is over, w0's re-ask not due
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS / 2); // w1's window is over, w0's re-ask not due
         w1.pass(false, false);
         assertEquals(List.of("no-defer", "defer"), deferrals(w1), "both keep: the one that saw it asks at once");
         w0.pass(false, false);
@@ -739,9 +645,9 @@ class WorkerLoopTest {
         // w1's arrivals turn keep-alive: a reuse for every short close.
         w1.connections.shortCloses += 1_000;
         w1.connections.reuses += 1_000;
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         w1.pass(false, false);
-        assertEquals(0, page.getVolatile(PageLayout.busyWord(1)), "w1 balances again");
+        assertEquals(0, rig.page.getVolatile(PageLayout.busyWord(1)), "w1 balances again");
         assertEquals(List.of("no-defer", "defer", "no-defer"), deferrals(w1), "so it turns the deferral off ...");
         churn(w0);
         w0.pass(false, false);
@@ -754,13 +660,14 @@ class WorkerLoopTest {
      */
     @Test
     void anUnchangedWishIsSentAgainOnceAReAskPeriod() {
-        Worker w1 = deferringWorkers(2).get(1);
+        LoopRig rig = LoopRig.deferring(T0, 2, "share", limits(64, 100));
+        Worker w1 = rig.worker(1);
         assertEquals(List.of("no-defer"), deferrals(w1), "said at start");
         // w0 read a stale page, set the listener deferring, and was SIGKILLed: nothing says so.
-        clock.advance(ListenerDeferral.REASK_NANOS - 1);
+        rig.clock.advance(ListenerDeferral.REASK_NANOS - 1);
         w1.pass(false, false);
         assertEquals(List.of("no-defer"), deferrals(w1), "within the period: not said again");
-        clock.advance(1);
+        rig.clock.advance(1);
         w1.pass(false, false);
         assertEquals(List.of("no-defer", "no-defer"), deferrals(w1), "the period over: the same wish, sent again");
     }
@@ -768,10 +675,11 @@ class WorkerLoopTest {
     /** A leaver's copy of the listener is closed: nothing is asked of it after that. */
     @Test
     void aLeaverAsksNothingOfTheListenerItClosed() {
-        Worker w0 = deferringWorkers(2).get(0);
-        page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT); // w1 keeps, as it would publish
+        LoopRig rig = LoopRig.deferring(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
+        rig.page.setVolatile(PageLayout.busyWord(1), AcceptShare.KEEPING_BIT); // w1 keeps, as it would publish
         churn(w0);
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         w0.pass(false, false);
         assertEquals(List.of("no-defer", "defer"), deferrals(w0));
         w0.connections.hold("k1");
@@ -779,7 +687,7 @@ class WorkerLoopTest {
         w0.loop.requestStop();
         w0.pass(false, false);
         for (int k = 0; k < 4; k++) {
-            clock.advance(ListenerDeferral.REASK_NANOS);
+            rig.clock.advance(ListenerDeferral.REASK_NANOS);
             w0.pass(false, false);
         }
         List<String> events = w0.listener.events;
@@ -789,20 +697,20 @@ class WorkerLoopTest {
 
     @Test
     void withoutTheRuleTheListenerIsNeverAskedAndNeitherIsItUnderFountainOrRace() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         churn(w0);
-        churn(w.get(1));
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
-        w.get(1).pass(false, false);
+        churn(rig.worker(1));
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.worker(1).pass(false, false);
         w0.pass(false, false);
         assertEquals(List.of(), deferrals(w0), "a loop not told to (--defer-accept 0 or N)");
         for (String policy : List.of("fountain", "race")) {
-            workers.clear();
-            Worker f = workers(2, policy, limits(64, 100)).get(0);
+            LoopRig other = new LoopRig(T0, 2, policy, limits(64, 100));
+            Worker f = other.worker(0);
             f.loop.deferOnChurn();
             churn(f);
-            clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+            other.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
             f.pass(false, false);
             assertEquals(List.of(), deferrals(f), policy + " judges no shape");
         }
@@ -811,74 +719,73 @@ class WorkerLoopTest {
     /** A replacement on an index whose predecessor kept starts balancing, and reads so to its siblings. */
     @Test
     void aPredecessorsKeepingDiesWithIt() {
-        page = AtomicLongArrayPage.forWorkers(2);
-        channel = new QueueChannel<>(2, 16);
-        page.setVolatile(PageLayout.busyWord(0), AcceptShare.KEEPING_BIT); // as the dead w0 left it
-        Worker sibling = new Worker(1, 2, "share", limits(64, 100));
+        LoopRig rig = new LoopRig(T0, 2, 16);
+        rig.page.setVolatile(PageLayout.busyWord(0), AcceptShare.KEEPING_BIT); // as the dead w0 left it
+        Worker sibling = rig.unstarted(1, "share", limits(64, 100));
         sibling.share.bind();
         sibling.loop.start();
-        Worker replacement = new Worker(0, 2, "share", limits(64, 100));
+        Worker replacement = rig.unstarted(0, "share", limits(64, 100));
         replacement.share.bind();
         replacement.loop.start();
-        assertEquals(0, page.getVolatile(PageLayout.busyWord(0)), "a cold start balances");
+        assertEquals(0, rig.page.getVolatile(PageLayout.busyWord(0)), "a cold start balances");
         churn(sibling);
-        clock.advance(m0.core.LoadShape.WINDOW_NANOS);
+        rig.clock.advance(m0.core.LoadShape.WINDOW_NANOS);
         sibling.pass(false, false);
         assertFalse(sibling.share.keepingEverywhere(), "the replacement's arrivals are not known to close short");
     }
 
     @Test
     void leavingStoresLeftClosesTheListenerHandsOverIdleConnectionsDrainsAndExitsEmpty() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
         w0.connections.hold("k2");
         w0.connections.held.get(1).idle = false; // mid-request
         w0.loop.requestStop();
         assertTrue(w0.pass(false, false), "a request is still in flight");
-        assertEquals(PageLayout.LEFT, page.getVolatile(PageLayout.stateWord(0)));
+        assertEquals(PageLayout.LEFT, rig.page.getVolatile(PageLayout.stateWord(0)));
         assertEquals(List.of("out", "close"), w0.listener.events.subList(1, 3), "out of the set, then closed");
         assertEquals(List.of("handed over k1"), w0.connections.log);
-        assertEquals("k1", channel.receive(1), "to the live sibling");
+        assertEquals("k1", rig.channel.receive(1), "to the live sibling");
         assertEquals(WorkerLoop.STOP_POLL_NANOS, w0.loop.timeout());
         w0.connections.held.get(0).idle = true; // answered
         assertFalse(w0.pass(false, false), "nothing held, nothing in flight: exit");
-        assertEquals("k2", channel.receive(1));
+        assertEquals("k2", rig.channel.receive(1));
         assertFalse(w0.channels.watching, "its channel is let go of");
     }
 
     @Test
     void aFountainLeaverClosesItsIdleConnectionsEstablishedConnectionsNeverMove() {
-        List<Worker> w = workers(2, "fountain", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.hold("k1");
         w0.loop.requestStop();
         assertFalse(w0.pass(false, false));
         assertEquals(List.of("close k1"), w0.connections.log);
-        assertEquals(0, channel.queued(1));
+        assertEquals(0, rig.channel.queued(1));
     }
 
     @Test
     void theGracePeriodClosesWhatIsStillOpen() {
-        List<Worker> w = workers(2, "share", new WorkerLoop.Limits(64, 100, 50 * MS));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", new WorkerLoop.Limits(64, 100, 50 * MS));
+        Worker w0 = rig.worker(0);
         w0.connections.hold("slow");
         w0.connections.held.get(0).idle = false;
         w0.loop.requestStop();
         assertTrue(w0.pass(false, false));
-        clock.advance(50 * MS);
+        rig.clock.advance(50 * MS);
         assertFalse(w0.pass(false, false));
         assertEquals(List.of("close slow"), w0.connections.log);
     }
 
     @Test
     void theConnectionsTimersRunWhenDue() {
-        List<Worker> w = workers(2, "share", limits(64, 100));
-        Worker w0 = w.get(0);
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        Worker w0 = rig.worker(0);
         w0.connections.deadline = T0 + 5 * MS;
         w0.pass(false, false);
         assertEquals(0, w0.connections.expired);
-        clock.advance(5 * MS);
+        rig.clock.advance(5 * MS);
         w0.pass(false, false);
         assertEquals(1, w0.connections.expired);
     }
