@@ -122,6 +122,10 @@ final class PrometheusText {
         loopWord(b, live, loops, "m0serve_worker_handler_failures_total",
                 "requests whose app code threw or answered nothing: answered 500, or cut after what was sent",
                 WorkerCounters.HANDLER_FAILURES, false);
+        loopWord(b, live, loops, "m0serve_worker_sendfiles_total",
+                "file answers' sendfile(2) calls the worker made", WorkerCounters.SENDFILES, false);
+        loopWord(b, live, loops, "m0serve_worker_sendfile_bytes_total",
+                "bytes the worker's sendfile(2) calls sent, file to socket in the kernel", WorkerCounters.SENDFILE_BYTES, false);
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",

@@ -98,6 +98,8 @@ class MetricsIntegrationTest {
             assertEquals(2, samples(after, "m0serve_worker_pool_busy_seconds_total"), after);
             assertEquals(2, samples(after, "m0serve_worker_handler_failures_total"), after);
             assertEquals(0, sum(after, "m0serve_worker_handler_failures_total", ""), "the built-in app never fails");
+            assertEquals(2, samples(after, "m0serve_worker_sendfile_bytes_total"), after);
+            assertEquals(0, sum(after, "m0serve_worker_sendfiles_total", ""), "the built-in app answers no file");
             assertEquals(0, samples(after, "m0serve_worker_busy_ratio"), "share publishes no busy word");
             // Every answer went one way or the other: through the ring where the kernel gives one.
             assertTrue(sum(after, "m0serve_worker_ring_sends_total", "") + sum(after, "m0serve_worker_writes_total", "")
