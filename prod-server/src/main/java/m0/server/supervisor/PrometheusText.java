@@ -122,6 +122,17 @@ final class PrometheusText {
         loopWord(b, live, loops, "m0serve_worker_handler_failures_total",
                 "requests whose app code threw or answered nothing: answered 500, or cut after what was sent",
                 WorkerCounters.HANDLER_FAILURES, false);
+        head(b, "m0serve_worker_tls_handshakes_total", "counter",
+                "TLS handshakes the worker finished: full (a key exchange and a signature) or resumed (a session ticket)");
+        for (int k = 0; k < live.size(); k++) {
+            WorkerCounters c = loops.get(k);
+            for (String kind : new String[] {"full", "resumed"}) {
+                long v = c == null ? 0 : c.word(kind.equals("full") ? WorkerCounters.TLS_FULL_HANDSHAKES
+                        : WorkerCounters.TLS_RESUMED_HANDSHAKES);
+                b.append("m0serve_worker_tls_handshakes_total{worker=\"").append(live.get(k)).append("\",kind=\"")
+                        .append(kind).append("\"} ").append(v).append('\n');
+            }
+        }
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",
