@@ -126,6 +126,56 @@ class TlsTicketsIntegrationTest {
         }
     }
 
+    /**
+     * The keys outlive workers: a replacement after a crash, and the workers of a SIGHUP reload,
+     * open a ticket sealed before them (the supervisor hands every new worker the running set;
+     * a reload makes no new one).
+     */
+    @Test
+    void aTicketResumesOnACrashedWorkersReplacementAndAfterAReload() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", "1", "--tls-cert", rsa.cert.toString(),
+                "--tls-key", rsa.key.toString())) {
+            assertNotNull(s.awaitReady(90), "ready");
+            Path ticket = Files.createTempFile("m0-ticket-", ".pem");
+            Path after = Files.createTempFile("m0-ticket-after-", ".pem");
+            try {
+                Conn first = connect(s, null, ticket);
+                long victim = s.workerPid(0);
+                assertEquals(victim, first.pid);
+                assertTrue(m0.server.jnr.Processes.kill((int) victim, m0.server.jnr.Processes.SIGKILL));
+                Pattern started = Pattern.compile("worker 0 \\(pid (?!" + victim + "\\))(\\d+)\\) started");
+                String replacement = awaitErr(s, started);
+                Conn onReplacement = connect(s, ticket, after);
+                assertEquals(Long.parseLong(replacement), onReplacement.pid, "served by the replacement");
+                assertTrue(onReplacement.reused, "the replacement opened a ticket its predecessor sealed: "
+                        + onReplacement.output);
+
+                assertTrue(m0.server.jnr.Processes.kill((int) s.pid(), 1 /* SIGHUP */));
+                String reloaded = awaitErr(s, Pattern.compile("worker 1 \\(pid (\\d+)\\) started"));
+                Conn afterReload = connect(s, ticket, after);
+                assertEquals(Long.parseLong(reloaded), afterReload.pid, "served by the reload's worker");
+                assertTrue(afterReload.reused, "a reload keeps the keys: " + afterReload.output);
+            } finally {
+                Files.deleteIfExists(ticket);
+                Files.deleteIfExists(after);
+            }
+        }
+    }
+
+    /** The first group of the first stderr line matching {@code p}, polled for at most 60 s. */
+    private static String awaitErr(ServerProcess s, Pattern p) throws Exception {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        do {
+            Matcher m = p.matcher(s.stderr());
+            if (m.find()) {
+                return m.group(1);
+            }
+            Thread.sleep(20); // polling the server's log, bounded by the deadline
+        } while (System.nanoTime() - until < 0);
+        fail("no line matching " + p + " in: " + s.stderr());
+        return null;
+    }
+
     /** What N reconnects saw. */
     private static final class Reconnects {
         /** Reconnects that offered a ticket (all but the first), and how many of them resumed. */
@@ -199,7 +249,7 @@ class TlsTicketsIntegrationTest {
         return socket;
     }
 
-    private record Conn(boolean reused, int worker, String output) {
+    private record Conn(boolean reused, int worker, long pid, String output) {
     }
 
     /** One s_client connection: offers {@code in}'s session if given, saves its own to {@code out}. */
@@ -224,7 +274,7 @@ class TlsTicketsIntegrationTest {
             assertTrue(m.find(), "no /pid answer: " + text);
             boolean reused = text.contains("\nReused, ");
             assertTrue(reused || text.contains("\nNew, "), text);
-            return new Conn(reused, Integer.parseInt(m.group(2)), text);
+            return new Conn(reused, Integer.parseInt(m.group(2)), Long.parseLong(m.group(1)), text);
         } finally {
             ServerProcess.kill(p);
             Files.deleteIfExists(stdout.toPath());
