@@ -30,8 +30,10 @@ public final class NativePaths {
     public static final String CLOSEFROM = "closefrom";
     public static final String PIDFD = "pidfd";
     public static final String IO_URING = "io_uring";
+    /** TLS on the JDK's SSLEngine rather than BoringSSL (docs/adr/0073): the worker checks it. */
+    public static final String BORINGSSL = "boringssl";
     /** The fallbacks {@code --dev-native-fallbacks} may force, by name. */
-    public static final List<String> NAMES = List.of(PWAIT2, CLOSEFROM, PIDFD, IO_URING);
+    public static final List<String> NAMES = List.of(PWAIT2, CLOSEFROM, PIDFD, IO_URING, BORINGSSL);
 
     private static final int EBADF = 9;
 
@@ -108,6 +110,11 @@ public final class NativePaths {
     /** io_uring may be tried for the sends (it may still fail and fall back by itself). */
     public boolean ioUring() {
         return ioUring;
+    }
+
+    /** BoringSSL may be tried for TLS (it may still not load, and the JDK's engine serves). */
+    public boolean boringssl() {
+        return !forced.contains(BORINGSSL);
     }
 
     /** What was forced, comma-separated ("" for nothing): passed on to the workers as it came. */

@@ -96,8 +96,14 @@ public final class ServerSettings {
     // --- a developer's: hidden, command line only ---
 
     public static final Setting DEV_NATIVE_FALLBACKS = Setting.text("dev-native-fallbacks", null, "NAMES",
-            "Take these fallbacks though the new calls exist: epoll_pwait2, closefrom, pidfd, io_uring "
-                    + "(comma-separated; docs/adr/0060).").dev();
+            "Take these fallbacks though the new calls exist: epoll_pwait2, closefrom, pidfd, io_uring, "
+                    + "boringssl (the JDK's TLS engine) (comma-separated; docs/adr/0060, 0073).").dev();
+    public static final Setting DEV_TLS_TICKET_ROTATE_MS = Setting.number("dev-tls-ticket-rotate-ms", 0, 0, 86_400_000L,
+            "MS", "The supervisor makes a new current session-ticket key this often; 0: every hour (ADR 0073).")
+            .dev().supervisorOnly();
+    public static final Setting DEV_TLS_OWN_TICKET_KEYS = Setting.onOff("dev-tls-own-ticket-keys", false,
+            "Each worker seals tickets with keys of its own, not the supervisor's (ADR 0073's negative control).")
+            .dev();
     public static final Setting DEV_MAIN_START_MS = Setting.number("dev-main-start-ms", 0, 0, NONE, "MS",
             "How long --main's main may take to start its HttpServer; 0: the worker's 60 s.").dev();
     public static final Setting DEV_MAX_RESPAWNS = Setting.number("dev-max-respawns", "unlimited", 0, 1_000_000, "N",
@@ -142,7 +148,8 @@ public final class ServerSettings {
             WORKER_JAVA_OPTS, PID_FILE, TLS_CERT, TLS_KEY, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS, DEV_MAX_RESPAWNS, DEV_START_TRACE,
             DEV_EAGER_READ, DEV_LISTEN_EXCLUSIVE, DEV_WARM_UP, DEV_RING_SENDS, DEV_PAIR_AT, DEV_PAIR_REREAD,
             DEV_ARM_GAP_MS, DEV_ARM_GAP_INDEX, DEV_DIE_AT_START_INDEX, DEV_LOOK_LATE_MS,
-            DEV_KEEP_RECEIVED_REGISTERED, DEV_HOLD_SENT_COPY_MS, DEV_HIDE_HELD);
+            DEV_KEEP_RECEIVED_REGISTERED, DEV_HOLD_SENT_COPY_MS, DEV_HIDE_HELD, DEV_TLS_TICKET_ROTATE_MS,
+            DEV_TLS_OWN_TICKET_KEYS);
 
     private ServerSettings() {
     }

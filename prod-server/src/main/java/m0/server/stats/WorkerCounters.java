@@ -43,6 +43,8 @@ import m0.server.share.Memfds;
  *                     or cut after what it had sent (docs/adr/0061)
  *  13  SENDFILES      file answers' sendfile(2) calls (docs/adr/0071)
  *  14  SENDFILE_BYTES the bytes they sent: file to socket in the kernel, never through the heap
+ *  15  TLS_FULL_HANDSHAKES     TLS handshakes finished with a full key exchange (docs/adr/0073)
+ *  16  TLS_RESUMED_HANDSHAKES  ...that resumed a session: a ticket sealed by any worker's shared key
  * </pre>
  *
  * The loop counts in plain fields and, at a pass's end, copies the words that changed with
@@ -70,7 +72,9 @@ public final class WorkerCounters {
     public static final int HANDLER_FAILURES = 12;
     public static final int SENDFILES = 13;
     public static final int SENDFILE_BYTES = 14;
-    static final int WORDS = 15;
+    public static final int TLS_FULL_HANDSHAKES = 15;
+    public static final int TLS_RESUMED_HANDSHAKES = 16;
+    static final int WORDS = 17;
 
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
 

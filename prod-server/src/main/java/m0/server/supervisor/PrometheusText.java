@@ -126,6 +126,17 @@ final class PrometheusText {
                 "file answers' sendfile(2) calls the worker made", WorkerCounters.SENDFILES, false);
         loopWord(b, live, loops, "m0serve_worker_sendfile_bytes_total",
                 "bytes the worker's sendfile(2) calls sent, file to socket in the kernel", WorkerCounters.SENDFILE_BYTES, false);
+        head(b, "m0serve_worker_tls_handshakes_total", "counter",
+                "TLS handshakes the worker finished: full (a key exchange and a signature) or resumed (a session ticket)");
+        for (int k = 0; k < live.size(); k++) {
+            WorkerCounters c = loops.get(k);
+            for (String kind : new String[] {"full", "resumed"}) {
+                long v = c == null ? 0 : c.word(kind.equals("full") ? WorkerCounters.TLS_FULL_HANDSHAKES
+                        : WorkerCounters.TLS_RESUMED_HANDSHAKES);
+                b.append("m0serve_worker_tls_handshakes_total{worker=\"").append(live.get(k)).append("\",kind=\"")
+                        .append(kind).append("\"} ").append(v).append('\n');
+            }
+        }
         server(b, "m0serve_handoffs_lost_total", "counter",
                 "hand-offs that arrived without their descriptor (all workers)", page.getVolatile(PageLayout.LOST_WORD));
         server(b, "m0serve_rehomed_total", "counter",

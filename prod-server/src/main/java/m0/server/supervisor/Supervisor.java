@@ -86,6 +86,8 @@ public final class Supervisor {
     private RollingReload reload;
     private Pinning pinning;
     private Oversubscription oversubscription;
+    /** The TLS session-ticket keys, made and rotated here (ADR 0073); null: plain HTTP. */
+    private TicketRotation tickets;
 
     public Supervisor(ServerConfig config, OperatorConfig ops, SupervisorKnobs knobs, PrintStream out) {
         this.config = config;
@@ -181,6 +183,10 @@ public final class Supervisor {
             }
         }
         StartupTimes startup = StartupTimes.create(lines);
+        if (ops.tls().on()) { // before the first spawn: every worker maps the keys at its start
+            tickets = TicketRotation.start(config.values().number(m0.server.settings.ServerSettings.DEV_TLS_TICKET_ROTATE_MS),
+                    System.nanoTime());
+        }
         int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
         CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus, ops.mainClass() != null);
         pinning = new Pinning(slots, placement, cpus,
@@ -283,6 +289,9 @@ public final class Supervisor {
                 reload.step(signals.takeReload());
                 pinning.step(reload.inProgress());
                 oversubscription.step(now);
+                if (tickets != null) {
+                    tickets.step(now); // a reload keeps the set: only the period makes a new key
+                }
             }
             if (signals.takeReopen()) {
                 signalRunning(Processes.SIGUSR1);
@@ -327,7 +336,7 @@ public final class Supervisor {
         if (slots.startAwaited()) {
             return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
         }
-        return 1000;
+        return tickets == null ? 1000 : Math.min(1000, tickets.millisToNext(System.nanoTime()));
     }
 
     /**

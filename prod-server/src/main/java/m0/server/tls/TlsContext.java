@@ -29,13 +29,26 @@ public final class TlsContext implements EngineSource {
 
     private TlsContext(SSLContext context, List<SniKeyManager.Entry> entries) {
         this.context = context;
-        this.subjects = entries.stream().map(e -> e.chain()[0].getSubjectX500Principal().getName()).toList();
+        this.subjects = subjects(entries);
         this.suites = Arrays.stream(context.getDefaultSSLParameters().getCipherSuites())
                 .filter(TlsContext::modern).toArray(String[]::new);
     }
 
     /** Reads and checks the files: a bad one is one line naming it and its problem. */
     public static TlsContext load(TlsFiles files) throws TlsSetupException {
+        List<SniKeyManager.Entry> entries = entries(files);
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(new KeyManager[] {new SniKeyManager(entries)}, null, null);
+            return new TlsContext(context, entries);
+        } catch (GeneralSecurityException e) {
+            throw new TlsSetupException("--tls-cert " + files.cert() + " with --tls-key " + files.key()
+                    + ": the JDK will not serve them (" + e + ")");
+        }
+    }
+
+    /** The certificates and their keys, read and checked, in order: the first is the default. */
+    static List<SniKeyManager.Entry> entries(TlsFiles files) throws TlsSetupException {
         List<String> certs = files.certs();
         List<String> keys = files.keys();
         if (certs.size() != keys.size()) {
@@ -49,14 +62,12 @@ public final class TlsContext implements EngineSource {
             PemFiles.matches(key, chain[0], keys.get(i), certs.get(i));
             entries.add(SniKeyManager.entry(chain, key));
         }
-        try {
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {new SniKeyManager(entries)}, null, null);
-            return new TlsContext(context, entries);
-        } catch (GeneralSecurityException e) {
-            throw new TlsSetupException("--tls-cert " + files.cert() + " with --tls-key " + files.key()
-                    + ": the JDK will not serve them (" + e + ")");
-        }
+        return entries;
+    }
+
+    /** The leaves' subjects, for the start-up line. */
+    static List<String> subjects(List<SniKeyManager.Entry> entries) {
+        return entries.stream().map(e -> e.chain()[0].getSubjectX500Principal().getName()).toList();
     }
 
     /**

@@ -37,10 +37,29 @@ public final class TlsLink {
         ByteBuffer app;
         ByteBuffer wrapped;
 
+        /** Handshakes finished on this worker, full and resumed (ADR 0073's counters). */
+        long fullHandshakes;
+        long resumedHandshakes;
+        /** Who tells a resumed handshake from a full one: the worker's engines. */
+        EngineSource engines;
+
         public Scratch(int readBytes) {
             this.net = ByteBuffer.allocate(readBytes + 17 * 1024 + 512);
             this.app = ByteBuffer.allocate(17 * 1024 + 512);
             this.wrapped = ByteBuffer.allocate(17 * 1024 + 512);
+        }
+
+        /** Judged by {@code engines} from now on ({@link EngineSource#resumed}). */
+        public void judgedBy(EngineSource engines) {
+            this.engines = engines;
+        }
+
+        public long fullHandshakes() {
+            return fullHandshakes;
+        }
+
+        public long resumedHandshakes() {
+            return resumedHandshakes;
         }
     }
 
@@ -57,10 +76,39 @@ public final class TlsLink {
     /** What {@link #output} returned last: the scratch's wrapped record (true) or {@link #out}. */
     private boolean fromScratch;
     private boolean begun;
+    private boolean counted;
+    /** Wall clock at the connection's admission: the JDK's resumption rule reads it. */
+    private final long createdMillis = System.currentTimeMillis();
 
     public TlsLink(SSLEngine engine, Scratch scratch) {
         this.engine = engine;
         this.scratch = scratch;
+    }
+
+    /** A result that finished the handshake: counted once, full or resumed. */
+    private SSLEngineResult seen(SSLEngineResult r) {
+        if (!counted && r.getHandshakeStatus() == HandshakeStatus.FINISHED) {
+            counted = true;
+            EngineSource judge = scratch.engines;
+            boolean resumed = judge != null ? judge.resumed(engine, createdMillis)
+                    : engine.getSession().getCreationTime() < createdMillis;
+            if (resumed) {
+                scratch.resumedHandshakes++;
+            } else {
+                scratch.fullHandshakes++;
+            }
+        }
+        return r;
+    }
+
+    /**
+     * The engine's native memory back now, not at its collection (BoringSSL's engine holds an
+     * SSL*): after the last close_notify, once per connection.
+     */
+    public void release() {
+        if (engine instanceof io.netty.util.ReferenceCounted rc && rc.refCnt() > 0) {
+            rc.release();
+        }
     }
 
     /**
@@ -138,7 +186,7 @@ public final class TlsLink {
             }
             ByteBuffer app = scratch.app;
             app.clear();
-            SSLEngineResult r = engine.unwrap(src, app);
+            SSLEngineResult r = seen(engine.unwrap(src, app));
             if (app.position() > 0) {
                 app.flip();
                 session.onBytes(app, now);
@@ -184,7 +232,7 @@ public final class TlsLink {
         ByteBuffer dst = scratch.wrapped;
         for (;;) {
             dst.clear();
-            SSLEngineResult r = engine.wrap(src, dst);
+            SSLEngineResult r = seen(engine.wrap(src, dst));
             if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
                 dst = scratch.wrapped = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
                 continue;
@@ -244,7 +292,7 @@ public final class TlsLink {
         for (;;) {
             ensure(engine.getSession().getPacketBufferSize());
             ByteBuffer dst = ByteBuffer.wrap(out, end, out.length - end);
-            SSLEngineResult r = engine.wrap(src, dst);
+            SSLEngineResult r = seen(engine.wrap(src, dst));
             end = dst.position();
             if (r.getStatus() != SSLEngineResult.Status.BUFFER_OVERFLOW) {
                 return r;

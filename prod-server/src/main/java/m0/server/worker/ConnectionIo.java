@@ -155,6 +155,15 @@ final class ConnectionIo {
         return answers.writeCalls();
     }
 
+    /** TLS handshakes finished, full and resumed (ADR 0073), for the worker's counters. */
+    long tlsFullHandshakes() {
+        return tls == null ? 0 : tls.fullHandshakes();
+    }
+
+    long tlsResumedHandshakes() {
+        return tls == null ? 0 : tls.resumedHandshakes();
+    }
+
     /** File answers' sendfile(2) calls and bytes since {@link #record}, for the worker's counters. */
     long sendfileCalls() {
         return answers.sendfileCalls();

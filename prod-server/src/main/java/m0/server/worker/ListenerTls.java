@@ -2,7 +2,13 @@ package m0.server.worker;
 
 import m0.server.jdkhttp.AppTls;
 import m0.server.jdkhttp.M0HttpsServer;
+import java.util.Optional;
+import m0.server.jnr.NativePaths;
+import m0.server.launch.WorkerSpec;
+import m0.server.settings.ServerSettings;
+import m0.server.tls.BoringTls;
 import m0.server.tls.EngineSource;
+import m0.server.tls.TicketKeyPage;
 import m0.server.tls.TlsContext;
 import m0.server.tls.TlsFiles;
 import m0.server.tls.TlsSetupException;
@@ -19,8 +25,13 @@ final class ListenerTls {
     private ListenerTls() {
     }
 
-    /** The worker's engines, or null: plain HTTP. */
-    static EngineSource choose(String[] args, AppMain appMain, String name) throws TlsSetupException {
+    /**
+     * The worker's engines, or null: plain HTTP. {@code --tls-cert}'s are BoringSSL's with the
+     * supervisor's ticket keys (ADR 0073), or the JDK's where BoringSSL does not load here or
+     * {@code --dev-native-fallbacks boringssl} forces it: one line says why, as ADR 0060's
+     * fallbacks do, since a client then resumes only on the worker that served it first.
+     */
+    static EngineSource choose(String[] args, AppMain appMain, String name, WorkerSpec spec) throws TlsSetupException {
         TlsFiles files = TlsFiles.parse(args);
         M0HttpsServer https = appMain == null ? null : appMain.https();
         if (https != null) {
@@ -36,6 +47,31 @@ final class ListenerTls {
             }
             return AppTls.of(https, name + ": ");
         }
-        return files.on() ? TlsContext.load(files) : null;
+        if (!files.on()) {
+            return null;
+        }
+        String why = null;
+        if (!NativePaths.current().boringssl()) {
+            why = "forced by --dev-native-fallbacks";
+        } else {
+            Throwable cause = BoringTls.unavailable();
+            if (cause != null) {
+                why = "BoringSSL did not load: " + cause;
+            }
+        }
+        if (why != null) {
+            System.err.println(name + ": TLS on the JDK's SSLEngine (" + why + "): session tickets are this"
+                    + " worker's own, so a client resumes only on the worker that served it first");
+            return TlsContext.load(files);
+        }
+        Optional<TicketKeyPage> tickets = Optional.empty();
+        if (!spec.settings().on(ServerSettings.DEV_TLS_OWN_TICKET_KEYS)) {
+            tickets = TicketKeyPage.attach(spec.supervisorPid());
+            if (tickets.isEmpty()) {
+                System.err.println(name + ": TLS: the supervisor's session-ticket keys (memfd " + TicketKeyPage.NAME
+                        + ") cannot be mapped; this worker seals tickets with keys of its own");
+            }
+        }
+        return BoringTls.load(files, tickets);
     }
 }

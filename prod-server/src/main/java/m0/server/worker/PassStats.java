@@ -61,6 +61,8 @@ final class PassStats {
         counters.set(WorkerCounters.SENDFILES, io.sendfileCalls());
         counters.set(WorkerCounters.SENDFILE_BYTES, io.sendfileBytes());
         counters.set(WorkerCounters.HANDLER_FAILURES, io.handlerFailures());
+        counters.set(WorkerCounters.TLS_FULL_HANDSHAKES, io.tlsFullHandshakes());
+        counters.set(WorkerCounters.TLS_RESUMED_HANDSHAKES, io.tlsResumedHandshakes());
         if (share.sharing()) { // one worker, or the bare race: nothing handed off to count
             counters.set(WorkerCounters.REBALANCED, share.rebalancedCount());
             counters.set(WorkerCounters.PASSED_OVER_SLOW, share.passedOverSlowCount());

@@ -42,6 +42,7 @@ final class TlsReads {
     TlsReads(EngineSource engines, int readBytes, String name) {
         this.engines = engines;
         this.scratch = new TlsLink.Scratch(readBytes);
+        scratch.judgedBy(engines);
         this.failedHandshakes = new RateLimitedLog(System.err, name + ": ");
         this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
     }
@@ -66,6 +67,7 @@ final class TlsReads {
         if (r == TlsLink.Read.PLAIN_HTTP) {
             plainOnTls.log("TLS: a plain HTTP request on the TLS port: answered 400 and closed");
             writeLast(c, ByteBuffer.wrap(PLAIN_HTTP_ANSWER));
+            c.tls.release();
             c.tls = null; // no TLS to close
             return Outcome.CLOSE;
         }
@@ -77,6 +79,19 @@ final class TlsReads {
         if (c.tls != null && c.tls.handshakeBegun()) {
             writeLast(c, c.tls.closeNotify());
         }
+        if (c.tls != null) {
+            c.tls.release();
+        }
+    }
+
+    /** Handshakes finished in this worker: full ones. */
+    long fullHandshakes() {
+        return scratch.fullHandshakes();
+    }
+
+    /** ...and resumed ones (a ticket or the session cache). */
+    long resumedHandshakes() {
+        return scratch.resumedHandshakes();
     }
 
     /** One best-effort write of a connection's last bytes; a full or reset socket drops them. */

@@ -204,7 +204,7 @@ public final class Worker {
         // Under --main, an app's HttpsServer brings its own (ListenerTls).
         m0.server.tls.EngineSource tls;
         try {
-            tls = ListenerTls.choose(args, appMain, w.name);
+            tls = ListenerTls.choose(args, appMain, w.name, spec);
         } catch (StartFailure f) {
             exitCannotStart(spec, f);
             return;
