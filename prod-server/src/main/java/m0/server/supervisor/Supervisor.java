@@ -205,7 +205,10 @@ public final class Supervisor {
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
                 children, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
-        readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
+        // Under --main without --tls-cert the app's main decides http or https, after this line:
+        // the start line names both, and the ready line says which once the workers have started.
+        String appScheme = ops.mainClass() != null && !ops.tls().on() ? address : null;
+        readiness = new Readiness(slots, page, share, startup, counters, notify, out, health, appScheme);
         reload = new RollingReload(slots, spawner, readiness, counters, () -> m0.server.tls.TlsContext.problem(ops.tls()));
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
@@ -219,8 +222,9 @@ public final class Supervisor {
         }
         // The start line: what runs, where, as which process (the stop line pairs with it).
         NativePaths paths = NativePaths.current();
-        out.printf("m0serve: listening on %s://%s/ (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
-                ops.tls().on() ? "https" : "http", address, slots.wanted(), config.acceptPolicy(),
+        out.printf("m0serve: listening on %s (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
+                appScheme != null ? "http://" + address + "/ or https://" + address + "/ as the app's main makes its server"
+                        : (ops.tls().on() ? "https" : "http") + "://" + address + "/", slots.wanted(), config.acceptPolicy(),
                 ProcessHandle.current().pid(), ServerVersion.text(), paths.describe(), paths.forced().isEmpty() ? "" : ", fallbacks forced: " + paths.forced());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {

@@ -288,6 +288,10 @@ public final class Worker {
         if (tls != null) {
             io.secure(tls, name); // after the warm-up, whose own requests are plain
             System.err.println(name + ": " + tls.describe());
+            if (tls instanceof m0.server.jdkhttp.AppTls) {
+                // Before our start shows: the supervisor's ready line says https from it.
+                page.setVolatile(m0.core.PageLayout.APP_TLS_WORD, 1);
+            }
         }
         // A hand-off's payload, the access log, an exchange's remote address.
         listener.keepPeers(share.sharing() || recorder != null || app instanceof m0.server.http.ExchangeApp);
