@@ -68,8 +68,8 @@ public final class Supervisor {
     /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
-    /** When a stop asked with --drain-delay-ms begins; 0 before the signal. */
-    private long drainDelayEnds;
+    /** --drain-delay-ms: how long a stop serves on with /readyz 503 before it begins. */
+    private final DrainDelay drainDelay;
     /** SIGTERM or SIGINT was acted on: nobody is replaced any more. */
     private boolean stopping;
     /** While stopping: when the workers still running are SIGKILLed. */
@@ -94,6 +94,7 @@ public final class Supervisor {
         this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
         this.stopLines = new StopLines(out);
+        this.drainDelay = new DrainDelay(config.drainDelayMillis(), health, out);
         this.slots = new Slots(config.workers());
         this.budget = new RespawnBudget(slots.lines(), knobs.maxRespawns());
     }
@@ -279,7 +280,8 @@ public final class Supervisor {
                 stopStatus = ExitCodes.CONFIG;
                 beginStop(now, "the app cannot start");
             }
-            if (signals.stopRequested() && !stopping && drainDelayOver(now)) {
+            if (signals.stopRequested() && !stopping
+                    && drainDelay.over(now, signals.stopSignal(), signals.stopSignals())) {
                 beginStop(now, signals.stopSignal());
             }
             if (!stopping) {
@@ -319,7 +321,7 @@ public final class Supervisor {
     }
 
     private int timeoutMillis() {
-        if (stopping || giveUps.draining() || drainDelayEnds != 0) {
+        if (stopping || giveUps.draining() || drainDelay.begun()) {
             return 10; // the give-up drains, the drain delay's end and the grace deadline are polled
         }
         if (slots.respawnDue()) {
@@ -332,26 +334,6 @@ public final class Supervisor {
             return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
         }
         return 1000;
-    }
-
-    /**
-     * A stop asked with --drain-delay-ms: /readyz turns 503 at once and the workers serve on,
-     * accepting, until the delay ends or a second stop signal comes; false until then.
-     */
-    private boolean drainDelayOver(long now) {
-        long delay = config.drainDelayMillis();
-        if (delay == 0) {
-            return true;
-        }
-        if (drainDelayEnds == 0) {
-            health.stopping();
-            drainDelayEnds = now + TimeUnit.MILLISECONDS.toNanos(delay);
-            out.printf("m0serve: %s: /readyz 503, serving %d ms more before the stop (--drain-delay-ms; "
-                    + "a second signal stops now)%n", signals.stopSignal(), delay);
-            out.flush();
-            return false;
-        }
-        return now - drainDelayEnds >= 0 || signals.stopSignals() > 1;
     }
 
     /**
