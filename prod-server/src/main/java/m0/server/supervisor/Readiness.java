@@ -86,7 +86,7 @@ final class Readiness {
         if (appScheme == null) {
             return "";
         }
-        boolean tls = page.getVolatile(PageLayout.APP_TLS_WORD) == 1;
+        boolean tls = (page.getVolatile(PageLayout.FACTS_WORD) & PageLayout.FACT_APP_TLS) != 0;
         return ", serving " + (tls ? "https" : "http") + "://" + appScheme + "/ (the app's "
                 + (tls ? "HttpsServer" : "HttpServer") + ")";
     }

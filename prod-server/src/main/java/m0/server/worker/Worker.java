@@ -253,6 +253,15 @@ public final class Worker {
         System.exit(ExitCodes.CONFIG);
     }
 
+    /** ORs {@code fact} into the page's facts word (siblings report theirs at the same time). */
+    private void reportFact(long fact) {
+        for (long was = page.getVolatile(m0.core.PageLayout.FACTS_WORD);
+                !page.compareAndSet(m0.core.PageLayout.FACTS_WORD, was, was | fact);
+                was = page.getVolatile(m0.core.PageLayout.FACTS_WORD)) {
+            // another worker's fact landed first: OR ours into the new value
+        }
+    }
+
     /** A graceful leave, as at SIGTERM (the app's HttpServer.stop under --main). */
     private void leave() {
         loop.requestStop();
@@ -290,7 +299,7 @@ public final class Worker {
             System.err.println(name + ": " + tls.describe());
             if (tls instanceof m0.server.jdkhttp.AppTls) {
                 // Before our start shows: the supervisor's ready line says https from it.
-                page.setVolatile(m0.core.PageLayout.APP_TLS_WORD, 1);
+                reportFact(m0.core.PageLayout.FACT_APP_TLS);
             }
         }
         // A hand-off's payload, the access log, an exchange's remote address.
