@@ -14,7 +14,7 @@ package m0.core;
  *     5  | SUP_SENDING the supervisor's hand-off target + 1 |
  *     6  | START_FAILED fingerprint of the first app start- |
  *        |            up failure a worker printed (ADR 0062)|
- *     7  | reserved                                         |
+ *     7  | FACTS     bits the workers report: APP_TLS      |
  *        +==================================================+  lineOf(0) = 8
  *   +0   | STATE      NOT_STARTED 0 | PARKED -2 | LEFT -1   |
  *        |            | &gt; 0: in a pass, stamped at its   |
@@ -92,6 +92,18 @@ public final class PageLayout {
      * (docs/adr/0062). Set once by compare-and-set from 0; the protocol never reads it.
      */
     public static final int START_FAILED_WORD = 6;
+    /**
+     * Word 7: not the protocol's. Facts about the app the workers run that the supervisor cannot
+     * know before they start, one bit each, OR-ed in by compare-and-set; the supervisor's ready
+     * line reads them. It is the header's last free word (docs/adr/0062), so a fact takes a bit,
+     * not a word. The protocol never reads it.
+     */
+    public static final int FACTS_WORD = 7;
+    /**
+     * In {@link #FACTS_WORD}: a worker's listener speaks TLS from the app's own {@code
+     * HttpsServer} (under {@code --main}); set before its start shows.
+     */
+    public static final long FACT_APP_TLS = 1L;
     /** Words before the first worker line. */
     public static final int HEADER_WORDS = 8;
     /** Words per worker: one 64-byte cache line. */

@@ -17,6 +17,11 @@ import m0.server.settings.Setting;
  * ({@code /proc/<pid>/environ}), then the {@code --config} file it named (relative to its working
  * directory). Empty when none of them sets it: the caller uses the default. Reading another
  * process's environment needs the same user, as reading its page does.
+ *
+ * <p>Not {@code SettingsReader.read}: that takes the server's own arguments, where cmdline holds
+ * the JVM's and the launcher's before them; it reads a relative config file against our working
+ * directory, not the server's; and it refuses the whole set for one setting it does not know,
+ * where a stats of an older or newer server needs only one value.
  */
 final class RunningSettings {
 
@@ -24,27 +29,38 @@ final class RunningSettings {
     }
 
     static Optional<String> valueOf(long pid, Setting setting) throws IOException {
-        List<String> args = nulSeparated(Path.of("/proc", Long.toString(pid), "cmdline"));
+        Path proc = Path.of("/proc", Long.toString(pid));
+        List<String> args = nulSeparated(proc.resolve("cmdline"));
+        Optional<String> given = fromArgs(args, setting.name());
+        if (given.isPresent()) {
+            return given; // the environment, read once below, is not needed
+        }
+        return valueIn(args, nulSeparated(proc.resolve("environ")), proc.resolve("cwd"), setting);
+    }
+
+    /**
+     * {@code setting} in a supervisor's command line {@code args}, then its environment
+     * {@code env} ({@code NAME=value} entries), then the config file either names, relative to
+     * {@code cwd}, its working directory.
+     */
+    static Optional<String> valueIn(List<String> args, List<String> env, Path cwd, Setting setting) throws IOException {
         Optional<String> given = fromArgs(args, setting.name());
         if (given.isPresent()) {
             return given;
         }
-        Optional<String> env = fromEnvironment(nulSeparated(Path.of("/proc", Long.toString(pid), "environ")),
-                setting.environmentName());
-        if (env.isPresent()) {
-            return env;
+        Optional<String> set = fromEnvironment(env, setting.environmentName());
+        if (set.isPresent()) {
+            return set;
         }
         Optional<String> file = fromArgs(args, ServerSettings.CONFIG.name());
         if (file.isEmpty()) {
-            file = fromEnvironment(nulSeparated(Path.of("/proc", Long.toString(pid), "environ")),
-                    ServerSettings.CONFIG.environmentName());
+            file = fromEnvironment(env, ServerSettings.CONFIG.environmentName());
         }
         if (file.isEmpty()) {
             return Optional.empty();
         }
-        Path path = Path.of("/proc", Long.toString(pid), "cwd").resolve(file.get());
         Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+        try (Reader r = Files.newBufferedReader(cwd.resolve(file.get()), StandardCharsets.UTF_8)) {
             p.load(r);
         }
         return Optional.ofNullable(p.getProperty(setting.name())).map(String::strip);

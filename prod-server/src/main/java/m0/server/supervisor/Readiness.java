@@ -28,10 +28,13 @@ final class Readiness {
     private boolean announcedReady;
     /** A worker has been seen started, ever: from then on a 78 is one index's, not the server's. */
     private boolean anyStarted;
+    /** The address whose scheme the app's main decides (--main without --tls-cert), or null: the start line said it. */
+    private final String appScheme;
 
     Readiness(Slots slots, Page page, SupervisorShare<Accepted> share, StartupTimes startup, ServerCounters counters,
-              SystemdNotify notify, PrintStream out, Health health) {
+              SystemdNotify notify, PrintStream out, Health health, String appScheme) {
         this.slots = slots;
+        this.appScheme = appScheme;
         this.page = page;
         this.share = share;
         this.startup = startup;
@@ -67,12 +70,25 @@ final class Readiness {
             announcedReady = true;
             // The timing line first: whoever waits for the ready line on stdout then finds it.
             System.err.printf("m0serve: ready %d ms after launch%n", startup.ready());
-            out.printf("m0serve: ready: %d worker(s) started%n", slots.running());
+            out.printf("m0serve: ready: %d worker(s) started%s%n", slots.running(), servingLine());
             StartTrace.mark("ready");
             out.flush();
             health.serving(); // after the line: a probe that reads 200 finds "ready" printed
             notify.ready(ProcessHandle.current().pid(), statusLine(stopping));
         }
+    }
+
+    /**
+     * Under --main without --tls-cert: what the start line could not say, read off the page's
+     * word every started worker wrote (an app makes the same server in each).
+     */
+    private String servingLine() {
+        if (appScheme == null) {
+            return "";
+        }
+        boolean tls = (page.getVolatile(PageLayout.FACTS_WORD) & PageLayout.FACT_APP_TLS) != 0;
+        return ", serving " + (tls ? "https" : "http") + "://" + appScheme + "/ (the app's "
+                + (tls ? "HttpsServer" : "HttpServer") + ")";
     }
 
     /** Some worker has started since the server's launch (what a 78 at start-up is read against). */

@@ -68,8 +68,8 @@ public final class Supervisor {
     /** The loop's failures (a reap, a give-up step, a spawn): one line a second, then retried. */
     private final RateLimitedLog failures = new RateLimitedLog(System.err, "m0serve: ");
 
-    /** When a stop asked with --drain-delay-ms begins; 0 before the signal. */
-    private long drainDelayEnds;
+    /** --drain-delay-ms: how long a stop serves on with /readyz 503 before it begins. */
+    private final DrainDelay drainDelay;
     /** SIGTERM or SIGINT was acted on: nobody is replaced any more. */
     private boolean stopping;
     /** While stopping: when the workers still running are SIGKILLed. */
@@ -96,6 +96,7 @@ public final class Supervisor {
         this.notify = SystemdNotify.fromEnvironment(knobs.environment());
         this.out = out;
         this.stopLines = new StopLines(out);
+        this.drainDelay = new DrainDelay(config.drainDelayMillis(), health, out);
         this.slots = new Slots(config.workers());
         this.budget = new RespawnBudget(slots.lines(), knobs.maxRespawns());
     }
@@ -211,7 +212,10 @@ public final class Supervisor {
                 new WorkerCommand(config, ops, knobs, listener, shared.fd(), sendFds, receiveFds, placement),
                 children, share, giveUps, budget, startup, counters, failures);
         reaper = new Reaper(slots, children, share, budget, spawner, giveUps, counters);
-        readiness = new Readiness(slots, page, share, startup, counters, notify, out, health);
+        // Under --main without --tls-cert the app's main decides http or https, after this line:
+        // the start line names both, and the ready line says which once the workers have started.
+        String appScheme = ops.mainClass() != null && !ops.tls().on() ? address : null;
+        readiness = new Readiness(slots, page, share, startup, counters, notify, out, health, appScheme);
         reload = new RollingReload(slots, spawner, readiness, counters, () -> m0.server.tls.TlsContext.problem(ops.tls()));
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
@@ -225,8 +229,9 @@ public final class Supervisor {
         }
         // The start line: what runs, where, as which process (the stop line pairs with it).
         NativePaths paths = NativePaths.current();
-        out.printf("m0serve: listening on %s://%s/ (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
-                ops.tls().on() ? "https" : "http", address, slots.wanted(), config.acceptPolicy(),
+        out.printf("m0serve: listening on %s (workers %d, accept policy %s, pid %d, m0serve %s; native calls: %s%s)%n",
+                appScheme != null ? "http://" + address + "/ or https://" + address + "/ as the app's main makes its server"
+                        : (ops.tls().on() ? "https" : "http") + "://" + address + "/", slots.wanted(), config.acceptPolicy(),
                 ProcessHandle.current().pid(), ServerVersion.text(), paths.describe(), paths.forced().isEmpty() ? "" : ", fallbacks forced: " + paths.forced());
         String pinned = placement.describe(slots.wanted());
         if (pinned != null) {
@@ -281,7 +286,8 @@ public final class Supervisor {
                 stopStatus = ExitCodes.CONFIG;
                 beginStop(now, "the app cannot start");
             }
-            if (signals.stopRequested() && !stopping && drainDelayOver(now)) {
+            if (signals.stopRequested() && !stopping
+                    && drainDelay.over(now, signals.stopSignal(), signals.stopSignals())) {
                 beginStop(now, signals.stopSignal());
             }
             if (!stopping) {
@@ -324,7 +330,7 @@ public final class Supervisor {
     }
 
     private int timeoutMillis() {
-        if (stopping || giveUps.draining() || drainDelayEnds != 0) {
+        if (stopping || giveUps.draining() || drainDelay.begun()) {
             return 10; // the give-up drains, the drain delay's end and the grace deadline are polled
         }
         if (slots.respawnDue()) {
@@ -337,26 +343,6 @@ public final class Supervisor {
             return StartupTimes.WATCH_MILLIS; // finer: the start-up time is read off this poll
         }
         return tickets == null ? 1000 : Math.min(1000, tickets.millisToNext(System.nanoTime()));
-    }
-
-    /**
-     * A stop asked with --drain-delay-ms: /readyz turns 503 at once and the workers serve on,
-     * accepting, until the delay ends or a second stop signal comes; false until then.
-     */
-    private boolean drainDelayOver(long now) {
-        long delay = config.drainDelayMillis();
-        if (delay == 0) {
-            return true;
-        }
-        if (drainDelayEnds == 0) {
-            health.stopping();
-            drainDelayEnds = now + TimeUnit.MILLISECONDS.toNanos(delay);
-            out.printf("m0serve: %s: /readyz 503, serving %d ms more before the stop (--drain-delay-ms; "
-                    + "a second signal stops now)%n", signals.stopSignal(), delay);
-            out.flush();
-            return false;
-        }
-        return now - drainDelayEnds >= 0 || signals.stopSignals() > 1;
     }
 
     /**

@@ -253,6 +253,15 @@ public final class Worker {
         System.exit(ExitCodes.CONFIG);
     }
 
+    /** ORs {@code fact} into the page's facts word (siblings report theirs at the same time). */
+    private void reportFact(long fact) {
+        for (long was = page.getVolatile(m0.core.PageLayout.FACTS_WORD);
+                !page.compareAndSet(m0.core.PageLayout.FACTS_WORD, was, was | fact);
+                was = page.getVolatile(m0.core.PageLayout.FACTS_WORD)) {
+            // another worker's fact landed first: OR ours into the new value
+        }
+    }
+
     /** A graceful leave, as at SIGTERM (the app's HttpServer.stop under --main). */
     private void leave() {
         loop.requestStop();
@@ -288,6 +297,10 @@ public final class Worker {
         if (tls != null) {
             io.secure(tls, name); // after the warm-up, whose own requests are plain
             System.err.println(name + ": " + tls.describe());
+            if (tls instanceof m0.server.jdkhttp.AppTls) {
+                // Before our start shows: the supervisor's ready line says https from it.
+                reportFact(m0.core.PageLayout.FACT_APP_TLS);
+            }
         }
         // A hand-off's payload, the access log, an exchange's remote address.
         listener.keepPeers(share.sharing() || recorder != null || app instanceof m0.server.http.ExchangeApp);

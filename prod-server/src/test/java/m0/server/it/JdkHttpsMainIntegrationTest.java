@@ -47,6 +47,24 @@ class JdkHttpsMainIntegrationTest {
             HttpResponse<String> fixed = get(client, s.port, "/fixed");
             assertEquals("fixed body 0123456789abcdefghij\n", fixed.body());
             assertTrue(s.stderr().contains("TLS from the app's HttpsServer"), s.stderr());
+            String at = "127.0.0.1:" + s.port;
+            assertTrue(s.banner.contains("listening on http://" + at + "/ or https://" + at
+                    + "/ as the app's main makes its server ("), "the start line cannot know yet: " + s.banner);
+            assertEquals("m0serve: ready: 2 worker(s) started, serving https://" + at + "/ (the app's HttpsServer)",
+                    s.awaitReady(60), "the ready line says what the workers serve");
+        }
+    }
+
+    /** The same app making a plain HttpServer, without --tls-cert: the ready line says http. */
+    @Test
+    void aPlainHttpServerUnderMainIsSaidHttpAtReady() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", "1", "--main", HttpsMainApp.class.getName(), "--",
+                "127.0.0.1:0", "plain")) {
+            String at = "127.0.0.1:" + s.port;
+            assertTrue(s.banner.contains("listening on http://" + at + "/ or https://" + at + "/ as the app's main"),
+                    s.banner);
+            assertEquals("m0serve: ready: 1 worker(s) started, serving http://" + at + "/ (the app's HttpServer)",
+                    s.awaitReady(60));
         }
     }
 
@@ -58,6 +76,9 @@ class JdkHttpsMainIntegrationTest {
             assertEquals(200, r.statusCode(), r.body());
             assertEquals("TLSv1.3", r.sslSession().orElseThrow().getProtocol());
             assertTrue(r.body().startsWith("https=true\nprotocol=TLSv1.3\nsuite=TLS_"), r.body());
+            assertTrue(s.banner.contains("listening on https://127.0.0.1:" + s.port + "/ (workers 1,"),
+                    "--tls-cert: the start line knows: " + s.banner);
+            assertEquals("m0serve: ready: 1 worker(s) started", s.awaitReady(60), "and the ready line adds nothing");
         }
     }
 
