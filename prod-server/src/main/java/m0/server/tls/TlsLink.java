@@ -119,6 +119,11 @@ public final class TlsLink {
         return begun;
     }
 
+    /** The handshake finished (the engine said FINISHED): from then on the session's clocks apply. */
+    public boolean handshakeDone() {
+        return counted;
+    }
+
     /** The handshake is still under way (application data cannot be wrapped yet). */
     public boolean handshaking() {
         HandshakeStatus hs = engine.getHandshakeStatus();
