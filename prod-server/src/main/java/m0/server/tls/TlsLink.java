@@ -187,7 +187,10 @@ public final class TlsLink {
                 continue;
             }
             if (!src.hasRemaining()) {
-                return Read.MORE;
+                if (counted || !begun || hs != HandshakeStatus.NEED_UNWRAP || src == EMPTY) {
+                    return Read.MORE;
+                }
+                src = EMPTY; // once more with nothing: BoringSSL says FINISHED only at the call after the one that finished
             }
             ByteBuffer app = scratch.app;
             app.clear();
