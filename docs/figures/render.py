@@ -18,6 +18,8 @@ did not record, "#" starts a comment):
     mixed      arm round keep-alive-req close-req us/req readings...
     mixed-ka   arm split
     open       workers arm rate percent us/req
+    embed, embed-ratio, embed-open                  prod-server/bench/embed-tsv.py's (issue 48's
+                                                    embedding rows, from embed.sh's output)
 """
 import argparse
 import difflib
@@ -30,6 +32,9 @@ TSV = os.path.join(ROOT, "docs", "figures", "figures.tsv")
 TARGETS = [("docs/bench.md", "bench", True), ("README.md", "readme", True)]
 NAMES = {"share": "m0 share", "race": "m0 race", "fountain": "m0 fountain",
          "nginx": "nginx", "netty": "Netty", "uvicorn": "uvicorn"}
+EMBED_NAMES = {"auto": "m0, 2 workers (defaults)", "off": "m0, 2 workers, `--cpu-affinity off`",
+               "one": "m0, 1 worker", "race": "m0 race", "fountain": "m0 fountain",
+               "jvm": "one JVM, 4 threads", "node": "Node cluster, 2 workers", "uvicorn": "uvicorn, 2 workers"}
 LOADS = {"close": "connection-close", "keep-alive": "keep-alive"}
 NONE = "—"
 
@@ -84,7 +89,8 @@ def run_names(runs, rows):
     kinds = {}
     for r, row in rows:
         if r >= 0:
-            kinds.setdefault(r, []).append(row[0].replace("cpu-round", "cpu"))
+            kind = row[0].replace("cpu-round", "cpu")
+            kinds.setdefault(r, []).append("embed" if kind.startswith("embed") else kind)
     return "; ".join(f"{runs[r][1]} at {runs[r][0][:16].replace('T', ' ')} UTC ({', '.join(dict.fromkeys(k))})"
                      for r, k in sorted(kinds.items()))
 
@@ -130,6 +136,7 @@ def bench_block(runs, rows):
                 "median round's)."]
     out += measurements(runs, rows)
     out += open_loop(rows)
+    out += embedding(rows)
     return "\n".join(out)
 
 
@@ -179,6 +186,55 @@ def open_loop(rows):
     return out
 
 
+def sizing(ort, bt):
+    return f"runtime's defaults, {bt} handler threads" if ort == "0" else f"{ort} runtime thread a call, {bt} handler thread"
+
+
+def embedding(rows):
+    closed = [row for _, row in rows if row[0] == "embed"]
+    ratios = [row for _, row in rows if row[0] == "embed-ratio"]
+    opened = [row for _, row in rows if row[0] == "embed-open"]
+    if not closed and not ratios:
+        return []
+    out = ["", "Embedding (issue 48): all-MiniLM-L6-v2 as a `--main` app (`prod-server/bench/embed.sh`), "
+           "`wrk -t1` POSTs; CPU in ms a request; p50/p99 the median round's.", "",
+           "| sizing | connections | server | requests/s | p50 ms | p99 ms | ms CPU a request | client's ms CPU a request |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in closed:
+        out.append(f"| {sizing(r[1], r[2])} | {r[3]} | {EMBED_NAMES.get(r[4], r[4])} | {r[5]} | {r[8]} | {r[9]} | {r[6]} | {r[7]} |")
+    if ratios:
+        out += ["", "| sizing | connections | ratio | median of the rounds' | rounds |", "|---|---|---|---|---|"]
+        for r in ratios:
+            out.append(f"| {sizing(r[1], r[2])} | {r[3]} | {r[4]} {r[5]} | **{r[6]}** | {r[7]} |")
+    if opened:
+        out += ["", "| open loop (% of the 2-worker default's capacity), sizing | server | offered req/s | p50 ms | p99 ms | ms CPU a request | client's ms CPU a request | errors |",
+                "|---|---|---|---|---|---|---|---|"]
+        for r in opened:
+            out.append(f"| {r[3]} %, {sizing(r[1], r[2])} | {EMBED_NAMES.get(r[4], r[4])} | {r[5]} | {r[8]} | {r[9]} | {r[6]} | {r[7]} | {r[10]} |")
+    return out
+
+
+def embed_said(rows):
+    got = {(r[1], r[3], r[4], r[5]): r[6] for _, r in rows if r[0] == "embed-ratio"}
+    parts = []
+    if ("0", "8", "auto/off", "req/s") in got:
+        parts.append(f"with the runtime's defaults, m0's defaults {got[('0', '8', 'auto/off', 'req/s')]}× "
+                     "`--cpu-affinity off`'s requests/s")
+    for conns in ("8", "32"):
+        peers = [f"{got[(o, conns, p, 'req/s')]}× {name}" for o in ("1",) for p, name in
+                 (("auto/one", "1 worker"), ("auto/race", "race"), ("auto/node", "Node's cluster"), ("auto/jvm", "one JVM"))
+                 if (o, conns, p, "req/s") in got]
+        if peers:
+            text = f"sized (1 runtime thread a call), c{conns}: 2 workers {', '.join(peers)}"
+            if ("1", conns, "auto/node", "p99") in got:
+                text += f", p99 {got[('1', conns, 'auto/node', 'p99')]}× Node's"
+            parts.append(text)
+    if not parts:
+        return []
+    return ["- Embedding (all-MiniLM-L6-v2, `--main`, wrk POSTs; medians of per-round ratios on a loaded "
+            "machine): " + "; ".join(parts) + "."]
+
+
 def readme_block(runs, rows):
     table, _ = cpu_rows(rows)
 
@@ -204,6 +260,7 @@ def readme_block(runs, rows):
         if four:
             text += f"; 4 workers, bursts of 64: {sum(exact(r[3]) for r in four)} of {len(four)} exact"
         out.append(text + ".")
+    out += embed_said(rows)
     out.append(f"\nFrom `docs/figures/figures.tsv`, the runs {run_names(runs, rows)}, on "
                f"{runs[0][2] if runs else '?'} vCPU shared with the client. The full table, "
                "absolute figures and caveats: [docs/bench.md](docs/bench.md).")

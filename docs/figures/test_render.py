@@ -71,6 +71,22 @@ class RenderTest(unittest.TestCase):
         self.assertEqual(1, rc)
         self.assertIn("-- Keep-alive hello at 1 worker: 0.9× nginx's.", diff)
 
+    def test_the_embedding_rows_give_a_table_and_the_readme_line(self):
+        with open(self.tsv, "a") as f:
+            f.write("meta\t2026-12-07T13:40:30Z\tdef5678\t2\n"
+                    "embed\t1\t1\t32\tauto\t38.2\t16.30\t0.066\t177.11\t557.46\n"
+                    "embed-ratio\t1\t1\t32\tauto/one\treq/s\t1.007\t1.007 0.745 1.150\n"
+                    "embed-ratio\t1\t1\t32\tauto/node\tp99\t0.420\t0.4 0.42 0.5\n"
+                    "embed-open\t1\t1\t50\tnode\t26\t11.09\t2.093\t20.10\t254.60\t0\n")
+        runs, rows = render.read(self.tsv)
+        block = render.bench_block(runs, rows)
+        self.assertIn("| 1 runtime thread a call, 1 handler thread | 32 | m0, 2 workers (defaults) | 38.2 | 177.11 | 557.46 | 16.30 | 0.066 |", block)
+        self.assertIn("| 32 | auto/one req/s | **1.007** | 1.007 0.745 1.150 |", block)
+        self.assertIn("| 50 %, 1 runtime thread a call, 1 handler thread | Node cluster, 2 workers | 26 | 20.10 | 254.60 | 11.09 | 2.093 | 0 |", block)
+        readme = render.readme_block(runs, rows)
+        self.assertIn("sized (1 runtime thread a call), c32: 2 workers 1.007× 1 worker, p99 0.420× Node's.", readme)
+        self.assertIn("def5678 at 2026-12-07 13:40 UTC (embed)", readme)
+
     def test_a_doc_without_its_block_is_an_error(self):
         with open(os.path.join(self.root, "docs/bench.md"), "w") as f:
             f.write("# no block\n")

@@ -22,14 +22,15 @@ import java.util.Iterator;
  *
  * <pre>
  *   due N done M errors E achieved R/s p50 P ms p99 Q ms max X ms ticks T late L ms
- *   java prod-server/bench/OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/] [SERVER_PID]
+ *   java prod-server/bench/OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/] [SERVER_PID] [BODY_FILE]
  * </pre>
  *
  * {@code achieved} is the rate offered. With SERVER_PID, {@code ticks} is the utime+stime (clock
  * ticks, /proc) of the server's process and its children over the measured window alone (the
  * warm-up excluded); else 0. With {@code OPENLOOP_LOG=FILE} in the environment every latency is
  * written there too, one line each in h2load's {@code --log-file} columns (start, status,
- * microseconds), for pooled percentiles.
+ * microseconds), for pooled percentiles. With BODY_FILE each request is a POST of that file's bytes
+ * ({@code Content-Type: application/json}: embed.sh's open loop, issue 48) instead of a GET.
  *
  * <p>One thread and one selector: connections are opened within 1 ms of their time (the
  * selector's timeout granularity). Single-file and JDK-only so the bench needs no build; every
@@ -43,7 +44,7 @@ public final class OpenLoop {
     /** One connection in flight: when it was due, and what it has read. */
     private static final class Conn {
         final long due;
-        final ByteBuffer in = ByteBuffer.allocate(4096);
+        ByteBuffer in = ByteBuffer.allocate(4096);
         int bodyStart = -1;
         int length = -1;
 
@@ -80,7 +81,7 @@ public final class OpenLoop {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
-            System.err.println("usage: java OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/]");
+            System.err.println("usage: java OpenLoop.java HOST:PORT RATE SECONDS [WARMUP_SECONDS=1] [PATH=/] [SERVER_PID] [BODY_FILE]");
             System.exit(2);
         }
         String[] hp = args[0].split(":");
@@ -90,7 +91,10 @@ public final class OpenLoop {
         double warmup = args.length > 3 ? Double.parseDouble(args[3]) : 1;
         String path = args.length > 4 ? args[4] : "/";
         long serverPid = args.length > 5 ? Long.parseLong(args[5]) : -1;
-        byte[] request = ("GET " + path + " HTTP/1.1\r\nHost: " + args[0] + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] body = args.length > 6 ? java.nio.file.Files.readAllBytes(java.nio.file.Path.of(args[6])) : null;
+        byte[] request = body == null
+                ? ("GET " + path + " HTTP/1.1\r\nHost: " + args[0] + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1)
+                : post(args[0], path, body);
         if (warmup > 0) {
             new OpenLoop().run(target, request, rate, warmup); // the JIT and class loading, not counted
         }
@@ -111,6 +115,15 @@ public final class OpenLoop {
         System.out.printf(java.util.Locale.ROOT, "due %d done %d errors %d achieved %.0f/s p50 %.3f ms p99 %.3f ms max %.3f ms ticks %d late %.3f ms%n",
                 run.due, run.count, run.errors, run.due / Math.max(run.issueSeconds, 1e-9), at(s, 0.50), at(s, 0.99),
                 s.length == 0 ? 0 : s[s.length - 1] / 1e6, ticks, run.lateP99());
+    }
+
+    /** A POST of {@code body} as JSON, head and body in one array: one write each connection. */
+    private static byte[] post(String host, String path, byte[] body) {
+        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] all = Arrays.copyOf(head, head.length + body.length);
+        System.arraycopy(body, 0, all, head.length, body.length);
+        return all;
     }
 
     /** utime + stime of {@code pid} and its descendants, in clock ticks; 0 without a pid. */
@@ -218,14 +231,21 @@ public final class OpenLoop {
                 return;
             }
             if (k.isWritable()) {
-                ch.write(ByteBuffer.wrap(request)); // a few dozen bytes into an empty socket: all of it
+                ch.write(ByteBuffer.wrap(request)); // at most a few hundred bytes into an empty socket: all of it
                 k.interestOps(SelectionKey.OP_READ);
                 return;
             }
             if (k.isReadable()) {
-                if (ch.read(c.in) < 0 || !c.in.hasRemaining()) {
+                if (ch.read(c.in) < 0) {
                     fail(k);
                     return;
+                }
+                if (!c.in.hasRemaining()) { // an answer past 4 KiB (384 floats as JSON): room for more, up to 1 MiB
+                    if (c.in.capacity() >= 1 << 20) {
+                        fail(k);
+                        return;
+                    }
+                    c.in = ByteBuffer.allocate(c.in.capacity() * 2).put(c.in.flip());
                 }
                 if (c.complete()) {
                     record(now - c.due);

@@ -250,6 +250,12 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         }
     }
 
+    /** A TLS handshake is its connection's admission: stamped where an admission is (ADR 0069, addendum). */
+    @Override
+    public void handshaking() {
+        admitted();
+    }
+
     /**
      * A pass ends: publish {@code open} and retire what this pass received (one add), then
      * PARKED (unless left: leave wins). A word that already holds its value is not written again: a wake-up

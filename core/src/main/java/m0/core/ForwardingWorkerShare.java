@@ -59,6 +59,11 @@ public abstract class ForwardingWorkerShare<C> implements WorkerShare<C> {
     }
 
     @Override
+    public void handshaking() {
+        delegate.handshaking();
+    }
+
+    @Override
     public void passEnd(long open) {
         delegate.passEnd(open);
     }

@@ -43,6 +43,14 @@ public interface WorkerShare<C> {
      */
     void admitted();
 
+    /**
+     * This pass runs a TLS handshake (ADR 0069, addendum): a part of the connection's admission,
+     * which runs no view and always ends, so the page shows it as {@link #admitted()} does. A
+     * handshake stamped like a view made a worker inside a pass of handshakes read to its
+     * siblings' picks as a slow view, and they kept what they accepted: a storm landed 44/20.
+     */
+    void handshaking();
+
     /** A pass ends: publish {@code open} and PARKED (unless left), retire what it received. */
     void passEnd(long open);
 

@@ -155,6 +155,23 @@ class LifecycleTest {
         assertEquals(f.clock.nanoTime(), f.state(1), "a new pass stamps again");
     }
 
+    /**
+     * ADR 0069, addendum: a TLS handshake is its connection's admission. Under share it stamps
+     * nothing, so a worker 5 ms into a pass of handshakes is still a target (a storm landed 44/20
+     * when it stamped); under fountain, whose admissions are busy, it stamps as one does.
+     */
+    @Test
+    void aHandshakeStampsOnlyWhereAnAdmissionDoes() {
+        Fixture f = new Fixture(2).started();
+        f.w(1).handshaking();
+        f.clock.advance(5_000_000L);
+        assertEquals(PARKED, f.state(1), "share: a handshake is no view");
+        assertEquals(1, f.w(0).pick(3), "a sibling inside its handshakes is a target");
+        Fixture g = new Fixture(2, AcceptPolicy::fountain).started();
+        g.w(1).handshaking();
+        assertEquals(Fixture.T0, g.state(1), "fountain: an admission is busy, and so is a handshake");
+    }
+
     @Test
     void startResetsThePredecessorsActive() {
         Fixture f = new Fixture(2).started();

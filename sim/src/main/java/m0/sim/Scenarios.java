@@ -165,7 +165,7 @@ public final class Scenarios {
             HEAL_SEND, HEAL_TAKE_BACK, HEAL_RECEIVE, HEAL_START, HEAL_FORWARD, HEAL_BUSY, BURST, PickScenarios.BURST_SLOW, PickScenarios.BURST_STALL,
             PickScenarios.RECEIVE_STALL, PickScenarios.PICK_SLOW, PickScenarios.BURST_THREE, LEAVE_UNSEEN,
             MixedScenarios.MIXED, MixedScenarios.MIXED_MODES, MixedScenarios.MIXED_FRESH,
-            TlsScenarios.TLS_REBALANCE, TlsScenarios.TLS_LEAVE);
+            TlsScenarios.TLS_REBALANCE, TlsScenarios.TLS_LEAVE, TlsScenarios.TLS_BURST);
 
     private Scenarios() {
     }

@@ -221,6 +221,7 @@ public final class Sim {
         List<Conn> out = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             Conn c = newConn();
+            c.tls = tlsClients;
             c.inBacklog = true;
             c.arrivedAt = now;
             backlog.add(c);
@@ -228,6 +229,9 @@ public final class Sim {
         }
         return out;
     }
+
+    /** Clients that connect from here on speak TLS (ADR 0069): the worker that serves one does its handshake. */
+    boolean tlsClients;
 
     private Conn newConn() {
         Conn c = new Conn(conns.size() + 1);
@@ -755,6 +759,7 @@ public final class Sim {
             point(me, 0, Footprint.bit(Footprint.LISTENER));
         }
         Conn c = newConn();
+        c.tls = tlsClients;
         c.inBacklog = true;
         c.arrivedAt = now;
         backlog.addLast(c);

@@ -18,7 +18,37 @@ public final class TlsScenarios {
             "w0 holds a plain idle connection and a TLS one and leaves at once while w1 serves: the plain one is"
             + " handed over, the TLS one closed gracefully by w0", TlsScenarios::leave);
 
+    public static final Scenario TLS_BURST = new Scenario("TLS-burst",
+            "w0 (one open already) passes its first TLS accept to w1, whose receipt pass runs its 5 ms handshake;"
+            + " w0 accepts a wave of 3 TLS clients at 3 ms, 1 ms a handshake (ADR 0069, addendum)",
+            TlsScenarios::burst);
+
     static final long END = Sim.T0 + 30 * Sim.MS;
+
+    /**
+     * Where a storm of TLS clients lands (issue 47). A handshake costs ms of CPU inside the pass
+     * that admits its connection (w1's 5 ms: a cold engine, or w1 descheduled in it; w0's 1 ms).
+     * Stamped like a view, w1's pass with c1's handshake reads to w0's batch at 3 ms as 3 ms into
+     * one pass, a slow view, so w0 keeps the wave while w1 is in it: 3 served against 1, and a TLS
+     * connection never moves after (BALANCE). A handshake is the connection's admission: w1
+     * reads PARKED with c1 in its pending, and the four end 2/2.
+     */
+    private static void burst(Sim s) {
+        Worker w0 = s.worker(0).load(1).handshakeCost(Sim.MS);
+        Worker w1 = s.worker(1).accepts(false).handshakeCost(5 * Sim.MS);
+        Scenarios.started(s, w0, w1);
+        s.tlsClients = true;
+        s.clients(1);
+        s.balanceOracle = true;
+        s.actor("clients", () -> {
+            s.sleep(3 * Sim.MS);
+            for (int k = 0; k < 3; k++) {
+                s.connect();
+            }
+        });
+        s.loop(w0, () -> w0.run(Sim.T0 + 40 * Sim.MS));
+        s.loop(w1, () -> w1.run(Sim.T0 + 40 * Sim.MS));
+    }
 
     /**
      * 4/0 in open connections, two of them pinned. The newest are the TLS ones, so a look that

@@ -52,6 +52,11 @@ public final class Worker {
     long acceptCost;
     /** The same for each connection it receives: its receipt pass stalls this long, no view run. */
     long receiveCost;
+    /**
+     * Virtual time each TLS connection's handshake costs inside the pass that admits it, accepted
+     * or received (ADR 0069, addendum): the loop is told {@link WorkerLoop#handshaking()}, no view.
+     */
+    long handshakeCost;
     /** Request load, per mille of each request period, by virtual time (null: none). */
     LongUnaryOperator load;
     /** At this time every connection it serves is closed by its client (-1: never). */
@@ -133,6 +138,11 @@ public final class Worker {
 
     public Worker acceptCost(long nanos) {
         this.acceptCost = nanos;
+        return this;
+    }
+
+    public Worker handshakeCost(long nanos) {
+        this.handshakeCost = nanos;
         return this;
     }
 
@@ -427,6 +437,10 @@ public final class Worker {
             long cost = received ? receiveCost : acceptCost;
             if (cost > 0) {
                 sim.sleep(cost);
+            }
+            if (c.tls && handshakeCost > 0) {
+                loop.handshaking(); // the eager read runs its handshake: the connection's admission
+                sim.sleep(handshakeCost);
             }
         }
 

@@ -50,6 +50,7 @@ class ModelCheckTest {
         {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
         {TlsScenarios.TLS_REBALANCE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
         {TlsScenarios.TLS_LEAVE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
+        {TlsScenarios.TLS_BURST, Mutants.HANDSHAKE_STAMPS, "BALANCE"},
     };
 
     static final long RANDOM_SEEDS = 3000;

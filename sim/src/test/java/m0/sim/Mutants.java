@@ -1068,6 +1068,18 @@ final class Mutants {
     });
 
     /**
+     * ADR 0069's addendum undone: a TLS handshake stamps the pass as a view does, so a worker
+     * inside a pass of handshakes reads to its siblings' picks as a slow view, and they keep
+     * what they accept (TLS-burst: BALANCE; issue 47's storm landed 44/20).
+     */
+    static final Protocol HANDSHAKE_STAMPS = worker("mutant-handshake-stamps", (p, self) -> new WorkerMutant(p, self) {
+        @Override
+        public void handshaking() {
+            real.work();
+        }
+    });
+
+    /**
      * ADR 0069 undone: a worker that treats a connection whose TLS handshake began here as
      * movable, as a plain one (its session would be lost in the sibling).
      */

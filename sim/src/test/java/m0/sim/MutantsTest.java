@@ -60,7 +60,8 @@ class MutantsTest {
                 Arguments.of(Scenarios.SHAPE_FLAP, Mutants.SHAPE_NO_HYSTERESIS, "SHAPE-FLAP"),
                 Arguments.of(Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"),
                 Arguments.of(TlsScenarios.TLS_REBALANCE, Mutants.MOVES_HANDSHAKEN, "PINNED"),
-                Arguments.of(TlsScenarios.TLS_LEAVE, Mutants.MOVES_HANDSHAKEN, "PINNED"));
+                Arguments.of(TlsScenarios.TLS_LEAVE, Mutants.MOVES_HANDSHAKEN, "PINNED"),
+                Arguments.of(TlsScenarios.TLS_BURST, Mutants.HANDSHAKE_STAMPS, "BALANCE"));
     }
 
     @ParameterizedTest(name = "{0} finds {1}")
@@ -119,6 +120,7 @@ class MutantsTest {
         return Stream.of(Scenarios.R5, Scenarios.B25_SEND, Scenarios.B25_IDLE, Scenarios.TAKEN, Scenarios.NS,
                 Scenarios.RB, Scenarios.SENDER_KILLED, Scenarios.B25_WIDE, Scenarios.LATE_SEND, Scenarios.WAIT_START,
                 Scenarios.REBALANCE_KILL_SENDER, Scenarios.HEAL_SEND, Scenarios.HEAL_RECEIVE, Scenarios.HEAL_START,
-                Scenarios.HEAL_FORWARD, Scenarios.LEAVE_UNSEEN, TlsScenarios.TLS_REBALANCE, TlsScenarios.TLS_LEAVE);
+                Scenarios.HEAL_FORWARD, Scenarios.LEAVE_UNSEEN, TlsScenarios.TLS_REBALANCE, TlsScenarios.TLS_LEAVE,
+                TlsScenarios.TLS_BURST);
     }
 }

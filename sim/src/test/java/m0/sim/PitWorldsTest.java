@@ -281,6 +281,11 @@ class PitWorldsTest {
     }
 
     @Test
+    void tlsBurst() {
+        passes(TlsScenarios.TLS_BURST, CORE);
+    }
+
+    @Test
     void fountainStuck() {
         passes(FountainScenarios.STUCK, FOUNTAIN);
     }

@@ -241,6 +241,18 @@ public final class WorkerLoop<C> {
     }
 
     /**
+     * The pass runs a TLS handshake (ADR 0069, addendum): work for the rebalance look at its end,
+     * and on the page what an admission is (share: no stamp). A handshake runs no app code and
+     * ends; stamped like a view, a pass of handshakes read to the siblings' picks as a slow view.
+     */
+    public void handshaking() {
+        worked = true;
+        if (started) {
+            share.handshaking();
+        }
+    }
+
+    /**
      * The pass accepted or received a connection: work for the rebalance look at its end; on the
      * page, work only where the policy counts an admission as busy (share does not, ADR 0052).
      */

@@ -602,6 +602,44 @@ class WorkerLoopTest {
         assertEquals(List.of("PARKED", "IN_PASS@" + T0), stateAtAccept, "stamped at its first accept");
     }
 
+    /** ADR 0069, addendum: a handshake is admission work. Under share it leaves the pass unstamped, so the accepts see PARKED. */
+    @Test
+    void underShareAPassOfHandshakesIsNoViewToItsSiblings() {
+        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
+        List<String> stateAtAccept = stateAtEachAccept(rig);
+        rig.backlog(2);
+        Worker w0 = rig.worker(0);
+        w0.loop.begin();
+        w0.loop.handshaking();
+        w0.loop.end(false, true);
+        assertEquals(List.of("PARKED", "PARKED"), stateAtAccept);
+    }
+
+    /** Under fountain an admission is busy (ADR 0019), and so is a handshake: stamped before the accepts. */
+    @Test
+    void underFountainAPassWithAHandshakeIsStampedBeforeItsAccepts() {
+        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        List<String> stateAtAccept = stateAtEachAccept(rig);
+        rig.backlog(2);
+        Worker w0 = rig.worker(0);
+        w0.loop.begin();
+        w0.loop.handshaking();
+        w0.loop.end(false, true);
+        assertEquals(List.of("IN_PASS@" + T0, "IN_PASS@" + T0), stateAtAccept);
+    }
+
+    /** Before start (the warm-up) the index is not yet the worker's: a handshake stamps nothing on it. */
+    @Test
+    void aHandshakeBeforeStartStampsNothing() {
+        LoopRig rig = new LoopRig(T0, 2, 4);
+        long before = rig.page.getVolatile(PageLayout.stateWord(0));
+        Worker w0 = rig.unstarted(0, "fountain", limits(64, 100));
+        w0.loop.begin();
+        w0.loop.handshaking();
+        w0.loop.end(false, false);
+        assertEquals(before, rig.page.getVolatile(PageLayout.stateWord(0)));
+    }
+
     /** A window of churn on worker {@code w}: every connection closed after one request. */
     private static void churn(Worker w) {
         w.connections.shortCloses += 1_000;

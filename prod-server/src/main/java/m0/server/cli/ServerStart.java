@@ -15,6 +15,7 @@ import m0.server.settings.Values;
 import m0.server.supervisor.OperatorConfig;
 import m0.server.supervisor.ServerConfig;
 import m0.server.supervisor.SupervisorKnobs;
+import m0.server.tls.TicketKeyFiles;
 import m0.server.tls.TlsContext;
 import m0.server.tls.TlsFiles;
 import m0.server.tls.TlsSetupException;
@@ -72,11 +73,14 @@ record ServerStart(ServerConfig config, OperatorConfig ops, SupervisorKnobs knob
         return new ServerStart(new ServerConfig(host, bound.port(), v), ops, knobs);
     }
 
-    /** --tls-cert and --tls-key, read and checked now: one line naming the file, before any worker starts. */
+    /** --tls-cert, --tls-key and --tls-ticket-key, read and checked now: one line naming the file, before any worker starts. */
     private static TlsFiles tlsFiles(Values v) {
         String cert = v.text(ServerSettings.TLS_CERT);
         String key = v.text(ServerSettings.TLS_KEY);
         if (cert == null && key == null) {
+            if (v.text(ServerSettings.TLS_TICKET_KEY) != null) {
+                throw fail(v, ServerSettings.TLS_TICKET_KEY, "--tls-ticket-key needs --tls-cert and --tls-key");
+            }
             return TlsFiles.NONE;
         }
         if (cert == null || key == null) {
@@ -88,6 +92,14 @@ record ServerStart(ServerConfig config, OperatorConfig ops, SupervisorKnobs knob
             TlsContext.load(files);
         } catch (TlsSetupException e) {
             throw fail(v, ServerSettings.TLS_CERT, e.getMessage());
+        }
+        String tickets = v.text(ServerSettings.TLS_TICKET_KEY);
+        if (tickets != null) {
+            try {
+                TicketKeyFiles.parse(tickets).load(); // the supervisor reads them again at its start
+            } catch (TlsSetupException e) {
+                throw fail(v, ServerSettings.TLS_TICKET_KEY, e.getMessage());
+            }
         }
         return files;
     }

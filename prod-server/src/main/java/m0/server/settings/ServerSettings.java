@@ -92,6 +92,12 @@ public final class ServerSettings {
     public static final Setting TLS_KEY = Setting.text("tls-key", null, "FILE[,FILE...]",
             "The private key of --tls-cert (one per certificate, in the same order): unencrypted PKCS#8 PEM "
                     + "(RSA or EC), or PKCS#1 RSA PEM.");
+    public static final Setting TLS_TICKET_KEY = Setting.text("tls-ticket-key", null, "FILE[,FILE...]",
+            "Session-ticket keys, one per file of 48 random bytes ('openssl rand 48 > FILE'), as nginx's "
+                    + "ssl_session_ticket_key: servers given the same files resume each other's sessions. The first "
+                    + "file's key seals new tickets, every file's key opens them; SIGHUP reads the files again (to "
+                    + "rotate: a new first file, the old one after it). Unset: the supervisor makes a key every hour "
+                    + "and keeps the two before it (docs/adr/0073).").supervisorOnly();
 
     // --- a developer's: hidden, command line only ---
 
@@ -145,7 +151,7 @@ public final class ServerSettings {
     static final List<Setting> ALL = List.of(CONFIG, BIND, WORKERS, APP, MAIN, APP_CLASSPATH, BLOCKING_THREADS,
             ACCEPT_POLICY, MAX_HEADER_BYTES, IDLE_TIMEOUT_MS, HEADER_TIMEOUT_MS, BODY_TIMEOUT_MS, MAX_BODY_BYTES,
             GRACE_MS, DRAIN_DELAY_MS, MAX_CONNECTIONS, METRICS_BIND, ACCESS_LOG, REBALANCE, DEFER_ACCEPT, CPU_AFFINITY, WORKER_HEAP,
-            WORKER_JAVA_OPTS, PID_FILE, TLS_CERT, TLS_KEY, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS, DEV_MAX_RESPAWNS, DEV_START_TRACE,
+            WORKER_JAVA_OPTS, PID_FILE, TLS_CERT, TLS_KEY, TLS_TICKET_KEY, DEV_NATIVE_FALLBACKS, DEV_MAIN_START_MS, DEV_MAX_RESPAWNS, DEV_START_TRACE,
             DEV_EAGER_READ, DEV_LISTEN_EXCLUSIVE, DEV_WARM_UP, DEV_RING_SENDS, DEV_PAIR_AT, DEV_PAIR_REREAD,
             DEV_ARM_GAP_MS, DEV_ARM_GAP_INDEX, DEV_DIE_AT_START_INDEX, DEV_LOOK_LATE_MS,
             DEV_KEEP_RECEIVED_REGISTERED, DEV_HOLD_SENT_COPY_MS, DEV_HIDE_HELD, DEV_TLS_TICKET_ROTATE_MS,

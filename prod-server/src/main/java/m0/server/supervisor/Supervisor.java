@@ -135,6 +135,15 @@ public final class Supervisor {
         if (rejected != null) {
             System.err.println(rejected);
         }
+        if (ops.tls().on()) { // before the first spawn: every worker maps the keys at its start
+            try {
+                tickets = TicketRotation.open(config.values().text(m0.server.settings.ServerSettings.TLS_TICKET_KEY),
+                        config.values().number(m0.server.settings.ServerSettings.DEV_TLS_TICKET_ROTATE_MS), System.nanoTime());
+            } catch (m0.server.tls.TlsSetupException e) {
+                System.err.println("m0serve: " + e.getMessage());
+                return 2; // as ServerStart's check (usage): the files changed since
+            }
+        }
         String where = Sockets.hostPort(config.host(), config.port());
         int listener;
         try {
@@ -184,10 +193,6 @@ public final class Supervisor {
             }
         }
         StartupTimes startup = StartupTimes.create(lines);
-        if (ops.tls().on()) { // before the first spawn: every worker maps the keys at its start
-            tickets = TicketRotation.start(config.values().number(m0.server.settings.ServerSettings.DEV_TLS_TICKET_ROTATE_MS),
-                    System.nanoTime());
-        }
         int[] cpus = config.cpuAffinity() == CpuPlacement.Mode.OFF ? new int[0] : allowedCpus();
         CpuPlacement placement = CpuPlacement.of(config.cpuAffinity(), config.workers(), cpus, ops.mainClass() != null);
         pinning = new Pinning(slots, placement, cpus,
@@ -216,7 +221,10 @@ public final class Supervisor {
         // the start line names both, and the ready line says which once the workers have started.
         String appScheme = ops.mainClass() != null && !ops.tls().on() ? address : null;
         readiness = new Readiness(slots, page, share, startup, counters, notify, out, health, appScheme);
-        reload = new RollingReload(slots, spawner, readiness, counters, () -> m0.server.tls.TlsContext.problem(ops.tls()));
+        reload = new RollingReload(slots, spawner, readiness, counters, () -> { // certificates first: a bad one keeps the keys too
+            String unfit = m0.server.tls.TlsContext.problem(ops.tls());
+            return unfit != null || tickets == null ? unfit : tickets.reread();
+        });
         scaling = new Scaling(slots, spawner, reload);
         epoll.add(wake.fd(), Epoll.IN, WAKE);
         signals.install();
@@ -296,7 +304,7 @@ public final class Supervisor {
                 pinning.step(reload.inProgress());
                 oversubscription.step(now);
                 if (tickets != null) {
-                    tickets.step(now); // a reload keeps the set: only the period makes a new key
+                    tickets.step(now); // a reload keeps a made set: only the period makes a new key
                 }
             }
             if (signals.takeReopen()) {

@@ -25,7 +25,7 @@ import m0.server.share.Memfds;
  *
  * <pre>
  *   0             generation: even when the set is whole, odd while the supervisor writes it
- *   1             keys in the set (1..{@link TicketKeys#KEPT}), current first
+ *   1             keys in the set (1..{@link TicketKeys#MAX}), current first
  *   2 + 6k .. +5  key k's 48 bytes
  * </pre>
  */
@@ -38,7 +38,7 @@ public final class TicketKeyPage {
     private static final int COUNT = 1;
     private static final int FIRST_KEY = 2;
     private static final int KEY_WORDS = TicketKeys.KEY_BYTES / 8;
-    static final int WORDS = FIRST_KEY + KEY_WORDS * TicketKeys.KEPT;
+    static final int WORDS = FIRST_KEY + KEY_WORDS * TicketKeys.MAX;
     /** A reader that keeps meeting a write gives up for now and tries again at the next look. */
     private static final int READ_TRIES = 64;
 
@@ -95,7 +95,7 @@ public final class TicketKeyPage {
                 continue;
             }
             int n = (int) words.getVolatile(COUNT);
-            if (n < 1 || n > TicketKeys.KEPT) {
+            if (n < 1 || n > TicketKeys.MAX) {
                 continue;
             }
             List<byte[]> keys = new ArrayList<>(n);

@@ -18,12 +18,14 @@ public final class TicketKeys {
     public static final int PART_BYTES = 16;
     /** The current key and the previous ones kept for decryption. */
     public static final int KEPT = 3;
+    /** At most this many in a set: the operator's files ({@code --tls-ticket-key}) may name more than {@link #KEPT}. */
+    public static final int MAX = 8;
 
     private final List<byte[]> keys;
 
     private TicketKeys(List<byte[]> keys) {
-        if (keys.isEmpty() || keys.size() > KEPT) {
-            throw new IllegalArgumentException("1 to " + KEPT + " ticket keys, not " + keys.size());
+        if (keys.isEmpty() || keys.size() > MAX) {
+            throw new IllegalArgumentException("1 to " + MAX + " ticket keys, not " + keys.size());
         }
         for (byte[] k : keys) {
             if (k.length != KEY_BYTES) {

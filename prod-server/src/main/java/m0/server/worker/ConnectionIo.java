@@ -79,6 +79,8 @@ final class ConnectionIo {
     private FailedHandlers handlerFailures;
     /** The listener's TLS (ADR 0069); null: plain HTTP. Set after the warm-up, whose requests are plain. */
     private TlsReads tls;
+    /** The loop's handshaking(): a handshake's bytes are admission work, no view (ADR 0069, addendum). */
+    private Runnable handshake;
 
     ConnectionIo(Epoll epoll, ConnectionTable table, HttpConfig http, App app, BlockingPool pool, EventFd wake,
                  RateLimitedLog failures, Runnable work, boolean eagerRead, boolean keepReceivedRegistered,
@@ -121,8 +123,23 @@ final class ConnectionIo {
     }
 
     /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
-    void secure(EngineSource engines, String name) {
+    void secure(EngineSource engines, String name, Runnable handshake) {
         this.tls = new TlsReads(engines, IO_BYTES, name, http.headerTimeoutNanos());
+        this.handshake = handshake;
+    }
+
+    /**
+     * The pass works on {@code c}: while its TLS handshake is under way that is the connection's
+     * admission, which runs no app code and ends, so under share it stamps no pass (ADR 0069,
+     * addendum: stamped, a worker in a pass of handshakes read as a slow view to its siblings'
+     * picks, and a storm landed 44/20); anything else may run the app inline.
+     */
+    private void working(Connection c) {
+        if (c.tls != null && (!c.tls.handshakeBegun() || c.tls.handshaking())) {
+            handshake.run();
+        } else {
+            work.run();
+        }
     }
 
     /** From now on app failures go to {@code failed} (the worker's: its own log, its leave). */
@@ -219,7 +236,7 @@ final class ConnectionIo {
         if (eagerRead) {
             // The app may run inline: a view the page must show (under share an admission,
             // accept or receipt, stamps nothing: ADR 0052), so its siblings' picks can skip it.
-            work.run();
+            working(c);
             onReadable(c, now, Epoll.IN);
         }
         return c;
@@ -231,7 +248,7 @@ final class ConnectionIo {
         if (c == null || c.closed) {
             return;
         }
-        work.run(); // bytes to parse, output to write, an EOF: the app's code may run inline
+        working(c); // bytes to parse, output to write, an EOF: the app's code may run inline
         try {
             if ((events & (Epoll.IN | Epoll.HUP | Epoll.ERR)) != 0) {
                 onReadable(c, now, events);
@@ -300,8 +317,14 @@ final class ConnectionIo {
                 try {
                     if (c.tls == null) {
                         c.session.onBytes(inView, now);
-                    } else if (!tlsRead(c, now)) {
-                        return;
+                    } else {
+                        working(c); // this read may be the one that ends the handshake
+                        if (!tlsRead(c, now)) {
+                            return;
+                        }
+                        if (!c.session.idle()) {
+                            work.run(); // the handshake's last flight carried a request: a view (stamped late)
+                        }
                     }
                 } catch (RuntimeException e) {
                     fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker

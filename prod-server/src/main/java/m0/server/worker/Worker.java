@@ -130,6 +130,10 @@ public final class Worker {
         loop.work();
     }
 
+    private void handshaking() {
+        loop.handshaking();
+    }
+
     /**
      * {@code --max-connections 0}: RLIMIT_NOFILE less what the process holds at start and a
      * reserve ({@link #DESCRIPTOR_RESERVE} plus one per pool thread), at least 1.
@@ -295,7 +299,7 @@ public final class Worker {
         StartTrace.mark("warmed up");
         io.record(recorder);
         if (tls != null) {
-            io.secure(tls, name); // after the warm-up, whose own requests are plain
+            io.secure(tls, name, this::handshaking); // after the warm-up, whose own requests are plain
             System.err.println(name + ": " + tls.describe());
             if (tls instanceof m0.server.jdkhttp.AppTls) {
                 // Before our start shows: the supervisor's ready line says https from it.
