@@ -186,6 +186,16 @@ public final class HttpSession {
         return closeAsked;
     }
 
+    /**
+     * The connection finished something below HTTP (its TLS handshake): its idle clock starts
+     * now, not at its admission, so a handshake that took most of the header timeout does not
+     * leave it already idle.
+     */
+    public void active(long nowNanos) {
+        lastNow = nowNanos;
+        lastActive = nowNanos;
+    }
+
     /** The peer shut its write side (read returned 0). */
     public void onEof(long nowNanos) {
         lastNow = nowNanos;

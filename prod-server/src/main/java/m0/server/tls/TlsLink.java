@@ -119,6 +119,11 @@ public final class TlsLink {
         return begun;
     }
 
+    /** The handshake finished (the engine said FINISHED): from then on the session's clocks apply. */
+    public boolean handshakeDone() {
+        return counted;
+    }
+
     /** The handshake is still under way (application data cannot be wrapped yet). */
     public boolean handshaking() {
         HandshakeStatus hs = engine.getHandshakeStatus();
@@ -182,7 +187,10 @@ public final class TlsLink {
                 continue;
             }
             if (!src.hasRemaining()) {
-                return Read.MORE;
+                if (counted || !begun || hs != HandshakeStatus.NEED_UNWRAP || src == EMPTY) {
+                    return Read.MORE;
+                }
+                src = EMPTY; // once more with nothing: BoringSSL says FINISHED only at the call after the one that finished
             }
             ByteBuffer app = scratch.app;
             app.clear();

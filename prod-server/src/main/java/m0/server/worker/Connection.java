@@ -13,6 +13,12 @@ final class Connection {
     HttpSession session;
     /** Its TLS between the socket and the session (ADR 0069); null: plain HTTP. */
     TlsLink tls;
+    /**
+     * While its TLS handshake is under way: when it must have finished (the header timeout from
+     * its first byte, as nginx's client_header_timeout bounds a handshake); else NONE.
+     */
+    long handshakeDeadline = NONE;
+    static final long NONE = Long.MAX_VALUE;
     /** The epoll events registered for it now (EPOLLIN, EPOLLOUT, both or neither). */
     int interest;
     boolean closed;

@@ -124,7 +124,7 @@ final class ConnectionIo {
 
     /** From now on every connection admitted speaks TLS (ADR 0069): its handshake runs here. */
     void secure(EngineSource engines, String name, Runnable handshake) {
-        this.tls = new TlsReads(engines, IO_BYTES, name);
+        this.tls = new TlsReads(engines, IO_BYTES, name, http.headerTimeoutNanos());
         this.handshake = handshake;
     }
 
@@ -232,7 +232,7 @@ final class ConnectionIo {
             c.reused = true; // reused where it came from: not a reuse again here (ADR 0041 counts it once)
             this.settled++;
         }
-        soon(c.session.deadline()); // a client that never sends a byte meets its header timeout
+        soon(deadline(c)); // a client that never sends a byte meets its header timeout
         if (eagerRead) {
             // The app may run inline: a view the page must show (under share an admission,
             // accept or receipt, stamps nothing: ADR 0052), so its siblings' picks can skip it.
@@ -395,7 +395,7 @@ final class ConnectionIo {
             return;
         }
         c.watch(epoll);
-        soon(c.session.deadline());
+        soon(deadline(c));
     }
 
     /** After an error answer is flushed ({@link LingeringClose}). */
@@ -507,6 +507,16 @@ final class ConnectionIo {
         return false;
     }
 
+    /** {@code c}'s next deadline: its TLS handshake's while one is under way, else its session's. */
+    private static long deadline(Connection c) {
+        return handshakePending(c) ? c.handshakeDeadline : c.session.deadline();
+    }
+
+    /** Its TLS handshake began and has not finished (one finished by a wrap is seen here too). */
+    private static boolean handshakePending(Connection c) {
+        return c.handshakeDeadline != Connection.NONE && c.tls != null && !c.tls.handshakeDone();
+    }
+
     /** The earliest of the connections' deadlines. */
     long deadline() {
         return nextSweep;
@@ -527,6 +537,15 @@ final class ConnectionIo {
     private void expire(Connection c, long now) {
         if (c.lingering && now - LingeringClose.deadline(c) >= 0) {
             close(c);
+            return;
+        }
+        if (!c.lingering && handshakePending(c)) {
+            if (now - c.handshakeDeadline >= 0) {
+                tls.handshakeTimedOut();
+                close(c);
+                return;
+            }
+            soon(c.handshakeDeadline); // the session's clocks wait for the handshake's end
             return;
         }
         if (!c.lingering && now - c.session.deadline() >= 0) {

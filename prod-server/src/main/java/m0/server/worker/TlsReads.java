@@ -36,15 +36,20 @@ final class TlsReads {
     /** One log per failure site (RateLimitedLog's rule). */
     private final RateLimitedLog failedHandshakes;
     private final RateLimitedLog plainOnTls;
+    private final RateLimitedLog unfinishedHandshakes;
+    /** A handshake must finish this long after its first byte: the header timeout. */
+    private final long handshakeNanos;
     /** Last words written outside the answer path: a close_notify, an alert, the 400. */
     private final Memory lastWords = new Memory(1024);
 
-    TlsReads(EngineSource engines, int readBytes, String name) {
+    TlsReads(EngineSource engines, int readBytes, String name, long handshakeNanos) {
         this.engines = engines;
         this.scratch = new TlsLink.Scratch(readBytes);
         scratch.judgedBy(engines);
         this.failedHandshakes = new RateLimitedLog(System.err, name + ": ");
         this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
+        this.unfinishedHandshakes = new RateLimitedLog(System.err, name + ": ");
+        this.handshakeNanos = handshakeNanos;
     }
 
     /** A connection admitted: its handshake runs here, in the worker that serves it. */
@@ -56,6 +61,9 @@ final class TlsReads {
 
     /** Ciphertext read from {@code c}'s socket (position..limit, all consumed). */
     Outcome read(Connection c, ByteBuffer in, long now) {
+        if (!c.tls.handshakeBegun() && in.hasRemaining()) {
+            c.handshakeDeadline = now + handshakeNanos; // trickled or left hanging, it ends then
+        }
         TlsLink.Read r;
         try {
             r = c.tls.onCipher(in, c.session, now);
@@ -71,7 +79,17 @@ final class TlsReads {
             c.tls = null; // no TLS to close
             return Outcome.CLOSE;
         }
+        if (c.handshakeDeadline != Connection.NONE && c.tls.handshakeDone()) {
+            c.handshakeDeadline = Connection.NONE;
+            c.session.active(now); // the session's own clocks from here
+        }
         return r == TlsLink.Read.CLOSED ? Outcome.PEER_CLOSED : Outcome.MORE;
+    }
+
+    /** A handshake did not finish by its deadline: said; the caller closes its connection. */
+    void handshakeTimedOut() {
+        unfinishedHandshakes.log("TLS: closing a connection whose handshake did not finish within the header timeout ("
+                + handshakeNanos / 1_000_000 + " ms from its first byte)");
     }
 
     /** Before {@code c}'s close: a close_notify, so its client tells the close from a truncation. */
