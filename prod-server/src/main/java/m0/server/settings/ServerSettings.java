@@ -37,7 +37,7 @@ public final class ServerSettings {
     public static final Setting IDLE_TIMEOUT_MS = Setting.number("idle-timeout-ms", 5000, 1, NONE, "MS",
             "Keep-alive idle timeout.");
     public static final Setting HEADER_TIMEOUT_MS = Setting.number("header-timeout-ms", 10000, 1, NONE, "MS",
-            "A started request head must complete within this; else 408.");
+            "A started request head must complete within this, else 408; so must a TLS handshake from its first byte, else the connection is closed.");
     public static final Setting BODY_TIMEOUT_MS = Setting.number("body-timeout-ms", 10000, 1, NONE, "MS",
             "A request body that receives nothing for this long gets 408.");
     public static final Setting MAX_BODY_BYTES = Setting.number("max-body-bytes", 1048576, 0, INT_MAX - 64, "BYTES",
