@@ -30,8 +30,8 @@
 # ECDHE-ECDSA-AES128-GCM-SHA256 (ECDHE-RSA- with KEY=rsa), X25519 then P-256, which a P-256
 # certificate needs under TLS 1.2). The servers get neither file; each row prints what was
 # negotiated. nginx: the same number of workers, ssl_session_tickets on (its workers share the
-# ticket keys their master made); m0serve's JDK engine makes its own per worker, so a resumed
-# session needs the worker that issued it until the workers share ticket keys.
+# ticket keys their master made); m0serve's workers share the ticket keys its supervisor made
+# (docs/adr/0073), so a resumed session resumes on any worker.
 # Needs wrk, nginx, python3, openssl, java and the jar (mvn -q -pl prod-server -am package -DskipTests).
 set -euo pipefail
 ROUNDS=${1:-3}
