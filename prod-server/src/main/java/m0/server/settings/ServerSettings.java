@@ -95,8 +95,8 @@ public final class ServerSettings {
     public static final Setting TLS_TICKET_KEY = Setting.text("tls-ticket-key", null, "FILE[,FILE...]",
             "Session-ticket keys, one per file of 48 random bytes ('openssl rand 48 > FILE'), as nginx's "
                     + "ssl_session_ticket_key: servers given the same files resume each other's sessions. The first "
-                    + "file's key seals new tickets, every file's key opens them; SIGHUP reads the files again (to "
-                    + "rotate: a new first file, the old one after it). Unset: the supervisor makes a key every hour "
+                    + "file's key seals new tickets, every file's key opens them; SIGHUP reads the files again, their names "
+                    + "fixed at start (to rotate: a new first file, the old one after it). Unset: the supervisor makes a key every hour "
                     + "and keeps the two before it (docs/adr/0073).").supervisorOnly();
 
     // --- a developer's: hidden, command line only ---
