@@ -282,14 +282,11 @@ public final class Worker {
         epoll.add(wake.fd(), Epoll.IN, EventTags.WAKE); // before the warm-up: a pool app's answer wakes us
         if (knobs.warmUp()) {
             new WarmUp(epoll, io, failures, name).run(); // its requests are no client's: not recorded
-            if (tls instanceof m0.server.tls.BoringTls boring) {
-                new TlsWarmUp(epoll, io, boring, failures, name).run(); // the handshake path's compiles, before ready
-            }
         }
         StartTrace.mark("warmed up");
         io.record(recorder);
         if (tls != null) {
-            io.secure(tls, name); // after the warm-ups: their requests and handshakes are not counted
+            io.secure(tls, name); // after the warm-up, whose own requests are plain
             System.err.println(name + ": " + tls.describe());
         }
         // A hand-off's payload, the access log, an exchange's remote address.
