@@ -248,7 +248,7 @@ done
 if section mib; then
   # StaticFilesApp, as a team would serve a directory (examples/), compiled against the jar
   mkdir -p "$WORK/classes"
-  javac -d "$WORK/classes" -cp "$JAR" "$ROOT/examples/src/main/java/m0/examples/files/StaticFilesApp.java"
+  javac -d "$WORK/classes" -cp "$JAR" -sourcepath "$ROOT/examples/src/main/java" "$ROOT/examples/src/main/java/m0/examples/files/StaticFilesApp.java"
   export M0_STATIC_ROOT="$WORK/www"
   read -r -a marms <<<"$MIB_ARMS"
   APP_ARGS=(--app m0.examples.files.StaticFilesApp --app-classpath "$WORK/classes")

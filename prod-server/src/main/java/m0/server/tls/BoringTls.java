@@ -3,6 +3,7 @@ package m0.server.tls;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslCachingX509KeyManagerFactory;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
@@ -64,7 +65,11 @@ public final class BoringTls implements EngineSource {
         String[] suites = OpenSsl.availableJavaCipherSuites().stream().filter(TlsContext::modern).sorted(
                 BoringTls::preferred).toArray(String[]::new);
         try {
-            SslContext context = SslContextBuilder.forServer(new Keys(new SniKeyManager(entries)))
+            // the caching factory: each certificate's key and chain parsed into BoringSSL once, not at
+            // every handshake whose SNI picks another certificate than the last (netty's own cache
+            // holds one)
+            SslContext context = SslContextBuilder.forServer(
+                            new OpenSslCachingX509KeyManagerFactory(new Keys(new SniKeyManager(entries))))
                     .sslProvider(SslProvider.OPENSSL)
                     .protocols(TlsContext.PROTOCOLS)
                     .ciphers(List.of(suites))
@@ -105,6 +110,17 @@ public final class BoringTls implements EngineSource {
             applyKeys();
         }
         return context.newEngine(ByteBufAllocator.DEFAULT);
+    }
+
+    /**
+     * A client context of the same library, for the worker's TLS warm-up (ADR 0073's addendum):
+     * it trusts any certificate, since its only peer is this worker on loopback. Its engines
+     * made for one host and port offer the session the last one got, so the warm-up resumes too.
+     */
+    public static SslContext loopbackClient() throws SSLException {
+        return SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                .trustManager(io.netty.handler.ssl.util.InsecureTrustManagerFactory.INSTANCE)
+                .protocols(TlsContext.PROTOCOLS).build();
     }
 
     /** The generation of the supervisor's keys this worker seals and opens tickets with; 0: its own. */

@@ -44,9 +44,11 @@ public final class TlsLink {
         EngineSource engines;
 
         public Scratch(int readBytes) {
-            this.net = ByteBuffer.allocate(readBytes + 17 * 1024 + 512);
-            this.app = ByteBuffer.allocate(17 * 1024 + 512);
-            this.wrapped = ByteBuffer.allocate(17 * 1024 + 512);
+            // direct: BoringSSL's engine reads and writes a direct buffer in place, and copies a
+            // heap one through a pooled direct buffer of its own first
+            this.net = ByteBuffer.allocateDirect(readBytes + 17 * 1024 + 512);
+            this.app = ByteBuffer.allocateDirect(17 * 1024 + 512);
+            this.wrapped = ByteBuffer.allocateDirect(17 * 1024 + 512);
         }
 
         /** Judged by {@code engines} from now on ({@link EngineSource#resumed}). */
@@ -162,7 +164,7 @@ public final class TlsLink {
         ByteBuffer src = in;
         if (partial != null) {
             if (scratch.net.capacity() < partial.position() + in.remaining()) {
-                scratch.net = ByteBuffer.allocate(partial.position() + in.remaining());
+                scratch.net = ByteBuffer.allocateDirect(partial.position() + in.remaining());
             }
             ByteBuffer net = scratch.net;
             net.clear();
@@ -204,7 +206,7 @@ public final class TlsLink {
                     keepPartial(src);
                     return Read.MORE;
                 }
-                case BUFFER_OVERFLOW -> scratch.app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+                case BUFFER_OVERFLOW -> scratch.app = ByteBuffer.allocateDirect(engine.getSession().getApplicationBufferSize());
                 case CLOSED -> {
                     session.onEof(now);
                     if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
@@ -242,7 +244,7 @@ public final class TlsLink {
             dst.clear();
             SSLEngineResult r = seen(engine.wrap(src, dst));
             if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
-                dst = scratch.wrapped = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+                dst = scratch.wrapped = ByteBuffer.allocateDirect(engine.getSession().getPacketBufferSize());
                 continue;
             }
             if (r.getStatus() == SSLEngineResult.Status.CLOSED) {
