@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
  * What part of an open file a {@link Response#file} answer sends, from its request's
  * {@code Range} and {@code If-Range} (RFC 9110 13.1.5, 14; ADR 0071's addendum): the whole file
  * (the app's status), one slice (206 with Content-Range), or nothing (416, {@link #refusal}).
- * A 200 file answer to GET or HEAD takes ranges and says so ({@code Accept-Ranges: bytes});
+ * A 200 file answer to GET takes ranges and says so ({@code Accept-Ranges: bytes}), as does the
+ * head of one to HEAD, which ignores Range (RFC 9110 14.2: only GET's is read);
  * other statuses, other methods, and an answer whose app set its own Accept-Ranges (e.g.
  * {@code none}) are sent whole, untouched.
  */
@@ -32,7 +33,8 @@ final class FileSlice {
     static FileSlice of(Request request, Response r, long length) {
         String whole = "Content-Length: " + length + "\r\n";
         if (!takesRanges(request, r)) return new FileSlice(r, 0, length, whole, null);
-        java.util.List<String> ranges = request.headers("Range");
+        // A server MUST ignore Range on any method but GET (RFC 9110 14.2): HEAD gets GET's whole-file head.
+        java.util.List<String> ranges = request.method().equals("GET") ? request.headers("Range") : java.util.List.of();
         ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r)
                 ? ByteRange.WHOLE : ByteRange.of(ranges.get(0), length);
         return switch (range.kind) {
@@ -45,7 +47,7 @@ final class FileSlice {
         };
     }
 
-    /** Ranges are GET's (RFC 9110 14.2); HEAD answers the head GET would have. */
+    /** Ranges are GET's (RFC 9110 14.2); HEAD says it takes them, as GET's whole-file head would. */
     private static boolean takesRanges(Request request, Response r) {
         String m = request.method();
         return r.status() == 200 && r.header("Accept-Ranges") == null && (m.equals("GET") || m.equals("HEAD"));
