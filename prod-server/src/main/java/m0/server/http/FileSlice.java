@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
  * (the app's status), one slice (206 with Content-Range), or nothing (416, {@link #refusal}).
  * A 200 file answer to GET takes ranges and says so ({@code Accept-Ranges: bytes}), as does the
  * head of one to HEAD, which ignores Range (RFC 9110 14.2: only GET's is read);
- * other statuses, other methods, and an answer whose app set its own Accept-Ranges (e.g.
- * {@code none}) are sent whole, untouched.
+ * other statuses, other methods, and an answer whose app set {@code Accept-Ranges: none} (in
+ * any case) are sent whole, untouched. An app's {@code Accept-Ranges: bytes} is kept, not repeated.
  */
 final class FileSlice {
     /** What to encode: the app's answer, or it at 206; null when refused. */
@@ -33,14 +33,16 @@ final class FileSlice {
     static FileSlice of(Request request, Response r, long length) {
         String whole = "Content-Length: " + length + "\r\n";
         if (!takesRanges(request, r)) return new FileSlice(r, 0, length, whole, null);
+        // An app that says Accept-Ranges itself has said it: the field is not written twice.
+        String accepts = r.header("Accept-Ranges") == null ? "Accept-Ranges: bytes\r\n" : "";
         // A server MUST ignore Range on any method but GET (RFC 9110 14.2): HEAD gets GET's whole-file head.
         java.util.List<String> ranges = request.method().equals("GET") ? request.headers("Range") : java.util.List.of();
         ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r)
                 ? ByteRange.WHOLE : ByteRange.of(ranges.get(0), length);
         return switch (range.kind) {
-            case WHOLE -> new FileSlice(r, 0, length, "Accept-Ranges: bytes\r\n" + whole, null);
+            case WHOLE -> new FileSlice(r, 0, length, accepts + whole, null);
             case SLICE -> new FileSlice(r.withStatus(206), range.first, range.count(),
-                    "Accept-Ranges: bytes\r\nContent-Length: " + range.count() + "\r\nContent-Range: bytes "
+                    accepts + "Content-Length: " + range.count() + "\r\nContent-Range: bytes "
                             + range.first + "-" + range.last + "/" + length + "\r\n", null);
             case UNSATISFIABLE -> new FileSlice(null, 0, 0, "",
                     Response.text(416, "Range Not Satisfiable\n").withHeader("Content-Range", "bytes */" + length));
@@ -50,7 +52,9 @@ final class FileSlice {
     /** Ranges are GET's (RFC 9110 14.2); HEAD says it takes them, as GET's whole-file head would. */
     private static boolean takesRanges(Request request, Response r) {
         String m = request.method();
-        return r.status() == 200 && r.header("Accept-Ranges") == null && (m.equals("GET") || m.equals("HEAD"));
+        String said = r.header("Accept-Ranges");
+        return r.status() == 200 && (said == null || !said.strip().equalsIgnoreCase("none"))
+                && (m.equals("GET") || m.equals("HEAD"));
     }
 
     /**

@@ -45,11 +45,16 @@ class FileRangeSessionTest {
         file = Files.write(dir.resolve("v.bin"), bytes);
     }
 
-    /** /f: the file with validators; /404: the file at 404; /none: the app says no ranges. */
+    /**
+     * /f: the file with validators; /404: the file at 404; /none, /None: the app says no ranges;
+     * /bytes: the app says the ranges the server takes itself.
+     */
     private HttpSession session() {
         App app = r -> switch (r.path()) {
             case "/404" -> Response.file(404, "text/html", file);
             case "/none" -> Response.file(200, null, file, "Accept-Ranges", "none");
+            case "/None" -> Response.file(200, null, file, "accept-ranges", "None");
+            case "/bytes" -> Response.file(200, "video/mp4", file, "Accept-Ranges", "bytes", "ETag", ETAG);
             default -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", MODIFIED);
         };
         return new HttpSession(HttpConfig.defaults(), app, null, () -> { }, 1L,
@@ -168,5 +173,17 @@ class FileRangeSessionTest {
         Answer post = ask(s, "POST", "/f", "Range: bytes=0-9", "Content-Length: 0");
         assertTrue(post.head.startsWith("HTTP/1.1 200 ") && !post.head.contains("Accept-Ranges"), post.head);
         assertEquals(LENGTH, post.body.length, "ranges are GET's");
+    }
+
+    @Test
+    void anAppsOwnAcceptRangesTurnsRangesOffOnlyWhenItSaysNone() {
+        HttpSession s = session();
+        Answer bytesSaid = ask(s, "GET", "/bytes", "Range: bytes=100-199");
+        assertSlice(bytesSaid, 100, 199);
+        assertEquals(1, bytesSaid.head.split("(?i)\r\nAccept-Ranges:", -1).length - 1, "one Accept-Ranges: " + bytesSaid.head);
+        Answer noneSaid = ask(s, "GET", "/None", "Range: bytes=100-199");
+        assertTrue(noneSaid.head.startsWith("HTTP/1.1 200 ") && noneSaid.head.contains("\r\naccept-ranges: None\r\n")
+                && !noneSaid.head.contains("Content-Range"), noneSaid.head);
+        assertEquals(LENGTH, noneSaid.body.length, "none, in any case: the whole file");
     }
 }
