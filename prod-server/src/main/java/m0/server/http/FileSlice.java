@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * What part of an open file a {@link Response#file} answer sends, from its request's
  * {@code Range} and {@code If-Range} (RFC 9110 13.1.5, 14; ADR 0071's addendum): the whole file
- * (the app's status), one slice (206 with Content-Range), or nothing (416, {@link #refusal}).
+ * (the app's status), one slice (206 with Content-Range), or nothing (416 with the app's headers,
+ * {@link #refusal}).
  * A 200 file answer to GET takes ranges and says so ({@code Accept-Ranges: bytes}), as does the
  * head of one to HEAD, which ignores Range (RFC 9110 14.2: only GET's is read);
  * other statuses, other methods, and an answer whose app set {@code Accept-Ranges: none} (in
@@ -44,9 +45,26 @@ final class FileSlice {
             case SLICE -> new FileSlice(r.withStatus(206), range.first, range.count(),
                     accepts + "Content-Length: " + range.count() + "\r\nContent-Range: bytes "
                             + range.first + "-" + range.last + "/" + length + "\r\n", null);
-            case UNSATISFIABLE -> new FileSlice(null, 0, 0, "",
-                    Response.text(416, "Range Not Satisfiable\n").withHeader("Content-Range", "bytes */" + length));
+            case UNSATISFIABLE -> new FileSlice(null, 0, 0, "", refusal(r, length));
         };
+    }
+
+    /**
+     * The 416: a text body with its own type and length, Content-Range {@code bytes *}/length,
+     * and every other header the app set (CORS, HSTS, validators: a refusal must not drop them).
+     */
+    private static Response refusal(Response r, long length) {
+        String[] app = r.headersWithType();
+        java.util.List<String> kept = new java.util.ArrayList<>(app.length + 2);
+        for (int i = 0; i < app.length; i += 2) {
+            if (app[i].equalsIgnoreCase("Content-Type") || app[i].equalsIgnoreCase("Content-Range")) continue;
+            kept.add(app[i]);
+            kept.add(app[i + 1]);
+        }
+        kept.add("Content-Range");
+        kept.add("bytes */" + length);
+        return new Response(416, Response.TEXT_PLAIN, "Range Not Satisfiable\n".getBytes(StandardCharsets.UTF_8),
+                kept.toArray(String[]::new));
     }
 
     /** Ranges are GET's (RFC 9110 14.2); HEAD says it takes them, as GET's whole-file head would. */

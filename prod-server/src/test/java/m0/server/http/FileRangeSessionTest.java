@@ -47,13 +47,15 @@ class FileRangeSessionTest {
 
     /**
      * /f: the file with validators; /404: the file at 404; /none, /None: the app says no ranges;
-     * /bytes: the app says the ranges the server takes itself.
+     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range.
      */
     private HttpSession session() {
         App app = r -> switch (r.path()) {
             case "/404" -> Response.file(404, "text/html", file);
             case "/none" -> Response.file(200, null, file, "Accept-Ranges", "none");
             case "/None" -> Response.file(200, null, file, "accept-ranges", "None");
+            case "/cors" -> Response.file(200, "video/mp4", file, "Access-Control-Allow-Origin", "*",
+                    "Strict-Transport-Security", "max-age=63072000", "ETag", ETAG, "Content-Range", "bytes 0-0/1");
             case "/bytes" -> Response.file(200, "video/mp4", file, "Accept-Ranges", "bytes", "ETag", ETAG);
             default -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", MODIFIED);
         };
@@ -185,5 +187,20 @@ class FileRangeSessionTest {
         assertTrue(noneSaid.head.startsWith("HTTP/1.1 200 ") && noneSaid.head.contains("\r\naccept-ranges: None\r\n")
                 && !noneSaid.head.contains("Content-Range"), noneSaid.head);
         assertEquals(LENGTH, noneSaid.body.length, "none, in any case: the whole file");
+    }
+
+    @Test
+    void a416KeepsTheAppsHeadersButTheRangeAndTypeFieldsTheServerWrites() {
+        HttpSession s = session();
+        Answer a = ask(s, "GET", "/cors", "Range: bytes=" + LENGTH + "-");
+        assertTrue(a.head.startsWith("HTTP/1.1 416 Range Not Satisfiable\r\n"), a.head);
+        assertTrue(a.head.contains("\r\nAccess-Control-Allow-Origin: *\r\n")
+                && a.head.contains("\r\nStrict-Transport-Security: max-age=63072000\r\n")
+                && a.head.contains("\r\nETag: " + ETAG + "\r\n"), "the app's headers stay: " + a.head);
+        assertEquals(1, a.head.split("(?i)\r\nContent-Range:", -1).length - 1, "one Content-Range: " + a.head);
+        assertTrue(a.head.contains("\r\nContent-Range: bytes */" + LENGTH + "\r\n")
+                && a.head.contains("\r\nContent-Type: text/plain; charset=utf-8\r\n") && !a.head.contains("video/mp4")
+                && a.head.contains("\r\nContent-Length: 22\r\n"), "the server's own fields for its text: " + a.head);
+        assertEquals("Range Not Satisfiable\n", new String(a.body, StandardCharsets.UTF_8));
     }
 }
