@@ -94,11 +94,12 @@ public final class Response {
      * it with sendfile(2) where the connection allows (read and copied on TLS), and closes it
      * after the last byte. A file that cannot be opened is answered 404 (missing, or not a
      * regular file), 403 (not readable) or 500; one that shrinks while it is sent cuts the
-     * connection. HEAD gets the head alone. A 200 answer to GET or HEAD takes one byte range
-     * ({@code Accept-Ranges: bytes}; 206 with the slice, sent by sendfile from its offset, or 416);
+     * connection. HEAD gets the head alone. A 200 answer to GET takes one byte range
+     * ({@code Accept-Ranges: bytes}; 206 with the slice, sent by sendfile from its offset, or 416
+     * with this answer's headers); HEAD ignores Range (RFC 9110 14.2) and gets the 200 head;
      * several ranges get the whole file; an {@code If-Range} is compared with this answer's own
-     * {@code ETag} or {@code Last-Modified} header (none: the whole file). Set your own
-     * {@code Accept-Ranges} header (e.g. {@code none}) to keep the server from taking ranges.
+     * {@code ETag} or {@code Last-Modified} header (none: the whole file). Set
+     * {@code Accept-Ranges: none} (any case) to keep the server from taking ranges.
      * The path is the app's to check: this serves whatever it names.
      */
     public static Response file(int status, String contentType, java.nio.file.Path path, String... headers) {

@@ -81,9 +81,12 @@ public final class StaticFilesApp implements App {
         }
         if (Files.isDirectory(file)) {
             if (!request.path().endsWith("/")) {
-                // As nginx does: the index's relative links must resolve inside the directory.
+                // As nginx does: the index's relative links must resolve inside the directory. The
+                // Location is the normalised path, never the raw one: "//cdn.example.com/" would be
+                // another host to a browser (an open redirect).
                 String query = request.query();
-                return Response.status(301).withHeader("Location", request.path() + "/" + (query == null ? "" : "?" + query));
+                String to = relative.length() == 0 ? "/" : "/" + encode(relative.toString()) + "/";
+                return Response.status(301).withHeader("Location", to + (query == null ? "" : "?" + query));
             }
             file = file.resolve("index.html");
         }
@@ -105,6 +108,21 @@ public final class StaticFilesApp implements App {
         int dot = name.lastIndexOf('.');
         String ext = dot < 0 ? "" : name.substring(dot + 1).toLowerCase(Locale.ROOT);
         return TYPES.getOrDefault(ext, "application/octet-stream");
+    }
+
+    /** Percent-encoding of a decoded path as UTF-8: what a path segment may hold unescaped stays, "/" too. */
+    static String encode(String path) {
+        StringBuilder sb = new StringBuilder(path.length());
+        for (byte b : path.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~!$&'()*+,;=:@/".indexOf(c) >= 0) {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return sb.toString();
     }
 
     /** Percent-decoding of a path as UTF-8 ('+' is a plus in a path); null when malformed. */

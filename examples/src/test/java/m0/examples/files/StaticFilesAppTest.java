@@ -79,6 +79,30 @@ class StaticFilesAppTest {
         assertEquals(dir.resolve("www/sub/index.html").toAbsolutePath(), get(app(), "/sub/").file());
     }
 
+    /**
+     * The Location is the normalised path, never the raw one: "//cdn.example.com" would send a
+     * browser to another host (an open redirect), so it must start with one "/" and a non-slash.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"//cdn.example.com", "///cdn.example.com", "/.//cdn.example.com", "//cdn.example.com?q=1"})
+    void aDirectoryNamedLikeAHostIsSentToItsNormalisedPathNotAnotherHost(String target) throws IOException {
+        StaticFilesApp app = app();
+        Files.createDirectories(dir.resolve("www/cdn.example.com"));
+        Response r = get(app, target);
+        assertEquals(301, r.status(), target);
+        String location = r.header("Location");
+        assertTrue(location.startsWith("/") && location.length() > 1 && location.charAt(1) != '/', location);
+        assertEquals(target.endsWith("?q=1") ? "/cdn.example.com/?q=1" : "/cdn.example.com/", location);
+    }
+
+    @Test
+    void theRedirectsLocationIsPercentEncodedAndTheRootsIsOneSlash() throws IOException {
+        StaticFilesApp app = app();
+        Files.createDirectories(dir.resolve("www/a b/\u00e9t\u00e9"));
+        assertEquals("/a%20b/%C3%A9t%C3%A9/", get(app, "/a%20b/%C3%A9t%C3%A9").header("Location"));
+        assertEquals("/", get(app, "/.").header("Location"));
+    }
+
     @Test
     void theContentTypeIsTheExtensionsWhateverItsCase() {
         assertEquals("video/mp4", StaticFilesApp.type(Path.of("v.MP4")));

@@ -5,10 +5,12 @@ import java.nio.charset.StandardCharsets;
 /**
  * What part of an open file a {@link Response#file} answer sends, from its request's
  * {@code Range} and {@code If-Range} (RFC 9110 13.1.5, 14; ADR 0071's addendum): the whole file
- * (the app's status), one slice (206 with Content-Range), or nothing (416, {@link #refusal}).
- * A 200 file answer to GET or HEAD takes ranges and says so ({@code Accept-Ranges: bytes});
- * other statuses, other methods, and an answer whose app set its own Accept-Ranges (e.g.
- * {@code none}) are sent whole, untouched.
+ * (the app's status), one slice (206 with Content-Range), or nothing (416 with the app's headers,
+ * {@link #refusal}).
+ * A 200 file answer to GET takes ranges and says so ({@code Accept-Ranges: bytes}), as does the
+ * head of one to HEAD, which ignores Range (RFC 9110 14.2: only GET's is read);
+ * other statuses, other methods, and an answer whose app set {@code Accept-Ranges: none} (in
+ * any case) are sent whole, untouched. An app's {@code Accept-Ranges: bytes} is kept, not repeated.
  */
 final class FileSlice {
     /** What to encode: the app's answer, or it at 206; null when refused. */
@@ -32,23 +34,45 @@ final class FileSlice {
     static FileSlice of(Request request, Response r, long length) {
         String whole = "Content-Length: " + length + "\r\n";
         if (!takesRanges(request, r)) return new FileSlice(r, 0, length, whole, null);
-        java.util.List<String> ranges = request.headers("Range");
+        // An app that says Accept-Ranges itself has said it: the field is not written twice.
+        String accepts = r.header("Accept-Ranges") == null ? "Accept-Ranges: bytes\r\n" : "";
+        // A server MUST ignore Range on any method but GET (RFC 9110 14.2): HEAD gets GET's whole-file head.
+        java.util.List<String> ranges = request.method().equals("GET") ? request.headers("Range") : java.util.List.of();
         ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r)
                 ? ByteRange.WHOLE : ByteRange.of(ranges.get(0), length);
         return switch (range.kind) {
-            case WHOLE -> new FileSlice(r, 0, length, "Accept-Ranges: bytes\r\n" + whole, null);
+            case WHOLE -> new FileSlice(r, 0, length, accepts + whole, null);
             case SLICE -> new FileSlice(r.withStatus(206), range.first, range.count(),
-                    "Accept-Ranges: bytes\r\nContent-Length: " + range.count() + "\r\nContent-Range: bytes "
+                    accepts + "Content-Length: " + range.count() + "\r\nContent-Range: bytes "
                             + range.first + "-" + range.last + "/" + length + "\r\n", null);
-            case UNSATISFIABLE -> new FileSlice(null, 0, 0, "",
-                    Response.text(416, "Range Not Satisfiable\n").withHeader("Content-Range", "bytes */" + length));
+            case UNSATISFIABLE -> new FileSlice(null, 0, 0, "", refusal(r, length));
         };
     }
 
-    /** Ranges are GET's (RFC 9110 14.2); HEAD answers the head GET would have. */
+    /**
+     * The 416: a text body with its own type and length, Content-Range {@code bytes *}/length,
+     * and every other header the app set (CORS, HSTS, validators: a refusal must not drop them).
+     */
+    private static Response refusal(Response r, long length) {
+        String[] app = r.headersWithType();
+        java.util.List<String> kept = new java.util.ArrayList<>(app.length + 2);
+        for (int i = 0; i < app.length; i += 2) {
+            if (app[i].equalsIgnoreCase("Content-Type") || app[i].equalsIgnoreCase("Content-Range")) continue;
+            kept.add(app[i]);
+            kept.add(app[i + 1]);
+        }
+        kept.add("Content-Range");
+        kept.add("bytes */" + length);
+        return new Response(416, Response.TEXT_PLAIN, "Range Not Satisfiable\n".getBytes(StandardCharsets.UTF_8),
+                kept.toArray(String[]::new));
+    }
+
+    /** Ranges are GET's (RFC 9110 14.2); HEAD says it takes them, as GET's whole-file head would. */
     private static boolean takesRanges(Request request, Response r) {
         String m = request.method();
-        return r.status() == 200 && r.header("Accept-Ranges") == null && (m.equals("GET") || m.equals("HEAD"));
+        String said = r.header("Accept-Ranges");
+        return r.status() == 200 && (said == null || !said.strip().equalsIgnoreCase("none"))
+                && (m.equals("GET") || m.equals("HEAD"));
     }
 
     /**

@@ -45,11 +45,18 @@ class FileRangeSessionTest {
         file = Files.write(dir.resolve("v.bin"), bytes);
     }
 
-    /** /f: the file with validators; /404: the file at 404; /none: the app says no ranges. */
+    /**
+     * /f: the file with validators; /404: the file at 404; /none, /None: the app says no ranges;
+     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range.
+     */
     private HttpSession session() {
         App app = r -> switch (r.path()) {
             case "/404" -> Response.file(404, "text/html", file);
             case "/none" -> Response.file(200, null, file, "Accept-Ranges", "none");
+            case "/None" -> Response.file(200, null, file, "accept-ranges", "None");
+            case "/cors" -> Response.file(200, "video/mp4", file, "Access-Control-Allow-Origin", "*",
+                    "Strict-Transport-Security", "max-age=63072000", "ETag", ETAG, "Content-Range", "bytes 0-0/1");
+            case "/bytes" -> Response.file(200, "video/mp4", file, "Accept-Ranges", "bytes", "ETag", ETAG);
             default -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", MODIFIED);
         };
         return new HttpSession(HttpConfig.defaults(), app, null, () -> { }, 1L,
@@ -147,11 +154,14 @@ class FileRangeSessionTest {
     @Test
     void headGetsTheHeadGetWouldAndOtherAnswersAreNotRanged() {
         HttpSession s = session();
-        Answer head = ask(s, "HEAD", "/f", "Range: bytes=10-19");
-        assertTrue(head.head.startsWith("HTTP/1.1 206 ") && head.head.contains("\r\nContent-Range: bytes 10-19/" + LENGTH + "\r\n")
-                && head.head.contains("\r\nContent-Length: 10\r\n"), head.head);
-        assertEquals(0, head.body.length, "HEAD: no body");
-        assertTrue(ask(s, "HEAD", "/f", "Range: bytes=999999-").head.startsWith("HTTP/1.1 416 "));
+        // A server MUST ignore Range on any method but GET (RFC 9110 14.2): HEAD gets GET's 200 head.
+        for (String range : List.of("bytes=10-19", "bytes=999999-")) {
+            Answer head = ask(s, "HEAD", "/f", "Range: " + range);
+            assertTrue(head.head.startsWith("HTTP/1.1 200 OK\r\n") && !head.head.contains("Content-Range")
+                    && head.head.contains("\r\nContent-Length: " + LENGTH + "\r\n")
+                    && head.head.contains("\r\nAccept-Ranges: bytes\r\n"), head.head);
+            assertEquals(0, head.body.length, "HEAD: no body");
+        }
 
         Answer notFound = ask(s, "GET", "/404", "Range: bytes=0-9");
         assertTrue(notFound.head.startsWith("HTTP/1.1 404 ") && !notFound.head.contains("Range"), notFound.head);
@@ -165,5 +175,32 @@ class FileRangeSessionTest {
         Answer post = ask(s, "POST", "/f", "Range: bytes=0-9", "Content-Length: 0");
         assertTrue(post.head.startsWith("HTTP/1.1 200 ") && !post.head.contains("Accept-Ranges"), post.head);
         assertEquals(LENGTH, post.body.length, "ranges are GET's");
+    }
+
+    @Test
+    void anAppsOwnAcceptRangesTurnsRangesOffOnlyWhenItSaysNone() {
+        HttpSession s = session();
+        Answer bytesSaid = ask(s, "GET", "/bytes", "Range: bytes=100-199");
+        assertSlice(bytesSaid, 100, 199);
+        assertEquals(1, bytesSaid.head.split("(?i)\r\nAccept-Ranges:", -1).length - 1, "one Accept-Ranges: " + bytesSaid.head);
+        Answer noneSaid = ask(s, "GET", "/None", "Range: bytes=100-199");
+        assertTrue(noneSaid.head.startsWith("HTTP/1.1 200 ") && noneSaid.head.contains("\r\naccept-ranges: None\r\n")
+                && !noneSaid.head.contains("Content-Range"), noneSaid.head);
+        assertEquals(LENGTH, noneSaid.body.length, "none, in any case: the whole file");
+    }
+
+    @Test
+    void a416KeepsTheAppsHeadersButTheRangeAndTypeFieldsTheServerWrites() {
+        HttpSession s = session();
+        Answer a = ask(s, "GET", "/cors", "Range: bytes=" + LENGTH + "-");
+        assertTrue(a.head.startsWith("HTTP/1.1 416 Range Not Satisfiable\r\n"), a.head);
+        assertTrue(a.head.contains("\r\nAccess-Control-Allow-Origin: *\r\n")
+                && a.head.contains("\r\nStrict-Transport-Security: max-age=63072000\r\n")
+                && a.head.contains("\r\nETag: " + ETAG + "\r\n"), "the app's headers stay: " + a.head);
+        assertEquals(1, a.head.split("(?i)\r\nContent-Range:", -1).length - 1, "one Content-Range: " + a.head);
+        assertTrue(a.head.contains("\r\nContent-Range: bytes */" + LENGTH + "\r\n")
+                && a.head.contains("\r\nContent-Type: text/plain; charset=utf-8\r\n") && !a.head.contains("video/mp4")
+                && a.head.contains("\r\nContent-Length: 22\r\n"), "the server's own fields for its text: " + a.head);
+        assertEquals("Range Not Satisfiable\n", new String(a.body, StandardCharsets.UTF_8));
     }
 }
