@@ -149,11 +149,13 @@ public final class TlsLink {
 
     /**
      * Ciphertext read from the socket (position..limit, all consumed): records unwrapped into
-     * the session, handshake messages answered into the output.
+     * the session, handshake messages answered into the output. {@code viewing} runs before any
+     * plaintext reaches the session, which may run the app inline: the pass is a view from there
+     * (ADR 0069, addendum), not from after the read.
      *
      * @throws SSLException a handshake failure or a bad record: the connection is to be closed
      */
-    public Read onCipher(ByteBuffer in, HttpSession session, long now) throws SSLException {
+    public Read onCipher(ByteBuffer in, HttpSession session, long now, Runnable viewing) throws SSLException {
         if (!begun && in.hasRemaining()) {
             begun = true;
             byte first = in.get(in.position());
@@ -199,6 +201,7 @@ public final class TlsLink {
             SSLEngineResult r = seen(engine.unwrap(src, app));
             if (app.position() > 0) {
                 app.flip();
+                viewing.run();
                 session.onBytes(app, now);
             }
             switch (r.getStatus()) {

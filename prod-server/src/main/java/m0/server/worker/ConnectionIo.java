@@ -319,11 +319,8 @@ final class ConnectionIo {
                         c.session.onBytes(inView, now);
                     } else {
                         working(c); // this read may be the one that ends the handshake
-                        if (!tlsRead(c, now)) {
+                        if (!tlsRead(c, now)) { // a view from its first plaintext byte on (work)
                             return;
-                        }
-                        if (!c.session.idle()) {
-                            work.run(); // the handshake's last flight carried a request: a view (stamped late)
                         }
                     }
                 } catch (RuntimeException e) {
@@ -354,7 +351,7 @@ final class ConnectionIo {
      * read on; false when the connection is done with here (closed, or closing after its flush).
      */
     private boolean tlsRead(Connection c, long now) {
-        switch (tls.read(c, inView, now)) {
+        switch (tls.read(c, inView, now, work)) {
             case CLOSE -> {
                 close(c);
                 return false;

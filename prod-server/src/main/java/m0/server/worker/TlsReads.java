@@ -59,14 +59,14 @@ final class TlsReads {
         c.session.tls(link::session); // an exchange on it is an HttpsExchange under --main
     }
 
-    /** Ciphertext read from {@code c}'s socket (position..limit, all consumed). */
-    Outcome read(Connection c, ByteBuffer in, long now) {
+    /** Ciphertext read from {@code c}'s socket (position..limit, all consumed); {@code viewing} before any plaintext reaches its session. */
+    Outcome read(Connection c, ByteBuffer in, long now, Runnable viewing) {
         if (!c.tls.handshakeBegun() && in.hasRemaining()) {
             c.handshakeDeadline = now + handshakeNanos; // trickled or left hanging, it ends then
         }
         TlsLink.Read r;
         try {
-            r = c.tls.onCipher(in, c.session, now);
+            r = c.tls.onCipher(in, c.session, now, viewing);
         } catch (SSLException e) {
             failedHandshakes.log("TLS: closing a connection whose handshake or record failed: " + e.getMessage());
             writeLast(c, c.tls.waiting()); // the alert, if the engine made one

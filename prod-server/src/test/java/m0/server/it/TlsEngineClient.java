@@ -67,6 +67,37 @@ final class TlsEngineClient implements AutoCloseable {
         }
     }
 
+    /**
+     * As {@link #open}, but the handshake's last flight (the client's Finished) is held and sent
+     * in one write with a GET for {@code path}: the server reads the end of the handshake and the
+     * request together, as a client that asks at once often makes it.
+     */
+    static TlsEngineClient openAsking(SSLContext context, int port, int timeoutMs, String path) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", port), timeoutMs);
+            s.setSoTimeout(timeoutMs);
+            SSLEngine e = context.createSSLEngine("localhost", port);
+            e.setUseClientMode(true);
+            TlsEngineClient c = new TlsEngineClient(s, e);
+            c.held = new java.io.ByteArrayOutputStream();
+            c.handshake();
+            ByteBuffer request = ByteBuffer.wrap(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            c.wrap(request);
+            c.out.write(c.held.toByteArray()); // Finished and the request: one write, one segment on loopback
+            c.out.flush();
+            c.held = null;
+            return c;
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /** Non-null while {@link #openAsking} holds what wraps make instead of writing it. */
+    private java.io.ByteArrayOutputStream held;
+
     private void handshake() throws IOException {
         engine.beginHandshake();
         for (;;) {
@@ -207,7 +238,12 @@ final class TlsEngineClient implements AutoCloseable {
             if (r.getStatus() == SSLEngineResult.Status.BUFFER_OVERFLOW) {
                 throw new IOException("a record larger than the packet buffer");
             }
-            out.write(netOut.array(), 0, netOut.position());
+            if (held != null && (engine.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.NOT_HANDSHAKING
+                    || r.getHandshakeStatus() == SSLEngineResult.HandshakeStatus.FINISHED)) {
+                held.write(netOut.array(), 0, netOut.position()); // the last flight, and what follows it
+            } else {
+                out.write(netOut.array(), 0, netOut.position());
+            }
         } while (src.hasRemaining());
         out.flush();
     }
