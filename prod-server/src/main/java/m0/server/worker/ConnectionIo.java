@@ -196,7 +196,8 @@ final class ConnectionIo {
      * ({@link Connection#writes}); a received one may have been written to by its sender, so it
      * goes off now.
      *
-     * @return the connection, or null when it was reset before it could be registered
+     * @return the connection, or null when it was reset before it could be registered, or its
+     *         TLS engine could not be made (then closed)
      */
     Connection admit(int fd, byte[] peer, boolean received, long now) {
         return admit(fd, peer, received, false, now);
@@ -224,7 +225,16 @@ final class ConnectionIo {
         c.session.peer(peer);
         c.session.files(bodyFiles);
         if (tls != null) {
-            tls.admit(c);
+            try {
+                tls.admit(c);
+            } catch (Exception e) {
+                // Netty's engine constructor can rethrow a checked exception (throwException):
+                // this connection is refused, said, and closed; the worker serves on.
+                tls.engineFailed(e);
+                epoll.deleteQuietly(fd);
+                Fds.close(fd);
+                return null;
+            }
         }
         c.interest = Epoll.IN;
         table.put(c);
