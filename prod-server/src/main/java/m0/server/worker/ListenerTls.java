@@ -51,7 +51,9 @@ final class ListenerTls {
         if (!files.on()) {
             return null;
         }
-        boolean ticketKeyGiven = false;
+        String ticketKey = spec.settings().text(ServerSettings.TLS_TICKET_KEY);
+        // Its file names only (the keys travel by the memfd): the worker says when its engine cannot apply them.
+        boolean ticketKeyGiven = ticketKey != null && !ticketKey.isEmpty(); // unset travels as "tls-ticket-key="
         String why = null;
         if (!NativePaths.current().boringssl()) {
             why = "forced by --dev-native-fallbacks";

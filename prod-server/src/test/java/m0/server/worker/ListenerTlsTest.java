@@ -71,4 +71,12 @@ final class ListenerTlsTest {
         assertTrue(line().contains("(BoringSSL could not load --tls-cert/--tls-key: java.lang.UnsatisfiedLinkError:"
                 + " no netty_tcnative in java.library.path)"), line());
     }
+
+    @Test
+    void aTicketKeyTheJdksEngineCannotApplyIsSaidInTheFallbackLine() throws Exception {
+        choose(ListenerTlsTest::refusing, true);
+
+        assertTrue(line().strip().endsWith("; --tls-ticket-key is not applied: the JDK's engine has no ticket-key API"),
+                line());
+    }
 }
