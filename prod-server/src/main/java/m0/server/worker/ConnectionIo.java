@@ -507,6 +507,10 @@ final class ConnectionIo {
         }
         if (sent) {
             c.closed = true; // the channel closed our copy
+            if (c.tls != null) {
+                c.tls.release(); // a handshake not begun may move: its engine is freed here, not at a GC
+                c.tls = null;
+            }
             table.remove(c);
             if (c.reused) {
                 settled--;

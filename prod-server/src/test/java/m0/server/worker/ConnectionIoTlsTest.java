@@ -117,4 +117,23 @@ final class ConnectionIoTlsTest {
                 "test: TLS: closing a connection whose engine could not be made: javax.net.ssl.SSLException: SSL_new failed"),
                 tlsLog.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aHandedOffConnectionReleasesItsEngine() throws IOException {
+        StandInEngine engine = new StandInEngine(null);
+        ConnectionIo io = io(engines(() -> engine));
+        Loopback server = connect();
+        Connection c = io.admit(server.fd(), server.peer(), false, System.nanoTime());
+        assertNotNull(c);
+
+        boolean sent = io.handOff(c, a -> {
+            handedOff = a.fd(); // the channel's copy; closed after the test
+            return true;
+        });
+
+        assertTrue(sent);
+        assertTrue(c.closed);
+        assertEquals(0, table.open());
+        assertEquals(0, engine.refCnt(), "the engine released: its native memory is not held until a GC");
+    }
 }
