@@ -459,14 +459,20 @@ final class ConnectionIo {
             // client hung up after one request went idle keep-alive first: it is not counted.
             shortCloses++;
         }
-        c.session.closed();
-        if (tls != null) {
-            tls.closing(c); // a close_notify
+        try {
+            c.session.closed();
+            if (tls != null) {
+                tls.closing(c); // a close_notify, the engine released
+            }
+        } catch (RuntimeException e) {
+            failures.log("closing a connection: its close failed: " + e); // the descriptor is closed all the same
+        } finally {
+            // Whatever threw above, the descriptor goes: a leaked one is a slot of --max-connections for good.
+            if (c.received) {
+                unregisterReceived.accept(c);
+            }
+            Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
         }
-        if (c.received) {
-            unregisterReceived.accept(c);
-        }
-        Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
     }
 
     /**

@@ -136,4 +136,24 @@ final class ConnectionIoTlsTest {
         assertEquals(0, table.open());
         assertEquals(0, engine.refCnt(), "the engine released: its native memory is not held until a GC");
     }
+
+    @Test
+    void aCloseWhoseTlsPartThrowsStillClosesTheDescriptor() throws IOException {
+        ConnectionIo io = io(engines(() -> new StandInEngine(new IllegalStateException("engine already freed"))));
+        Loopback server = connect();
+        Connection c = io.admit(server.fd(), server.peer(), false, System.nanoTime());
+        assertNotNull(c);
+
+        RuntimeException thrown = null;
+        try {
+            io.close(c);
+        } catch (RuntimeException e) {
+            thrown = e;
+        }
+
+        assertClosedByServer();
+        assertNull(thrown, "a connection's close never throws into the loop");
+        assertEquals(0, table.open());
+        assertTrue(log.toString(StandardCharsets.UTF_8).contains("engine already freed"), log.toString(StandardCharsets.UTF_8));
+    }
 }
