@@ -2,6 +2,7 @@ package m0.server.worker;
 
 import m0.server.jdkhttp.AppTls;
 import m0.server.jdkhttp.M0HttpsServer;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Optional;
 import m0.server.jnr.NativePaths;
@@ -68,10 +69,15 @@ final class ListenerTls {
         }
         Optional<TicketKeyPage> tickets = Optional.empty();
         if (!spec.settings().on(ServerSettings.DEV_TLS_OWN_TICKET_KEYS)) {
-            tickets = TicketKeyPage.attach(spec.supervisorPid());
+            String cause = "the supervisor holds none";
+            try {
+                tickets = TicketKeyPage.attach(spec.supervisorPid());
+            } catch (IOException e) {
+                cause = e.getMessage() != null ? e.getMessage() : e.toString();
+            }
             if (tickets.isEmpty()) {
                 System.err.println(name + ": TLS: the supervisor's session-ticket keys (memfd " + TicketKeyPage.NAME
-                        + ") cannot be mapped; this worker seals tickets with keys of its own");
+                        + ") cannot be mapped (" + cause + "); this worker seals tickets with keys of its own");
             }
         }
         return boringOrJdk(files, tickets, name, ticketKeyGiven, BoringTls::load, System.err);
