@@ -97,7 +97,7 @@ public final class ServerSettings {
                     + "ssl_session_ticket_key: servers given the same files resume each other's sessions. The first "
                     + "file's key seals new tickets, every file's key opens them; SIGHUP reads the files again, their names "
                     + "fixed at start (to rotate: a new first file, the old one after it). Unset: the supervisor makes a key every hour "
-                    + "and keeps the two before it (docs/adr/0073).").supervisorOnly();
+                    + "and keeps the two before it (docs/adr/0073).");
 
     // --- a developer's: hidden, command line only ---
 

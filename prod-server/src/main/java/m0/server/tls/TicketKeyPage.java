@@ -54,13 +54,17 @@ public final class TicketKeyPage {
         return new TicketKeyPage(Memfds.map(Path.of("/proc/self/fd/" + fd), WORDS, true));
     }
 
-    /** A worker's read-only view of its supervisor's, if it holds one. */
-    public static Optional<TicketKeyPage> attach(long supervisorPid) {
+    /**
+     * A worker's read-only view of its supervisor's; empty when the supervisor holds none.
+     *
+     * @throws IOException the page is there but could not be found or mapped: the cause, for the worker's line
+     */
+    public static Optional<TicketKeyPage> attach(long supervisorPid) throws IOException {
         try {
             Optional<Path> p = Memfds.find(supervisorPid, NAME);
             return p.map(path -> new TicketKeyPage(Memfds.map(path, WORDS, false)));
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
+        } catch (RuntimeException e) {
+            throw new IOException(e.toString(), e);
         }
     }
 
@@ -74,6 +78,10 @@ public final class TicketKeyPage {
             for (int w = 0; w < KEY_WORDS; w++) {
                 words.setVolatile(FIRST_KEY + KEY_WORDS * k + w, b.getLong());
             }
+        }
+        // A retired key leaves the page too: no slot past the count keeps its bytes for a reader of /proc.
+        for (int w = FIRST_KEY + KEY_WORDS * keys.size(); w < WORDS; w++) {
+            words.setVolatile(w, 0);
         }
         words.setVolatile(GENERATION, g + 2);
     }

@@ -196,7 +196,8 @@ final class ConnectionIo {
      * ({@link Connection#writes}); a received one may have been written to by its sender, so it
      * goes off now.
      *
-     * @return the connection, or null when it was reset before it could be registered
+     * @return the connection, or null when it was reset before it could be registered, or its
+     *         TLS engine could not be made (then closed)
      */
     Connection admit(int fd, byte[] peer, boolean received, long now) {
         return admit(fd, peer, received, false, now);
@@ -224,7 +225,16 @@ final class ConnectionIo {
         c.session.peer(peer);
         c.session.files(bodyFiles);
         if (tls != null) {
-            tls.admit(c);
+            try {
+                tls.admit(c);
+            } catch (Exception e) {
+                // Netty's engine constructor can rethrow a checked exception (throwException):
+                // this connection is refused, said, and closed; the worker serves on.
+                tls.engineFailed(e);
+                epoll.deleteQuietly(fd);
+                Fds.close(fd);
+                return null;
+            }
         }
         c.interest = Epoll.IN;
         table.put(c);
@@ -446,14 +456,20 @@ final class ConnectionIo {
             // client hung up after one request went idle keep-alive first: it is not counted.
             shortCloses++;
         }
-        c.session.closed();
-        if (tls != null) {
-            tls.closing(c); // a close_notify
+        try {
+            c.session.closed();
+            if (tls != null) {
+                tls.closing(c); // a close_notify, the engine released
+            }
+        } catch (RuntimeException e) {
+            failures.log("closing a connection: its close failed: " + e); // the descriptor is closed all the same
+        } finally {
+            // Whatever threw above, the descriptor goes: a leaked one is a slot of --max-connections for good.
+            if (c.received) {
+                unregisterReceived.accept(c);
+            }
+            Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
         }
-        if (c.received) {
-            unregisterReceived.accept(c);
-        }
-        Fds.close(c.fd); // a fresh accept: no other process holds it, the close unregisters it
     }
 
     /**
@@ -494,6 +510,10 @@ final class ConnectionIo {
         }
         if (sent) {
             c.closed = true; // the channel closed our copy
+            if (c.tls != null) {
+                c.tls.release(); // a handshake not begun may move: its engine is freed here, not at a GC
+                c.tls = null;
+            }
             table.remove(c);
             if (c.reused) {
                 settled--;

@@ -2,6 +2,8 @@ package m0.server.worker;
 
 import m0.server.jdkhttp.AppTls;
 import m0.server.jdkhttp.M0HttpsServer;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.util.Optional;
 import m0.server.jnr.NativePaths;
 import m0.server.launch.WorkerSpec;
@@ -50,6 +52,9 @@ final class ListenerTls {
         if (!files.on()) {
             return null;
         }
+        String ticketKey = spec.settings().text(ServerSettings.TLS_TICKET_KEY);
+        // Its file names only (the keys travel by the memfd): the worker says when its engine cannot apply them.
+        boolean ticketKeyGiven = ticketKey != null && !ticketKey.isEmpty(); // unset travels as "tls-ticket-key="
         String why = null;
         if (!NativePaths.current().boringssl()) {
             why = "forced by --dev-native-fallbacks";
@@ -60,18 +65,53 @@ final class ListenerTls {
             }
         }
         if (why != null) {
-            System.err.println(name + ": TLS on the JDK's SSLEngine (" + why + "): session tickets are this"
-                    + " worker's own, so a client resumes only on the worker that served it first");
-            return TlsContext.load(files);
+            return jdk(files, name, why, ticketKeyGiven, System.err);
         }
         Optional<TicketKeyPage> tickets = Optional.empty();
         if (!spec.settings().on(ServerSettings.DEV_TLS_OWN_TICKET_KEYS)) {
-            tickets = TicketKeyPage.attach(spec.supervisorPid());
+            String cause = "the supervisor holds none";
+            try {
+                tickets = TicketKeyPage.attach(spec.supervisorPid());
+            } catch (IOException e) {
+                cause = e.getMessage() != null ? e.getMessage() : e.toString();
+            }
             if (tickets.isEmpty()) {
                 System.err.println(name + ": TLS: the supervisor's session-ticket keys (memfd " + TicketKeyPage.NAME
-                        + ") cannot be mapped; this worker seals tickets with keys of its own");
+                        + ") cannot be mapped (" + cause + "); this worker seals tickets with keys of its own");
             }
         }
-        return BoringTls.load(files, tickets);
+        return boringOrJdk(files, tickets, name, ticketKeyGiven, BoringTls::load, System.err);
+    }
+
+    /** {@link BoringTls#load}'s shape: a test's stand-in refuses what BoringSSL would. */
+    interface BoringLoader {
+        EngineSource load(TlsFiles files, Optional<TicketKeyPage> tickets) throws TlsSetupException;
+    }
+
+    /**
+     * BoringSSL's engines, or the JDK's where BoringSSL refuses a certificate or key the JDK took
+     * at the supervisor's check (or its classes fail to link): one worker's line, not exit 78 in
+     * every worker. Where the JDK refuses it too, that is the line and the exit.
+     */
+    static EngineSource boringOrJdk(TlsFiles files, Optional<TicketKeyPage> tickets, String name, boolean ticketKeyGiven,
+                                    BoringLoader boring, PrintStream err) throws TlsSetupException {
+        try {
+            return boring.load(files, tickets);
+        } catch (TlsSetupException | LinkageError e) {
+            return jdk(files, name, "BoringSSL could not load --tls-cert/--tls-key: " + e, ticketKeyGiven, err);
+        }
+    }
+
+    /**
+     * The JDK's engines, said in one line with why. {@code --tls-ticket-key} cannot apply to them
+     * (no ticket-key API): said too, not an exit, since serving without shared resumption beats
+     * not serving (ADR 0073, addendum).
+     */
+    private static EngineSource jdk(TlsFiles files, String name, String why, boolean ticketKeyGiven, PrintStream err)
+            throws TlsSetupException {
+        err.println(name + ": TLS on the JDK's SSLEngine (" + why + "): session tickets are this"
+                + " worker's own, so a client resumes only on the worker that served it first"
+                + (ticketKeyGiven ? "; --tls-ticket-key is not applied: the JDK's engine has no ticket-key API" : ""));
+        return TlsContext.load(files);
     }
 }

@@ -37,6 +37,7 @@ final class TlsReads {
     private final RateLimitedLog failedHandshakes;
     private final RateLimitedLog plainOnTls;
     private final RateLimitedLog unfinishedHandshakes;
+    private final RateLimitedLog refusedEngines;
     /** A handshake must finish this long after its first byte: the header timeout. */
     private final long handshakeNanos;
     /** Last words written outside the answer path: a close_notify, an alert, the 400. */
@@ -49,6 +50,7 @@ final class TlsReads {
         this.failedHandshakes = new RateLimitedLog(System.err, name + ": ");
         this.plainOnTls = new RateLimitedLog(System.err, name + ": ");
         this.unfinishedHandshakes = new RateLimitedLog(System.err, name + ": ");
+        this.refusedEngines = new RateLimitedLog(System.err, name + ": ");
         this.handshakeNanos = handshakeNanos;
     }
 
@@ -57,6 +59,11 @@ final class TlsReads {
         TlsLink link = new TlsLink(engines.engine(c.peer), scratch);
         c.tls = link;
         c.session.tls(link::session); // an exchange on it is an HttpsExchange under --main
+    }
+
+    /** {@link #admit} threw: the caller closes the connection; said here, once a second at most. */
+    void engineFailed(Exception e) {
+        refusedEngines.log("TLS: closing a connection whose engine could not be made: " + e);
     }
 
     /** Ciphertext read from {@code c}'s socket (position..limit, all consumed); {@code viewing} before any plaintext reaches its session. */

@@ -160,6 +160,30 @@ class TlsTicketFileIntegrationTest {
         }
     }
 
+    /**
+     * BoringSSL forced off: the JDK's engine has no ticket-key API, so the operator's files cannot
+     * apply. The worker serves (a line, not an exit) and says the flag is not applied. Negative
+     * control: the same fallback without --tls-ticket-key does not mention it.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aTicketKeyTheJdksEngineCannotApplyIsSaidAndTheServerServes(boolean ticketKey) throws Exception {
+        Path key = keyFile("jdk.key");
+        List<String> args = new java.util.ArrayList<>(List.of("--workers", "1", "--tls-cert", rsa.cert.toString(),
+                "--tls-key", rsa.key.toString(), "--dev-native-fallbacks", "boringssl"));
+        if (ticketKey) {
+            args.addAll(List.of("--tls-ticket-key", key.toString()));
+        }
+        try (ServerProcess s = ServerProcess.start(args.toArray(String[]::new))) {
+            assertNotNull(s.awaitReady(90), "ready: a line, not an exit");
+            assertFalse(connect(s, null).conn.reused(), "served over TLS");
+            List<String> said = s.stderr().lines().filter(l -> l.contains("TLS on the JDK's SSLEngine")).toList();
+            assertEquals(1, said.size(), s.stderr());
+            assertEquals(ticketKey, said.get(0).endsWith(
+                    "; --tls-ticket-key is not applied: the JDK's engine has no ticket-key API"), said.get(0));
+        }
+    }
+
     // ---- helpers
 
     private record Conn(SessionClient.Conn conn, Path session) {

@@ -75,4 +75,106 @@ class TicketKeyPageTest {
         words.setVolatile(0, 3); // odd: the supervisor is writing
         assertTrue(page.read().isEmpty(), "a half-written set is never applied");
     }
+
+    @Test
+    void aSmallerSetLeavesNoOldKeyBytesInTheSlotsPastIt() {
+        ByteBufferPage words = new ByteBufferPage(ByteBuffer.allocateDirect(8 * TicketKeyPage.WORDS), 0, TicketKeyPage.WORDS);
+        TicketKeyPage page = new TicketKeyPage(words);
+        java.util.List<byte[]> eight = new java.util.ArrayList<>();
+        for (int k = 0; k < TicketKeys.MAX; k++) {
+            eight.add(TicketKeys.fresh(random).key(0));
+        }
+        page.publish(TicketKeys.of(eight));
+        page.publish(TicketKeys.fresh(random));
+        int firstFree = 2 + TicketKeys.KEY_BYTES / 8; // past key 0
+        for (int w = firstFree; w < TicketKeyPage.WORDS; w++) {
+            assertEquals(0, words.getVolatile(w), "word " + w + " still holds a retired key's bytes");
+        }
+        assertEquals(1, page.read().orElseThrow().keys().size());
+    }
+
+    /**
+     * The seqlock's reader: a publish that lands while it copies the keys (after {@code afterReads}
+     * of the reader's loads) makes a set half old, half new; the generation read again at the end
+     * differs, so the reader copies again and returns the new set whole.
+     */
+    @Test
+    void aWriteThatCrossesAReadIsReadAgainNeverTorn() {
+        ByteBufferPage words = new ByteBufferPage(ByteBuffer.allocateDirect(8 * TicketKeyPage.WORDS), 0, TicketKeyPage.WORDS);
+        TicketKeyPage writer = new TicketKeyPage(words);
+        TicketKeys first = TicketKeys.fresh(random);
+        TicketKeys second = TicketKeys.fresh(random);
+        writer.publish(first);
+        CrossingPage crossing = new CrossingPage(words, 5, () -> writer.publish(second), false);
+
+        TicketKeyPage.Read r = new TicketKeyPage(crossing).read().orElseThrow();
+
+        assertTrue(crossing.crossed > 0, "the write landed mid-read");
+        assertEquals(4, r.generation(), "the set of the generation after the write");
+        assertArrayEquals(second.key(0), r.keys().key(0), "the new set whole, not half of each");
+    }
+
+    /** A write that crosses every try: the reader gives up for now rather than return a torn set. */
+    @Test
+    void aReaderThatEveryWriteCrossesGetsNothingRatherThanATornSet() {
+        ByteBufferPage words = new ByteBufferPage(ByteBuffer.allocateDirect(8 * TicketKeyPage.WORDS), 0, TicketKeyPage.WORDS);
+        TicketKeyPage writer = new TicketKeyPage(words);
+        writer.publish(TicketKeys.fresh(random));
+        CrossingPage crossing = new CrossingPage(words, 5, () -> writer.publish(TicketKeys.fresh(random)), true);
+
+        assertTrue(new TicketKeyPage(crossing).read().isEmpty(), "no set: every copy was torn");
+        assertTrue(crossing.crossed > 1, "it tried again: " + crossing.crossed);
+    }
+
+    /**
+     * A reader's view of {@code words} on which {@code write} (the supervisor's publish) runs after
+     * the reader's {@code afterReads}-th load of a key word: once, or on every try when {@code always}.
+     */
+    private static final class CrossingPage implements m0.core.Page {
+        private final m0.core.Page words;
+        private final int afterReads;
+        private final Runnable write;
+        private final boolean always;
+        private int keyReads;
+        int crossed;
+
+        CrossingPage(m0.core.Page words, int afterReads, Runnable write, boolean always) {
+            this.words = words;
+            this.afterReads = afterReads;
+            this.write = write;
+            this.always = always;
+        }
+
+        @Override
+        public int words() {
+            return words.words();
+        }
+
+        @Override
+        public long getVolatile(int word) {
+            long v = words.getVolatile(word);
+            if (word == 0) {
+                keyReads = 0; // a try begins (or ends) at the generation
+            } else if (word >= 2 && ++keyReads == afterReads && (always || crossed == 0)) {
+                crossed++;
+                write.run();
+            }
+            return v;
+        }
+
+        @Override
+        public void setVolatile(int word, long value) {
+            throw new UnsupportedOperationException("a reader's view");
+        }
+
+        @Override
+        public long getAndAdd(int word, long delta) {
+            throw new UnsupportedOperationException("a reader's view");
+        }
+
+        @Override
+        public boolean compareAndSet(int word, long expected, long value) {
+            throw new UnsupportedOperationException("a reader's view");
+        }
+    }
 }
