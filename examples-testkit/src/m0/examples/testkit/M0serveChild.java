@@ -94,7 +94,8 @@ public final class M0serveChild implements AutoCloseable {
           || e.endsWith("prod-server" + sep + "target" + sep + "classes")
           || e.endsWith("core" + sep + "target" + sep + "classes")
           || e.endsWith("app-api" + sep + "target" + sep + "classes")
-          || n.startsWith("jffi-") || n.startsWith("jnr-") || n.startsWith("picocli-");
+          || n.startsWith("jffi-") || n.startsWith("jnr-") || n.startsWith("picocli-")
+          || n.startsWith("netty-"); // BoringSSL through netty-tcnative (ADR 0073)
     }
 
     /** The server part holds m0-prod-server and its libraries. */
