@@ -4,6 +4,9 @@
 #   BEFORE=/path/to/an/older/prod-server/target/m0serve bench/large-bodies/run.sh ROUNDS app|main|file PATH
 # app: MemApp (/1m, /64k); main: MainApp under --main (/1m, /fis); file: FileApp (/1m.bin, /4k.bin)
 # against nginx (sendfile on), and BEFORE if set. Classes are compiled into $WORK (default /tmp/m0-large-bodies).
+# app and main also run a jetty arm: MainApp (the same 1 MiB, same bytes, at /1m) under plain `java` on
+# Jetty's HttpServer provider (jetty-http-spi 12.1.14, JETTY_LIB or the jdkhttp bench's jars), the whole
+# JVM's CPU; for m0serve the worker's (the supervisor only waits). /1m only; NOJETTY=1 leaves it out.
 set -e
 rounds=${1:-3}; kind=${2:-app}; path=${3:-/1m}
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
@@ -13,35 +16,52 @@ work=${WORK:-/tmp/m0-large-bodies}; mkdir -p "$work/classes" "$work/www"
 javac -d "$work/classes" -cp "$root/app-api/target/classes" "$here"/*.java
 after=$root/prod-server/target/m0serve
 hz=$(getconf CLK_TCK)
+jetty=" jetty"; [ -z "${NOJETTY:-}" ] || jetty=""
 case $kind in
-  app) args="--app MemApp"; arms="before after";;
-  main) args="--blocking-threads 1 --main MainApp"; arms="before after";;
+  app) args="--app MemApp"; arms="${BEFORE:+before }after$jetty";;
+  main) args="--blocking-threads 1 --main MainApp"; arms="${BEFORE:+before }after$jetty";;
   file) args="--app FileApp"; arms="${BEFORE:+before }after nginx";;
 esac
+# a failed round says why and the script stops, leaving no server behind
+sup=; jp=; ng=
+trap 'for p in $sup $jp $ng; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
 measure() { # arm pid port
-  wrk -t1 -c4 -d3s "http://127.0.0.1:$3$path" >/dev/null 2>&1
+  [ -r "/proc/$2/stat" ] || { echo "round $r $1: no process to measure (pid '$2')" >&2; exit 1; }
+  wrk -t1 -c4 -d3s "http://127.0.0.1:$3$path" >/dev/null 2>&1 || true
   t0=$(awk '{print $14+$15}' "/proc/$2/stat")
-  res=$(wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" 2>&1)
+  res=$(wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" 2>&1) || true
   t1=$(awk '{print $14+$15}' "/proc/$2/stat")
-  n=$(echo "$res" | grep -o "[0-9]* requests in" | grep -o "^[0-9]*")
+  n=$(echo "$res" | grep -o "[0-9]* requests in" | grep -o "^[0-9]*") || { echo "round $r $1: wrk counted nothing: $res" >&2; exit 1; }
   awk -v a="$1" -v r="$r" -v n="$n" -v t=$((t1-t0)) -v hz="$hz" -v p="$path" \
     'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n}'
 }
+if [[ $arms == *jetty* ]]; then
+  JETTY_LIB=${JETTY_LIB:-/tmp/m0-jetty-spi-12.1.14}; . "$root/prod-server/bench/jdkhttp/common.sh"; jetty_lib
+fi
 for r in $(seq 1 "$rounds"); do
   for arm in $arms; do
     if [ "$arm" = nginx ]; then
       sed "s|@WWW@|$work/www|; s|@WORK@|$work|g" "$here/nginx.conf" > "$work/nginx.conf"
       nginx -c "$work/nginx.conf" -p "$work" & ng=$!; sleep 1
       measure nginx "$(cat /proc/$ng/task/*/children | tr ' ' '\n' | grep -v '^$' | head -1)" 18471
-      kill -QUIT $ng; wait $ng 2>/dev/null || true; continue
+      kill -QUIT $ng; wait $ng 2>/dev/null || true; ng=; continue
+    fi
+    if [ "$arm" = jetty ]; then
+      java -Dcom.sun.net.httpserver.HttpServerProvider=$JETTY_PROVIDER -cp "$work/classes:$JETTY_CP" \
+        MainApp 18472 >"$work/jetty.out" 2>&1 & jp=$!
+      for i in $(seq 1 300); do grep -q "MainApp: serving" "$work/jetty.out" && break; sleep 0.1; done
+      grep -q "JettyHttpServer" "$work/jetty.out" || { echo "jetty arm is not Jetty's server:" >&2; cat "$work/jetty.out" >&2; kill $jp; exit 1; }
+      measure jetty $jp 18472
+      kill -TERM $jp; wait $jp 2>/dev/null || true; jp=; continue
     fi
     bin=$after; [ "$arm" = before ] && bin=${BEFORE:?set BEFORE to the older m0serve}
     out=$work/$arm.out
     # shellcheck disable=SC2086
     M0_TEST_WWW=$work/www "$bin" --bind 127.0.0.1:0 --workers 1 $args --app-classpath "$work/classes" >"$out" 2>&1 & sup=$!
     for i in $(seq 1 300); do grep -q "ready:" "$out" && break; sleep 0.1; done
+    grep -q "ready:" "$out" || { echo "round $r $arm: not ready in 30 s:" >&2; cat "$out" >&2; exit 1; }
     port=$(grep -o "listening on http://127.0.0.1:[0-9]*" "$out" | grep -o "[0-9]*$")
     measure "$arm" "$(cat /proc/$sup/task/*/children | tr ' ' '\n' | grep -v '^$' | head -1)" "$port"
-    kill -TERM $sup; wait $sup 2>/dev/null || true
+    kill -TERM $sup; wait $sup 2>/dev/null || true; sup=
   done
 done
