@@ -605,27 +605,25 @@ class WorkerLoopTest {
     /** ADR 0069, addendum: a handshake is admission work. Under share it leaves the pass unstamped, so the accepts see PARKED. */
     @Test
     void underShareAPassOfHandshakesIsNoViewToItsSiblings() {
-        LoopRig rig = new LoopRig(T0, 2, "share", limits(64, 100));
-        List<String> stateAtAccept = stateAtEachAccept(rig);
-        rig.backlog(2);
-        Worker w0 = rig.worker(0);
-        w0.loop.begin();
-        w0.loop.handshaking();
-        w0.loop.end(false, true);
-        assertEquals(List.of("PARKED", "PARKED"), stateAtAccept);
+        assertEquals(List.of("PARKED", "PARKED"), statesAtAcceptsAfterAHandshake("share"));
     }
 
     /** Under fountain an admission is busy (ADR 0019), and so is a handshake: stamped before the accepts. */
     @Test
     void underFountainAPassWithAHandshakeIsStampedBeforeItsAccepts() {
-        LoopRig rig = new LoopRig(T0, 2, "fountain", limits(64, 100));
+        assertEquals(List.of("IN_PASS@" + T0, "IN_PASS@" + T0), statesAtAcceptsAfterAHandshake("fountain"));
+    }
+
+    /** Worker 0's state at each of two accepts in a pass that ran a handshake first. */
+    private static List<String> statesAtAcceptsAfterAHandshake(String policy) {
+        LoopRig rig = new LoopRig(T0, 2, policy, limits(64, 100));
         List<String> stateAtAccept = stateAtEachAccept(rig);
         rig.backlog(2);
         Worker w0 = rig.worker(0);
         w0.loop.begin();
         w0.loop.handshaking();
         w0.loop.end(false, true);
-        assertEquals(List.of("IN_PASS@" + T0, "IN_PASS@" + T0), stateAtAccept);
+        return stateAtAccept;
     }
 
     /** Before start (the warm-up) the index is not yet the worker's: a handshake stamps nothing on it. */

@@ -242,7 +242,7 @@ final class ConnectionIo {
             c.reused = true; // reused where it came from: not a reuse again here (ADR 0041 counts it once)
             this.settled++;
         }
-        soon(deadline(c)); // a client that never sends a byte meets its header timeout
+        soon(TlsReads.deadline(c)); // a client that never sends a byte meets its header timeout
         if (eagerRead) {
             // The app may run inline: a view the page must show (under share an admission,
             // accept or receipt, stamps nothing: ADR 0052), so its siblings' picks can skip it.
@@ -327,11 +327,8 @@ final class ConnectionIo {
                 try {
                     if (c.tls == null) {
                         c.session.onBytes(inView, now);
-                    } else {
-                        working(c); // this read may be the one that ends the handshake
-                        if (!tlsRead(c, now)) { // a view from its first plaintext byte on (work)
-                            return;
-                        }
+                    } else if (!tlsRead(c, now)) { // a view from its first plaintext byte on (work)
+                        return;
                     }
                 } catch (RuntimeException e) {
                     fail(c, e); // one broken session (a full pool, an app bug) must not stop the worker
@@ -402,7 +399,7 @@ final class ConnectionIo {
             return;
         }
         c.watch(epoll);
-        soon(deadline(c));
+        soon(TlsReads.deadline(c));
     }
 
     /** After an error answer is flushed ({@link LingeringClose}). */
@@ -524,16 +521,6 @@ final class ConnectionIo {
         return false;
     }
 
-    /** {@code c}'s next deadline: its TLS handshake's while one is under way, else its session's. */
-    private static long deadline(Connection c) {
-        return handshakePending(c) ? c.handshakeDeadline : c.session.deadline();
-    }
-
-    /** Its TLS handshake began and has not finished (one finished by a wrap is seen here too). */
-    private static boolean handshakePending(Connection c) {
-        return c.handshakeDeadline != Connection.NONE && c.tls != null && !c.tls.handshakeDone();
-    }
-
     /** The earliest of the connections' deadlines. */
     long deadline() {
         return nextSweep;
@@ -556,7 +543,7 @@ final class ConnectionIo {
             close(c);
             return;
         }
-        if (!c.lingering && handshakePending(c)) {
+        if (!c.lingering && TlsReads.handshakePending(c)) {
             if (now - c.handshakeDeadline >= 0) {
                 tls.handshakeTimedOut();
                 close(c);

@@ -93,6 +93,16 @@ final class TlsReads {
         return r == TlsLink.Read.CLOSED ? Outcome.PEER_CLOSED : Outcome.MORE;
     }
 
+    /** {@code c}'s next deadline: its TLS handshake's while one is under way (set by {@link #read}), else its session's. */
+    static long deadline(Connection c) {
+        return handshakePending(c) ? c.handshakeDeadline : c.session.deadline();
+    }
+
+    /** Its TLS handshake began and has not finished (one finished by a wrap is seen here too). */
+    static boolean handshakePending(Connection c) {
+        return c.handshakeDeadline != Connection.NONE && c.tls != null && !c.tls.handshakeDone();
+    }
+
     /** A handshake did not finish by its deadline: said; the caller closes its connection. */
     void handshakeTimedOut() {
         unfinishedHandshakes.log("TLS: closing a connection whose handshake did not finish within the header timeout ("
