@@ -8,6 +8,7 @@
 #   jetty      Jetty's provider (org.eclipse.jetty:jetty-http-spi 12.1.14,
 #              -Dcom.sun.net.httpserver.HttpServerProvider=org.eclipse.jetty.http.spi.JettyHttpServerProvider)
 #   m0_w1      m0serve --workers 1 --blocking-threads 2 --main Bench
+#   m0_w1_old  the same on OLD_JAR (another build of m0serve.jar, for a before/after in one run)
 #   m0_w2      m0serve --workers 2 --main Bench
 # (the JDK and Jetty arms are plain `java`, the JVM's default options; m0serve's workers get its own).
 # Three loads, each: WARM=15 s of unmeasured load per arm (the JIT), then ROUNDS rounds of SECS s
@@ -19,7 +20,8 @@
 # Waits first until the 1-minute load average is below 1.5 (polled every 20 s, 10 min at most).
 # Run from the worktree root after `mvn -q -o -pl prod-server -am package -DskipTests`:
 #   prod-server/bench/jdkhttp/jdkhttp-compare.sh [rounds=4] [seconds=5]
-# Env: M0SERVE_JAR (default prod-server/target/m0serve.jar), JETTY_LIB (a directory of the Jetty
+# Env: M0SERVE_JAR (default prod-server/target/m0serve.jar), OLD_JAR (the m0_w1_old arm's), WAIT_LOAD (the load
+# to wait for, default 1.5), JETTY_LIB (a directory of the Jetty
 # jars; default: fetched once into /tmp/m0-jetty-spi-12.1.14 with mvn), LOADS="ka close mib", WARM, PAUSE.
 # Takes ~ 3 x 5 x (WARM + ROUNDS x SECS) s plus the pauses: ~13 min at 4 x 5 s.
 set -euo pipefail
@@ -55,6 +57,7 @@ start_arm() {
         -cp "$APP_JAR:$JETTY_CP" Bench "127.0.0.1:${PORT[jetty]}" ;;
       m0_w1) m0_start m0_w1 "${PORT[m0_w1]}" --workers 1 --blocking-threads 2 ;;
       m0_w2) m0_start m0_w2 "${PORT[m0_w2]}" --workers 2 ;;
+      m0_w1_old) JAR=${OLD_JAR:?m0_w1_old needs OLD_JAR} m0_start m0_w1_old "${PORT[m0_w1_old]}" --workers 1 --blocking-threads 2 ;;
     esac && return 0
     local v=BENCH_PID_$a; bench_stop "${!v}"
     PORT[$a]=$(free_port)
@@ -72,7 +75,7 @@ for a in $ARMS; do
   printf '# %-9s port %s pid %s: %s\n' "$a" "${PORT[$a]}" "${PID[$a]}" "$(grep -h 'Bench: serving' "$WORK/$a.out" | head -1)"
 done
 echo "# $(java -version 2>&1 | head -1); $(nproc) cores; $(date -u +%FT%TZ)"
-wait_load 1.5
+wait_load "${WAIT_LOAD:-1.5}"
 
 # run_load LOAD PATH CONNS PAUSE WRK_ARGS... : warm-up, rotated rounds, table
 run_load() {

@@ -22,6 +22,16 @@ public interface ExchangeApp extends App {
         return null;
     }
 
+    /**
+     * Whether the body's writes may wait in the server's buffer (up to {@link Exchange#PIPE_BYTES})
+     * until a {@code flush()}, a full buffer or the end, as the JDK's own server buffers them; then
+     * many small writes reach the loop as a few large ones. False (the default): each write is
+     * handed to the loop as it is written.
+     */
+    default boolean gathersWrites() {
+        return false;
+    }
+
     @Override
     default boolean blocking(Request request) {
         return true;

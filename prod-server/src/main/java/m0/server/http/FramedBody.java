@@ -16,7 +16,24 @@ final class FramedBody extends OutputStream {
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
 
+    /** Room before a gathered chunk's data for its size line (up to 8 hex digits and CRLF). */
+    private static final int SIZE_ROOM = 10;
+
     private final PipedExchange pipe;
+    /**
+     * Whether writes gather, as the JDK's own server buffers them until a flush: an app written
+     * for it flushes where its bytes must leave. A full buffer is one lent piece (one wake of the
+     * loop, one chunk) where the same bytes written as 16 KiB pieces woke it for each.
+     */
+    private final boolean gathers;
+    /**
+     * The writer's gathered bytes at {@code [SIZE_ROOM, SIZE_ROOM + gathered)}, with room for a
+     * chunk's size line before them and its CRLF after; made at the second write, so a body
+     * written in one write goes as it did without gathering.
+     */
+    private byte[] gather;
+    private int gathered;
+    private int writes;
     private boolean closed;
     /** Set by {@link #frame} as the head is made: bytes still owed to a fixed length. */
     private long remaining;
@@ -25,8 +42,9 @@ final class FramedBody extends OutputStream {
     /** HTTP/1.0 and a body of unknown length: no chunks (it cannot read them); the close ends it. */
     private boolean closeDelimited;
 
-    FramedBody(PipedExchange pipe) {
+    FramedBody(PipedExchange pipe, boolean gathers) {
         this.pipe = pipe;
+        this.gathers = gathers;
     }
 
     /** The framing for a head of {@code status} and {@code length} (or {@link Exchange#CHUNKED}). */
@@ -53,6 +71,8 @@ final class FramedBody extends OutputStream {
     /** The writer failed part-way: no more writes, no last chunk, and the connection ends. */
     void fail() {
         closed = true;
+        gathered = 0; // what was not sent stays unsent, as a failed write's bytes
+
         pipe.end(true);
     }
 
@@ -73,6 +93,15 @@ final class FramedBody extends OutputStream {
         if (len == 0) {
             return;
         }
+        if (gathers && !bodyless && writes++ > 0) {
+            gather(b, off, len);
+            return;
+        }
+        send(b, off, len);
+    }
+
+    /** Frames and queues a write as written. */
+    private void send(byte[] b, int off, int len) throws IOException {
         if (chunked && len >= PipedExchange.LEND) {
             pipe.enqueue((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.ISO_8859_1), 0, Integer.toHexString(len).length() + 2);
             pipe.enqueue(b, off, len); // lent: a large chunk is not framed into a copy
@@ -102,10 +131,69 @@ final class FramedBody extends OutputStream {
         pipe.enqueue(b, off, len);
     }
 
+    /** Copies a write into the gather buffer, sending the buffer each time it fills. */
+    private void gather(byte[] b, int off, int len) throws IOException {
+        if (!chunked && !closeDelimited) {
+            if (len > remaining) {
+                throw new IOException("too many bytes to write to stream");
+            }
+            remaining -= len;
+        }
+        if (gather == null) {
+            gather = new byte[SIZE_ROOM + PipedExchange.LEND + CRLF.length];
+        }
+        while (len > 0) {
+            int n = Math.min(len, PipedExchange.LEND - gathered);
+            System.arraycopy(b, off, gather, SIZE_ROOM + gathered, n);
+            gathered += n;
+            off += n;
+            len -= n;
+            if (gathered == PipedExchange.LEND) {
+                sendGathered();
+            }
+        }
+    }
+
+    /** Queues what gathered as one piece (a full buffer is lent, not copied), framed as one chunk. */
+    private void sendGathered() throws IOException {
+        int n = gathered;
+        if (n == 0) {
+            return;
+        }
+        gathered = 0;
+        int from = SIZE_ROOM;
+        int to = SIZE_ROOM + n;
+        if (chunked) {
+            byte[] size = (Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            from -= size.length;
+            System.arraycopy(size, 0, gather, from, size.length);
+            gather[to++] = '\r';
+            gather[to++] = '\n';
+        }
+        pipe.enqueue(gather, from, to - from);
+    }
+
+    /** Sends what gathered: the JDK's server writes its buffer out at a flush. */
+    @Override
+    public void flush() throws IOException {
+        if (!closed) {
+            sendGathered();
+        }
+    }
+
     @Override
     public void close() throws IOException {
         if (closed) {
             return;
+        }
+        if (pipe.headBytes() != null) {
+            try {
+                sendGathered();
+            } catch (IOException e) {
+                closed = true;
+                pipe.end(true);
+                throw e;
+            }
         }
         closed = true;
         if (pipe.headBytes() == null) {

@@ -51,7 +51,8 @@ final class OwedResponse implements Runnable {
         this.kind = kind;
         // A blocking handle may answer with a streamed response too, so every slot that runs
         // off the loop has one; a slot of a known response (request null) has none.
-        this.exchange = request == null || wake == null ? null : new PipedExchange(request, wake, peer);
+        this.exchange = request == null || wake == null ? null : new PipedExchange(request, wake, peer,
+                app instanceof ExchangeApp x && x.gathersWrites());
     }
 
     @Override

@@ -63,12 +63,18 @@ final class PipedExchange implements Exchange {
     private boolean aborted;
 
     /** The writer's: the body's stream, which keeps the framing the head chose. */
-    private final FramedBody body = new FramedBody(this);
+    private final FramedBody body;
 
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
     private final byte[] peer;
 
     PipedExchange(Request request, Runnable wake, byte[] peer) {
+        this(request, wake, peer, false);
+    }
+
+    /** {@code gathers}: the body's writes gather until a flush ({@link ExchangeApp#gathersWrites}). */
+    PipedExchange(Request request, Runnable wake, byte[] peer, boolean gathers) {
+        this.body = new FramedBody(this, gathers);
         this.request = request;
         this.peer = peer;
         this.head = "HEAD".equals(request.method());

@@ -37,6 +37,12 @@ public final class JdkHttpApp implements ExchangeApp {
         return server.getExecutor();
     }
 
+    /** The JDK's server buffers a body's writes until a flush; an app written for it flushes where it must. */
+    @Override
+    public boolean gathersWrites() {
+        return true;
+    }
+
     @Override
     public void serve(Exchange x) throws Exception {
         M0HttpContext ctx = server.find(x.request().path());
