@@ -57,20 +57,7 @@ print(sum(x.get("accepted", 0) for x in w), sum(x.get("empty_wakeups", 0) for x 
 # ratio A B [FORMAT] -> A / B, "-" when B is 0
 ratio() { awk -v a="$1" -v b="$2" -v f="${3:-%.3f}" 'BEGIN{ if (b > 0) printf f, a / b; else print "-" }'; }
 
-# openloop: lib.sh (GEN=h2load or java; needs $WORK/cls/OpenLoop.class for java)
-
-# p50 and p99 (ms) of the request times in the logs given
-percentiles() {
-  cat "$@" | awk '{print $3}' | sort -n | awk '{v[NR] = $1} END {
-    if (NR == 0) { print "- -"; exit }
-    i = int(NR * 0.50); if (i < 1) i = 1
-    j = int(NR * 0.99); if (j < 1) j = 1
-    printf "%.2f %.2f\n", v[i] / 1000, v[j] / 1000 }'
-}
-
-# offered PCT -> PCT % of share's capacity, in whole thousands a second (h2load's per-1 ms count)
-# (at least 1000: h2load's -r must be 1 or more)
-offered() { local r=$(( (CAP * $1 / 100 + 500) / 1000 * 1000 )); echo $(( r < 1000 ? 1000 : r )); }
+# openloop, percentiles, offered: lib.sh (GEN=h2load or java; needs $WORK/cls/OpenLoop.class for java)
 
 us_per_req() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{ if (n > 0) printf "%.1f", t/hz*1e6/n; else print "-" }'; }
 

@@ -203,9 +203,9 @@ bench_stop() {
   BENCH_PIDS=("${BENCH_PIDS[@]}")
 }
 
-# cpu_rounds ROUNDS SECS NAME:PORT:PID... : keep-alive hello CPU per request, wrk -t2 -c32 against
-# each server in turn, ROUNDS times (alternating and rotating the order, so the machine's load
-# falls on every arm alike); BENCH_SCHEME (default http) and BENCH_PATH (default /) make the URL
+# cpu_rounds ROUNDS SECS NAME:PORT:PID... : keep-alive hello CPU per request, wrk -t2 -c32 (WRK_CONNS,
+# default 32) against each server in turn, ROUNDS times (alternating and rotating the order, so the
+# machine's load falls on every arm alike); BENCH_SCHEME (default http) and BENCH_PATH (default /) make the URL
 # (tls.sh: https, /1m.bin);
 # adds to the caller's REQ[NAME] and TCK[NAME] (declare -A REQ TCK first) and prints a line per run.
 # ROUND_HOOK, when set, is run after each round. ROUNDS_TSV, when set, is a file each run adds a
@@ -214,7 +214,7 @@ bench_stop() {
 # each run (a connection-close run leaves TIME_WAIT sockets the next must not inherit).
 # Under keep-alive (no WRK_ARGS) a line ends with "split 16/16": the connections per process
 # halfway through the run, largest first ("32": all in one; "-" for Netty, whose workers are
-# threads; split_midway; needs WORK).
+# threads; split_midway, padded with /0 to SPLIT_WORKERS, default 1; needs WORK).
 cpu_rounds() {
   local rounds=$1 secs=$2 r k s n p pid b reqs t split sp out us
   shift 2
@@ -231,11 +231,11 @@ cpu_rounds() {
       if [[ -z ${WRK_ARGS[*]:-} && $n == netty* ]]; then
         split=" split -" # one process, its workers are threads
       elif [ -z "${WRK_ARGS[*]:-}" ]; then
-        split_midway "$secs" "$p" 1 >"$WORK/cpu_rounds.split" &
+        split_midway "$secs" "$p" "${SPLIT_WORKERS:-1}" >"$WORK/cpu_rounds.split" &
         sp=$!
       fi
       # --latency only prints the percentiles wrk records anyway: it costs the run nothing
-      out=$(wrk --latency -t2 -c32 ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "${BENCH_SCHEME:-http}://127.0.0.1:$p${BENCH_PATH:-/}")
+      out=$(wrk --latency -t2 -c"${WRK_CONNS:-32}" ${WRK_ARGS[@]+"${WRK_ARGS[@]}"} -d"${secs}s" "${BENCH_SCHEME:-http}://127.0.0.1:$p${BENCH_PATH:-/}")
       t=$(( $(tree_ticks "$pid") - b ))
       reqs=$(awk '/requests in/ {print $1}' <<<"$out")
       if [ -n "$sp" ]; then wait "$sp"; split=" split $(cat "$WORK/cpu_rounds.split")"; fi
@@ -436,3 +436,17 @@ openloop() {
     print (u == "ms") ? v/1000 : (u == "us") ? v/1e6 : v}' <<<"$out")
   echo "${done_:-0} $t $(awk -v n="${done_:-0}" -v s="${secs:-1}" 'BEGIN{printf "%.0f", n/s}') ${errs:-0}"
 }
+
+# p50 and p99 (ms) of the request times in the logs given
+percentiles() {
+  cat "$@" | awk '{print $3}' | sort -n | awk '{v[NR] = $1} END {
+    if (NR == 0) { print "- -"; exit }
+    i = int(NR * 0.50); if (i < 1) i = 1
+    j = int(NR * 0.99); if (j < 1) j = 1
+    printf "%.2f %.2f\n", v[i] / 1000, v[j] / 1000 }'
+}
+
+# offered PCT -> PCT % of the caller's CAP (share's connection-close capacity), in whole thousands
+# a second (h2load's per-1 ms count)
+# (at least 1000: h2load's -r must be 1 or more)
+offered() { local r=$(( (CAP * $1 / 100 + 500) / 1000 * 1000 )); echo $(( r < 1000 ? 1000 : r )); }
