@@ -161,7 +161,7 @@ jit_ms() {
 # pooled percentile of the ms in FILE
 pctl() { sort -n "$1" | awk -v p="$2" '{v[NR] = $1} END { if (NR == 0) { print "nan"; exit }
   i = int(p / 100 * (NR - 1) + 0.5) + 1; printf "%.1f", v[i] }'; }
-per_hs() { awk -v t="$1" -v n="$2" 'BEGIN{printf "%.2f", n ? t/1e6/n : 0}'; } # NS COUNT -> ms each
+per_hs() { awk -v t="$1" -v n="$2" 'BEGIN{print n ? t/1e6/n : 0}'; } # NS COUNT -> ms each (unrounded: ratios use it)
 
 # storm_pair TAG ARM LABEL : one storm pair on ARM, full then resumed, a line each (the JIT: the
 # compilers' share of the CPU, m0 arms only); times appended to $WORK/ms_TAG_ARM_{full,resume},
@@ -179,16 +179,17 @@ storm_pair() {
 
 # warm_arm ARM [PAIRS] : unmeasured storm pairs, 1 s apart. An m0 arm runs at least WARM_STORMS,
 # then on until its compilers' CPU over the last pair and the pause after it is under WARM_JIT_MS,
-# or WARM_STORMS_MAX pairs are spent; given PAIRS, exactly that many. Sets WARMED and WARM_JIT (ms).
+# or WARM_STORMS_MAX pairs are spent; given PAIRS, exactly that many. Sets WARMED, WARM_JIT (the
+# last pair's ms) and WARM_SEQ (every pair's ms, the compiles' decay).
 warm_arm() {
   local a=$1 want=${2:-} n=0
-  WARM_JIT=-
+  WARM_JIT=-; WARM_SEQ=""
   if is_m0 "$a"; then jit_ms "$a" >/dev/null; fi
   while :; do
     n=$((n + 1))
     storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" >/dev/null
     sleep 1
-    if is_m0 "$a"; then WARM_JIT=$(jit_ms "$a"); fi
+    if is_m0 "$a"; then WARM_JIT=$(jit_ms "$a"); WARM_SEQ="$WARM_SEQ $WARM_JIT"; fi
     if [ -n "$want" ]; then
       if (( n >= want )); then break; fi
     elif (( n >= WARM_STORMS_MAX )); then break
@@ -240,8 +241,8 @@ storm_rows() {
   for a in "${arms[@]}"; do
     is_m0 "$a" || continue
     warm_arm "$a"
-    printf "warm %-9s %2d storm pairs, JIT in the last %s ms (%s)\n" "$a" "$WARMED" "$WARM_JIT" \
-      "$(awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{print (j < t) ? "quiet" : "still compiling: WARM_STORMS_MAX spent"}')"
+    printf "warm %-9s %2d storm pairs, JIT in the last %s ms (%s); per pair, ms:%s\n" "$a" "$WARMED" "$WARM_JIT" \
+      "$(awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{print (j < t) ? "quiet" : "still compiling: WARM_STORMS_MAX spent"}')" "$WARM_SEQ"
     if (( WARMED > most )); then most=$WARMED; fi
   done
   if (( most == 0 )); then most=$WARM_STORMS; fi
@@ -259,7 +260,7 @@ storm_rows() {
   for a in "${arms[@]}"; do
     is_m0 "$a" || continue
     awk -v a="$a" -v w="$w" -v f="${JT[warm.$a.full]:-0}" -v rs="${JT[warm.$a.resume]:-0}" -v r="$ROUNDS" 'BEGIN{
-      printf "storm JIT    %dw %-9s full %6.1f ms  resume %6.1f ms  (C1+C2 CPU inside the %d rounds, counted in the CPU/handshake above)\n", w, a, f/1e6, rs/1e6, r }'
+      printf "storm JIT    %dw %-9s full %6.1f ms  resume %6.1f ms  (C1+C2 CPU inside the x%d rounds, part of the CPU/handshake above)\n", w, a, f/1e6, rs/1e6, r }'
   done
 }
 
