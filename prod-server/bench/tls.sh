@@ -15,10 +15,12 @@
 #          - "storm cold": each arm's first storm pair on its freshly started workers (a storm after
 #            a deploy meets cold workers), with the m0 arms' JIT: the part of the CPU their C1 and
 #            C2 compiler threads spent inside the storm.
-#          - warm-up, unmeasured: each m0 arm runs storm pairs until the compilers' CPU over the last
-#            pair (and the 1 s pause after it) is under WARM_JIT_MS (default 20) ms, at least
-#            WARM_STORMS (default 2) and at most WARM_STORMS_MAX (default 40) pairs; nginx runs as
-#            many pairs as the m0 arm that needed most. Printed per arm: pairs run, last pair's JIT.
+#          - warm-up, unmeasured: each m0 arm runs storm pairs until the compilers' CPU over each
+#            of the last WARM_QUIET (default 2) pairs (each with the 1 s pause after it) is under
+#            WARM_JIT_MS (default 20) ms, at least WARM_STORMS (default 2) and at most
+#            WARM_STORMS_MAX (default 40) pairs (one quiet pair was seen followed by 165 ms of C2
+#            in the round); nginx runs as many pairs as the m0 arm that needed most. Printed per
+#            arm: pairs run, the last pair's JIT and every pair's.
 #            (A fresh worker's C2 spends ~1 s over its first ~2,500 handshakes: ADR 0073's
 #            addendum. Other rows warm with WARM seconds of load; a storm row is warm when its
 #            JIT is.)
@@ -54,7 +56,7 @@ STORM_WORKERS=${STORM_WORKERS:-"2 4"}; LAND_WORKERS=${LAND_WORKERS:-"2 4"}
 KA_WORKERS=${KA_WORKERS:-"1 2"}; MIB_WORKERS=${MIB_WORKERS:-1}
 STORM=${STORM:-256}; LAND=${LAND:-64}; KEY=${KEY:-ec}
 export WARM=${WARM:-5}; WARM_STORMS=${WARM_STORMS:-2}; WARM_STORMS_MAX=${WARM_STORMS_MAX:-40}
-WARM_JIT_MS=${WARM_JIT_MS:-20}
+WARM_JIT_MS=${WARM_JIT_MS:-20}; WARM_QUIET=${WARM_QUIET:-2}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH_DIR/../.." && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
@@ -178,22 +180,24 @@ storm_pair() {
 }
 
 # warm_arm ARM [PAIRS] : unmeasured storm pairs, 1 s apart. An m0 arm runs at least WARM_STORMS,
-# then on until its compilers' CPU over the last pair and the pause after it is under WARM_JIT_MS,
-# or WARM_STORMS_MAX pairs are spent; given PAIRS, exactly that many. Sets WARMED, WARM_JIT (the
-# last pair's ms) and WARM_SEQ (every pair's ms, the compiles' decay).
+# then on until its compilers' CPU over each of the last WARM_QUIET pairs (each with the pause
+# after it) is under WARM_JIT_MS, or WARM_STORMS_MAX pairs are spent; given PAIRS, exactly that
+# many. Sets WARMED, WARM_JIT (the last pair's ms) and WARM_SEQ (every pair's ms, the decay).
 warm_arm() {
-  local a=$1 want=${2:-} n=0
+  local a=$1 want=${2:-} n=0 quiet=0
   WARM_JIT=-; WARM_SEQ=""
   if is_m0 "$a"; then jit_ms "$a" >/dev/null; fi
   while :; do
     n=$((n + 1))
     storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" >/dev/null
     sleep 1
-    if is_m0 "$a"; then WARM_JIT=$(jit_ms "$a"); WARM_SEQ="$WARM_SEQ $WARM_JIT"; fi
+    if is_m0 "$a"; then
+      WARM_JIT=$(jit_ms "$a"); WARM_SEQ="$WARM_SEQ $WARM_JIT"
+      if awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{exit !(j < t)}'; then quiet=$((quiet + 1)); else quiet=0; fi
+    fi
     if [ -n "$want" ]; then
       if (( n >= want )); then break; fi
-    elif (( n >= WARM_STORMS_MAX )); then break
-    elif (( n >= WARM_STORMS )) && awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{exit !(j < t)}'; then break
+    elif (( n >= WARM_STORMS_MAX )) || (( n >= WARM_STORMS && quiet >= WARM_QUIET )); then break
     fi
   done
   WARMED=$n
@@ -237,12 +241,12 @@ storm_rows() {
   echo "# cold: each arm's first storm pair on its freshly started workers ($(loadavg))"
   for a in "${arms[@]}"; do sleep 1; storm_pair cold "$a" cold; done
   storm_summary "storm cold" cold "$w" "$STORM" "${arms[@]}"
-  echo "# warm-up: m0 arms until a pair's C1+C2 CPU < $WARM_JIT_MS ms (at least $WARM_STORMS pairs, at most $WARM_STORMS_MAX); nginx as many as the m0 arm that needed most"
+  echo "# warm-up: m0 arms until $WARM_QUIET pairs in a row each spend < $WARM_JIT_MS ms of C1+C2 CPU (at least $WARM_STORMS pairs, at most $WARM_STORMS_MAX); nginx as many as the m0 arm that needed most"
   for a in "${arms[@]}"; do
     is_m0 "$a" || continue
     warm_arm "$a"
     printf "warm %-9s %2d storm pairs, JIT in the last %s ms (%s); per pair, ms:%s\n" "$a" "$WARMED" "$WARM_JIT" \
-      "$(awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{print (j < t) ? "quiet" : "still compiling: WARM_STORMS_MAX spent"}')" "$WARM_SEQ"
+      "$(if (( WARMED < WARM_STORMS_MAX )); then echo quiet; else echo "WARM_STORMS_MAX spent before $WARM_QUIET quiet pairs in a row"; fi)" "$WARM_SEQ"
     if (( WARMED > most )); then most=$WARMED; fi
   done
   if (( most == 0 )); then most=$WARM_STORMS; fi
@@ -302,7 +306,7 @@ negotiated12() {
 }
 
 REV=$(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "# tls; $(date -u +%FT%TZ); commit $REV; $(nproc) cores; load $(loadavg); rounds $ROUNDS x ${SECS}s, warm ${WARM}s, warm storms until JIT < ${WARM_JIT_MS} ms ($WARM_STORMS..$WARM_STORMS_MAX); key $KEY; $(nginx -v 2>&1 | sed 's/.*: //'); $(openssl version | cut -d' ' -f1-2); $(java -version 2>&1 | head -1)"
+echo "# tls; $(date -u +%FT%TZ); commit $REV; $(nproc) cores; load $(loadavg); rounds $ROUNDS x ${SECS}s, warm ${WARM}s, warm storms until $WARM_QUIET pairs with JIT < ${WARM_JIT_MS} ms ($WARM_STORMS..$WARM_STORMS_MAX); key $KEY; $(nginx -v 2>&1 | sed 's/.*: //'); $(openssl version | cut -d' ' -f1-2); $(java -version 2>&1 | head -1)"
 
 # shellcheck disable=SC2086
 read -r -a arms <<<"$ARMS"
