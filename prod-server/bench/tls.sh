@@ -11,7 +11,21 @@
 #          its slot got (a TLS 1.3 ticket). p50/p99 time to the answer (pooled over the rounds),
 #          server CPU per handshake (its processes' threads' /proc schedstat, in ns: 10 ms stat
 #          ticks cannot resolve nginx's), the resumed share
-#          (the client's session_reused). At STORM_WORKERS (default "2 4").
+#          (the client's session_reused). At STORM_WORKERS (default "2 4"), three parts:
+#          - "storm cold": each arm's first storm pair on its freshly started workers (a storm after
+#            a deploy meets cold workers), with the m0 arms' JIT: the part of the CPU their C1 and
+#            C2 compiler threads spent inside the storm.
+#          - warm-up, unmeasured: each m0 arm runs storm pairs until the compilers' CPU over each
+#            of the last WARM_QUIET (default 2) pairs (each with the 1 s pause after it) is under
+#            WARM_JIT_MS (default 20) ms, at least WARM_STORMS (default 2) and at most
+#            WARM_STORMS_MAX (default 40) pairs (one quiet pair was seen followed by 165 ms of C2
+#            in the round); nginx runs as many pairs as the m0 arm that needed most. Printed per
+#            arm: pairs run, the last pair's JIT and every pair's.
+#            (A fresh worker's C2 spends ~1 s over its first ~2,500 handshakes: ADR 0073's
+#            addendum. Other rows warm with WARM seconds of load; a storm row is warm when its
+#            JIT is.)
+#          - "storm": ROUNDS pairs per arm, rotating; each round's line shows its JIT beside its
+#            CPU/handshake, and "storm JIT" lines sum it per m0 arm over the rounds.
 #   land   LAND (64) keep-alive connections opened and handshaken at once, then, all still open,
 #          each asks /pid: answers per worker, largest first; exact is 32/32 at 2 workers.
 #          ROUNDS rounds per arm at LAND_WORKERS (default "2 4").
@@ -21,8 +35,7 @@
 #          (examples/, compiled here; a file answer), wrk -t2 -c32, at MIB_WORKERS (default 1).
 # ARMS (default "nginx share race fountain"): share, race and fountain are m0serve's
 # --accept-policy; MIB_ARMS (default "nginx share"). WARM (default 5) s of unmeasured wrk per arm
-# before ka and mib rounds, and WARM_STORMS (default 2) unmeasured storms per arm before the storm
-# rows (the JIT). KEY=ec (default, ECDSA P-256) or rsa (RSA-2048).
+# before ka and mib rounds; the storm's warm-up is above. KEY=ec (default, ECDSA P-256) or rsa (RSA-2048).
 #
 # Protocol and suite are pinned on the client side, so both servers choose among one offer:
 # OPENSSL_CONF names a client configuration for the storm and landing clients (TLS 1.3 only,
@@ -42,7 +55,8 @@ MIB_ARMS=${MIB_ARMS:-"nginx share"}
 STORM_WORKERS=${STORM_WORKERS:-"2 4"}; LAND_WORKERS=${LAND_WORKERS:-"2 4"}
 KA_WORKERS=${KA_WORKERS:-"1 2"}; MIB_WORKERS=${MIB_WORKERS:-1}
 STORM=${STORM:-256}; LAND=${LAND:-64}; KEY=${KEY:-ec}
-export WARM=${WARM:-5}; WARM_STORMS=${WARM_STORMS:-2}
+export WARM=${WARM:-5}; WARM_STORMS=${WARM_STORMS:-2}; WARM_STORMS_MAX=${WARM_STORMS_MAX:-40}
+WARM_JIT_MS=${WARM_JIT_MS:-20}; WARM_QUIET=${WARM_QUIET:-2}
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$BENCH_DIR/../.." && pwd)
 JAR="${M0SERVE_JAR:-$BENCH_DIR/../target/m0serve.jar}"
@@ -140,49 +154,117 @@ start_arms() {
 stop_arms() { local a; for a in "$@"; do bench_stop "${PID[$a]}"; done; }
 
 storm_client() { OPENSSL_CONF="$WORK/tls13.cnf" timeout 300 python3 "$BENCH_DIR/tls_storm.py" "$@" 2>>"$WORK/client.err"; }
+is_m0() { [ "$1" != nginx ]; }
+# jit_ms ARM : the C1+C2 compiler threads' CPU of ARM's server since the last jit_ms ARM, in ms
+jit_ms() {
+  python3 "$BENCH_DIR/tls_storm.py" jit "${PID[$1]}" "$WORK/jit_${PID[$1]}.json" | awk '{printf "%.1f", $1 / 1e6}'
+}
 
 # pooled percentile of the ms in FILE
 pctl() { sort -n "$1" | awk -v p="$2" '{v[NR] = $1} END { if (NR == 0) { print "nan"; exit }
   i = int(p / 100 * (NR - 1) + 0.5) + 1; printf "%.1f", v[i] }'; }
+per_hs() { awk -v t="$1" -v n="$2" 'BEGIN{print n ? t/1e6/n : 0}'; } # NS COUNT -> ms each (unrounded: ratios use it)
 
-# storm_rows W ARM... : ROUNDS storms per arm (full, then resumed), arms rotating; then per arm
-# the pooled p50/p99, CPU per handshake and the ratios to nginx's
+# storm_pair TAG ARM LABEL : one storm pair on ARM, full then resumed, a line each (the JIT: the
+# compilers' share of the CPU, m0 arms only); times appended to $WORK/ms_TAG_ARM_{full,resume},
+# sums kept in storm_rows' OK, T, JT, RE under TAG.ARM.KIND
+storm_pair() {
+  local tag=$1 a=$2 label=$3 kind n ok p50 p99 t jt nre proto cipher jit
+  while read -r kind n ok p50 p99 t jt nre proto cipher; do
+    jit=-; if is_m0 "$a"; then jit=$(awk -v j="$jt" 'BEGIN{printf "%.1f", j/1e6}'); fi
+    printf "%s %-9s %-6s %3s/%s answered  p50 %7s ms  p99 %7s ms  %6.2f ms CPU/handshake  JIT %6s ms  resumed %3s  %s %s\n" \
+      "$label" "$a" "$kind" "$ok" "$n" "$p50" "$p99" "$(per_hs "$t" "$ok")" "$jit" "$nre" "$proto" "$cipher"
+    OK[$tag.$a.$kind]=$(( ${OK[$tag.$a.$kind]:-0} + ok )); T[$tag.$a.$kind]=$(( ${T[$tag.$a.$kind]:-0} + t ))
+    JT[$tag.$a.$kind]=$(( ${JT[$tag.$a.$kind]:-0} + jt )); RE[$tag.$a.$kind]=$(( ${RE[$tag.$a.$kind]:-0} + nre ))
+  done < <(storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" "$WORK/ms_${tag}_$a")
+}
+
+# warm_arm ARM [PAIRS] : unmeasured storm pairs, 1 s apart. An m0 arm runs at least WARM_STORMS,
+# then on until its compilers' CPU over each of the last WARM_QUIET pairs (each with the pause
+# after it) is under WARM_JIT_MS, or WARM_STORMS_MAX pairs are spent; given PAIRS, exactly that
+# many. Sets WARMED, WARM_JIT (the last pair's ms) and WARM_SEQ (every pair's ms, the decay).
+warm_arm() {
+  local a=$1 want=${2:-} n=0 quiet=0
+  WARM_JIT=-; WARM_SEQ=""
+  if is_m0 "$a"; then jit_ms "$a" >/dev/null; fi
+  while :; do
+    n=$((n + 1))
+    storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" >/dev/null
+    sleep 1
+    if is_m0 "$a"; then
+      WARM_JIT=$(jit_ms "$a"); WARM_SEQ="$WARM_SEQ $WARM_JIT"
+      if awk -v j="$WARM_JIT" -v t="$WARM_JIT_MS" 'BEGIN{exit !(j < t)}'; then quiet=$((quiet + 1)); else quiet=0; fi
+    fi
+    if [ -n "$want" ]; then
+      if (( n >= want )); then break; fi
+    elif (( n >= WARM_STORMS_MAX )) || (( n >= WARM_STORMS && quiet >= WARM_QUIET )); then break
+    fi
+  done
+  WARMED=$n
+}
+
+# storm_summary PREFIX TAG W ALL ARM... : per kind and arm, the pooled p50/p99 of TAG's storms, CPU
+# per handshake and the ratios to nginx's. The cold rows end with their JIT; the warm rows
+# (PREFIX "storm") keep the format docs/bench.md quotes.
+storm_summary() {
+  local prefix=$1 tag=$2 w=$3 all=$4 kind a np50 np99 ncpu jit; shift 4
+  for kind in full resume; do
+    np50=$(pctl "$WORK/ms_${tag}_nginx_$kind" 50); np99=$(pctl "$WORK/ms_${tag}_nginx_$kind" 99)
+    ncpu=$(per_hs "${T[$tag.nginx.$kind]:-0}" "${OK[$tag.nginx.$kind]:-0}")
+    for a in "$@"; do
+      jit=""
+      if [ "$tag" = cold ]; then
+        jit="  JIT -"; if is_m0 "$a"; then jit=$(awk -v j="${JT[$tag.$a.$kind]:-0}" 'BEGIN{printf "  JIT %.1f ms", j/1e6}'); fi
+      fi
+      awk -v pre="$prefix" -v a="$a" -v k="$kind" -v w="$w" -v p50="$(pctl "$WORK/ms_${tag}_${a}_$kind" 50)" \
+        -v p99="$(pctl "$WORK/ms_${tag}_${a}_$kind" 99)" -v np50="$np50" -v np99="$np99" -v ncpu="$ncpu" \
+        -v t="${T[$tag.$a.$kind]:-0}" -v n="${OK[$tag.$a.$kind]:-0}" -v re="${RE[$tag.$a.$kind]:-0}" \
+        -v all="$all" -v jit="$jit" 'BEGIN{
+        c = n ? t/1e6/n : 0
+        r50 = (np50 > 0) ? p50/np50 : 0; r99 = (np99 > 0) ? p99/np99 : 0; rc = (ncpu > 0) ? c/ncpu : 0
+        printf "%s %-6s %dw %-9s p50 %7.1f ms (%.2f x nginx)  p99 %7.1f ms (%.2f x nginx)  %5.2f ms CPU/handshake (%.2f x nginx)  resumed %d/%d (%.0f %%)  answered %d/%d%s\n",
+          pre, k, w, a, p50, r50, p99, r99, c, rc, re, n, (n ? 100*re/n : 0), n, all, jit }'
+    done
+  done
+}
+
+# storm_rows W ARM... : the cold row (each arm's first storm pair on its fresh workers), the
+# warm-up (warm_arm; nginx as many pairs as the m0 arm that needed most), then ROUNDS storm pairs
+# per arm, arms rotating, with the pooled p50/p99, CPU per handshake and the ratios to nginx's
 storm_rows() {
-  local w=$1 r k a kind n ok p50 p99 t nre proto cipher; shift
+  local w=$1 r k a kind most=0; shift
   local arms=("$@")
-  declare -A OK=() T=() RE=()
+  declare -A OK=() T=() JT=() RE=()
+  for a in nginx "${arms[@]}"; do for kind in full resume; do : >"$WORK/ms_cold_${a}_$kind"; : >"$WORK/ms_warm_${a}_$kind"; done; done
   echo
   echo "## handshake storm, $w workers: $STORM connections at once, one hello each, x$ROUNDS, full then resumed ($(loadavg))"
+  echo "# cold: each arm's first storm pair on its freshly started workers ($(loadavg))"
+  for a in "${arms[@]}"; do sleep 1; storm_pair cold "$a" cold; done
+  storm_summary "storm cold" cold "$w" "$STORM" "${arms[@]}"
+  echo "# warm-up: m0 arms until $WARM_QUIET pairs in a row each spend < $WARM_JIT_MS ms of C1+C2 CPU (at least $WARM_STORMS pairs, at most $WARM_STORMS_MAX); nginx as many as the m0 arm that needed most"
   for a in "${arms[@]}"; do
-    for _ in $(seq "$WARM_STORMS"); do storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" >/dev/null; sleep 1; done
-    : >"$WORK/ms_${a}_full"; : >"$WORK/ms_${a}_resume"
+    is_m0 "$a" || continue
+    warm_arm "$a"
+    printf "warm %-9s %2d storm pairs, JIT in the last %s ms (%s); per pair, ms:%s\n" "$a" "$WARMED" "$WARM_JIT" \
+      "$(if (( WARMED < WARM_STORMS_MAX )); then echo quiet; else echo "WARM_STORMS_MAX spent before $WARM_QUIET quiet pairs in a row"; fi)" "$WARM_SEQ"
+    if (( WARMED > most )); then most=$WARMED; fi
+  done
+  if (( most == 0 )); then most=$WARM_STORMS; fi
+  for a in "${arms[@]}"; do
+    if ! is_m0 "$a"; then warm_arm "$a" "$most"; printf "warm %-9s %2d storm pairs\n" "$a" "$WARMED"; fi
   done
   for r in $(seq "$ROUNDS"); do
     for k in "${!arms[@]}"; do
       a=${arms[$(( (k + r - 1) % ${#arms[@]} ))]}
       sleep 1
-      while read -r kind n ok p50 p99 t nre proto cipher; do
-        printf "round %s %-9s %-6s %3s/%s answered  p50 %7s ms  p99 %7s ms  %6.2f ms CPU/handshake  resumed %3s  %s %s\n" \
-          "$r" "$a" "$kind" "$ok" "$n" "$p50" "$p99" "$(awk -v t="$t" -v n="$ok" 'BEGIN{print n ? t/1e6/n : 0}')" \
-          "$nre" "$proto" "$cipher"
-        OK[$a.$kind]=$(( ${OK[$a.$kind]:-0} + ok )); T[$a.$kind]=$(( ${T[$a.$kind]:-0} + t ))
-        RE[$a.$kind]=$(( ${RE[$a.$kind]:-0} + nre ))
-      done < <(storm_client storm "${PORT[$a]}" "$STORM" "${PID[$a]}" "$WORK/ms_$a")
+      storm_pair warm "$a" "round $r"
     done
   done
-  for kind in full resume; do
-    local np50 np99 ncpu
-    np50=$(pctl "$WORK/ms_nginx_$kind" 50); np99=$(pctl "$WORK/ms_nginx_$kind" 99)
-    ncpu=$(awk -v t="${T[nginx.$kind]:-0}" -v n="${OK[nginx.$kind]:-0}" 'BEGIN{print n ? t/1e6/n : 0}')
-    for a in "${arms[@]}"; do
-      awk -v a="$a" -v k="$kind" -v w="$w" -v p50="$(pctl "$WORK/ms_${a}_$kind" 50)" -v p99="$(pctl "$WORK/ms_${a}_$kind" 99)" \
-        -v np50="$np50" -v np99="$np99" -v ncpu="$ncpu" -v t="${T[$a.$kind]:-0}" -v n="${OK[$a.$kind]:-0}" \
-        -v re="${RE[$a.$kind]:-0}" -v all="$(( STORM * ROUNDS ))" 'BEGIN{
-        c = n ? t/1e6/n : 0
-        r50 = (np50 > 0) ? p50/np50 : 0; r99 = (np99 > 0) ? p99/np99 : 0; rc = (ncpu > 0) ? c/ncpu : 0
-        printf "storm %-6s %dw %-9s p50 %7.1f ms (%.2f x nginx)  p99 %7.1f ms (%.2f x nginx)  %5.2f ms CPU/handshake (%.2f x nginx)  resumed %d/%d (%.0f %%)  answered %d/%d\n",
-          k, w, a, p50, r50, p99, r99, c, rc, re, n, (n ? 100*re/n : 0), n, all }'
-    done
+  storm_summary storm warm "$w" "$(( STORM * ROUNDS ))" "${arms[@]}"
+  for a in "${arms[@]}"; do
+    is_m0 "$a" || continue
+    awk -v a="$a" -v w="$w" -v f="${JT[warm.$a.full]:-0}" -v rs="${JT[warm.$a.resume]:-0}" -v r="$ROUNDS" 'BEGIN{
+      printf "storm JIT    %dw %-9s full %6.1f ms  resume %6.1f ms  (C1+C2 CPU inside the x%d rounds, part of the CPU/handshake above)\n", w, a, f/1e6, rs/1e6, r }'
   done
 }
 
@@ -224,7 +306,7 @@ negotiated12() {
 }
 
 REV=$(git -C "$BENCH_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "# tls; $(date -u +%FT%TZ); commit $REV; $(nproc) cores; load $(loadavg); rounds $ROUNDS x ${SECS}s, warm ${WARM}s, $WARM_STORMS warm storms; key $KEY; $(nginx -v 2>&1 | sed 's/.*: //'); $(openssl version | cut -d' ' -f1-2); $(java -version 2>&1 | head -1)"
+echo "# tls; $(date -u +%FT%TZ); commit $REV; $(nproc) cores; load $(loadavg); rounds $ROUNDS x ${SECS}s, warm ${WARM}s, warm storms until $WARM_QUIET pairs with JIT < ${WARM_JIT_MS} ms ($WARM_STORMS..$WARM_STORMS_MAX); key $KEY; $(nginx -v 2>&1 | sed 's/.*: //'); $(openssl version | cut -d' ' -f1-2); $(java -version 2>&1 | head -1)"
 
 # shellcheck disable=SC2086
 read -r -a arms <<<"$ARMS"

@@ -4,10 +4,14 @@
     tls_storm.py storm PORT N SERVER_PID [LOG]    N new connections, one request each (Connection: close),
         full handshakes; then N more, each offering the session the same slot's first connection
         got (its ticket). Per storm one line:
-        "full|resume N ok P50_MS P99_MS CPU_NS RESUMED PROTOCOL CIPHER"
+        "full|resume N ok P50_MS P99_MS CPU_NS JIT_NS RESUMED PROTOCOL CIPHER"
         CPU_NS: CPU time of SERVER_PID's and its children's threads (/proc schedstat), read before the barrier and
-        0.5 s after the last answer (the closes that follow the answers are counted too). LOG:
+        0.5 s after the last answer (the closes that follow the answers are counted too); JIT_NS: the
+        part of it spent by HotSpot's C1 and C2 compiler threads (0 for a server without them). LOG:
         each answered connection's time in ms is appended to LOG_full and LOG_resume.
+    tls_storm.py jit SERVER_PID STATE   the C1+C2 compiler threads' CPU (ns) of SERVER_PID and its
+        children since the call that wrote STATE (a file of per-thread times it rewrites; no STATE
+        yet: since the threads started). tls.sh warms an arm until this is small over a storm pair.
     tls_storm.py land PORT N WORKERS ROUNDS   N keep-alive connections at once, each handshaken;
         then, all still open, each asks /pid. One line per round: the answers per pid, largest
         first, padded to WORKERS ("32/32").
@@ -17,6 +21,7 @@ request). The protocol, suites and groups are the client's OpenSSL configuration
 OPENSSL_CONF); PROTOCOL CIPHER are those the first connection negotiated. Every wait is bounded
 (sockets 20 s, barriers 60 s); a connection that fails is left out of the percentiles and of ok.
 """
+import json
 import os
 import socket
 import ssl
@@ -35,11 +40,14 @@ def context():
     return c
 
 
-def cpu_ns(pid):
-    """CPU time of pid's threads and its children's, in ns: each task's schedstat (its first field,
-    time on a CPU, user and system), finer than stat's 10 ms ticks, which a storm of 256 nginx
-    handshakes (tens of ms) would not resolve. Threads alive at both reads: the servers' are."""
-    total = 0
+JIT_THREADS = ("C1 CompilerThre", "C2 CompilerThre")  # HotSpot's names, cut to comm's 15 bytes
+
+
+def server_threads(pid):
+    """{tid: [ns on a CPU, is a JIT compiler thread]} for pid's threads and its children's: each
+    task's schedstat (its first field, time on a CPU, user and system), finer than stat's 10 ms
+    ticks, which a storm of 256 nginx handshakes (tens of ms) would not resolve."""
+    out = {}
     kids = []
     try:
         for t in os.listdir(f"/proc/{pid}/task"):
@@ -55,10 +63,26 @@ def cpu_ns(pid):
         for t in tasks:
             try:
                 with open(f"/proc/{p}/task/{t}/schedstat") as f:
-                    total += int(f.read().split()[0])
+                    ns = int(f.read().split()[0])
+                with open(f"/proc/{p}/task/{t}/comm") as f:
+                    jit = f.read().startswith(JIT_THREADS)
+                out[t] = [ns, jit]
             except (OSError, IndexError, ValueError):
                 pass
-    return total
+    return out
+
+
+def cpu_ns(before, after):
+    """(all, jit) CPU ns between two server_threads reads, thread by thread: one that starts
+    between them counts from zero; one that ends between them drops out (its share since the first
+    read is lost, but its earlier time is not subtracted). HotSpot may stop an idle compiler thread."""
+    total = jit = 0
+    for t, (ns, is_jit) in after.items():
+        d = ns - before.get(t, [0, False])[0]
+        total += d
+        if is_jit:
+            jit += d
+    return total, jit
 
 
 def read_answer(s):
@@ -93,7 +117,7 @@ def pct(values, p):
 
 
 def storm(ctx, port, n, pid, sessions):
-    """One storm; returns (times_ms, reused count, new sessions, protocol, cipher, cpu ns)."""
+    """One storm; returns (times_ms, reused count, new sessions, protocol, cipher, cpu ns, jit ns)."""
     barrier = threading.Barrier(n + 1, timeout=60)
     times = [None] * n
     reused = [False] * n
@@ -123,27 +147,39 @@ def storm(ctx, port, n, pid, sessions):
     threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
     for t in threads:
         t.start()
-    before = cpu_ns(pid)
+    before = server_threads(pid)
     barrier.wait()
     for t in threads:
         t.join(TIMEOUT * 3)
     time.sleep(0.5)
-    after = cpu_ns(pid)
-    ok = [t for t in times if t is not None]
+    cpu, jit = cpu_ns(before, server_threads(pid))
+    ok = [x for x in times if x is not None]
     proto, cipher = seen[0] if seen else ("-", "-")
-    return ok, sum(reused), got, proto, cipher, after - before
+    return ok, sum(reused), got, proto, cipher, cpu, jit
 
 
 def do_storm(port, n, pid, log):
     ctx = context()
     sessions = None
     for kind in ("full", "resume"):
-        ok, nre, got, proto, cipher, t = storm(ctx, port, n, pid, sessions)
+        ok, nre, got, proto, cipher, cpu, jit = storm(ctx, port, n, pid, sessions)
         if log:
             with open(f"{log}_{kind}", "a") as f:
                 f.writelines(f"{x:.3f}\n" for x in ok)
-        print(f"{kind} {n} {len(ok)} {pct(ok, 50):.2f} {pct(ok, 99):.2f} {t} {nre} {proto} {cipher}", flush=True)
+        print(f"{kind} {n} {len(ok)} {pct(ok, 50):.2f} {pct(ok, 99):.2f} {cpu} {jit} {nre} {proto} {cipher}", flush=True)
         sessions = got
+
+
+def do_jit(pid, state):
+    now = server_threads(pid)
+    try:
+        with open(state) as f:
+            before = json.load(f)
+    except (OSError, ValueError):
+        before = {}
+    with open(state, "w") as f:
+        json.dump(now, f)
+    print(cpu_ns(before, now)[1], flush=True)
 
 
 def do_land(port, n, workers, rounds):
@@ -195,6 +231,8 @@ def do_land(port, n, workers, rounds):
 def main(argv):
     if len(argv) in (5, 6) and argv[1] == "storm":
         do_storm(int(argv[2]), int(argv[3]), int(argv[4]), argv[5] if len(argv) == 6 else None)
+    elif len(argv) == 4 and argv[1] == "jit":
+        do_jit(int(argv[2]), argv[3])
     elif len(argv) == 6 and argv[1] == "land":
         do_land(int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]))
     else:
