@@ -15,6 +15,7 @@ final class FramedBody extends OutputStream {
 
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
 
     /** Room before a gathered chunk's data for its size line (up to 8 hex digits and CRLF). */
     private static final int SIZE_ROOM = 10;
@@ -164,9 +165,12 @@ final class FramedBody extends OutputStream {
         int from = SIZE_ROOM;
         int to = SIZE_ROOM + n;
         if (chunked) {
-            byte[] size = (Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
-            from -= size.length;
-            System.arraycopy(size, 0, gather, from, size.length);
+            int digits = (Integer.SIZE + 3 - Integer.numberOfLeadingZeros(n)) / 4;
+            gather[--from] = '\n';
+            gather[--from] = '\r';
+            for (int i = 0, v = n; i < digits; i++, v >>>= 4) {
+                gather[--from] = HEX[v & 0xf];
+            }
             gather[to++] = '\r';
             gather[to++] = '\n';
         }

@@ -38,6 +38,14 @@ final class HeldBytes {
         return wr - rd;
     }
 
+    /**
+     * How many more bytes fit without an array of one's own: the scratch's size less what is
+     * held; without a scratch, no bound.
+     */
+    int roomInScratch() {
+        return scratch == null ? Integer.MAX_VALUE : Math.max(0, scratch.bytes.length - size());
+    }
+
     /** Whether the bytes are in the loop's scratch. */
     boolean borrowsScratch() {
         return scratch != null && bytes == scratch.bytes;
