@@ -52,12 +52,8 @@ public final class HttpSession {
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
     private final ArrayDeque<OwedResponse> slots = new ArrayDeque<>();
 
-    /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
-    private final HeldBytes out;
-    /** A large body sent from where it lies once {@link #out} is written (docs/adr/0071); null when none. */
-    private BodyTail tail;
-    /** Writes each answer's bytes into {@link #out}, and makes its {@link #tail}. */
-    private final ResponseEncoder encoder;
+    /** Bytes to write, and a large body or a file's slice sent after them (docs/adr/0036, 0071). */
+    private final SessionOutput out;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -69,8 +65,6 @@ public final class HttpSession {
     /** A head is partly read and its clock runs from headStart. */
     private boolean timing;
     private long headStart;
-    /** A partial write happened since the last timeout check: the peer is reading, slowly. */
-    private boolean writeProgress;
     /** The session answered an error, or dropped received bytes: the peer may still be sending. */
     private boolean lingerWanted;
     /** Requests dispatched on this connection, counted up to 2 (the load's shape, ADR 0041). */
@@ -113,8 +107,7 @@ public final class HttpSession {
         if (app instanceof ExchangeApp) {
             parser.streamBodies(); // its handlers read bodies as they arrive: no whole-body cap
         }
-        this.out = new HeldBytes(out);
-        this.encoder = new ResponseEncoder(this.out, observer, failures);
+        this.out = new SessionOutput(out, observer, failures, this::afterFlush, this::closeNow);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
@@ -131,7 +124,7 @@ public final class HttpSession {
 
     /** Files are opened by {@code files} from now on (the worker's: with a descriptor for sendfile). */
     public HttpSession files(BodyFiles files) {
-        encoder.files(files);
+        out.files(files);
         return this;
     }
 
@@ -220,28 +213,12 @@ public final class HttpSession {
      * scratch, into another session of its loop); its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
-        ByteBuffer b = out.buffer();
-        if (b != null || tail == null) {
-            return b;
-        }
-        ByteBuffer a = tail.inPlace();
-        if (a != null) {
-            return a.hasRemaining() ? a : null;
-        }
-        if (tail.complete()) {
-            return null;
-        }
-        if (!tail.readInto(out)) {
-            out.holdNothing();
-            endTail(true); // the file ended short of its length, or failed: a cut
-            return null;
-        }
-        return out.buffer();
+        return out.next();
     }
 
     /** Whether output waits, without making any ({@link #output()} reads a file answer's next chunk). */
     public boolean hasOutput() {
-        return out.size() > 0 || (tail != null && !tail.complete());
+        return out.waiting();
     }
 
     /**
@@ -251,51 +228,27 @@ public final class HttpSession {
      * reads the file.
      */
     public int fileToSend() {
-        return out.size() == 0 && tail != null ? tail.sendableFd() : -1;
+        return out.fileToSend();
     }
 
     /** The output is the head of a file answer that sendfile will send next: the head may be corked. */
     public boolean fileFollows() {
-        return out.size() > 0 && tail != null && tail.sendableFd() >= 0;
+        return out.fileFollows();
     }
 
     /** Where the file's next byte is, and how many are left ({@link #fileToSend}). */
     public long fileSent() {
-        return tail.position();
+        return out.fileSent();
     }
 
     public long fileLeft() {
-        return tail.length - tail.sent;
+        return out.fileLeft();
     }
 
     /** sendfile(2) sent n bytes of the file; 0: the file ended short of its promised length (a cut). */
     public void sentFromFile(long n, long nowNanos) {
         lastNow = nowNanos;
-        if (n <= 0) {
-            endTail(true);
-            return;
-        }
-        tail.sent += n;
-        if (!tail.complete()) {
-            writeProgress = true;
-            return;
-        }
-        endTail(false);
-        afterFlush(nowNanos);
-    }
-
-    /** The tail is sent, or cut: logged with the bytes that left, its file closed. */
-    private void endTail(boolean cut) {
-        BodyTail t = tail;
-        tail = null;
-        t.close();
-        if (observer != null) {
-            // What left: a cut may leave the head, or a chunk read from the file, unwritten.
-            observer.responded(t.request, t.status, Math.max(0, t.sent - out.size()), t.start, cut);
-        }
-        if (cut) {
-            closeNow();
-        }
+        out.sentFromFile(n, nowNanos);
     }
 
     /** n bytes of output() were written (partial writes are normal). */
@@ -309,35 +262,7 @@ public final class HttpSession {
      */
     public void written(int n, long nowNanos) {
         lastNow = nowNanos;
-        int pending = out.size();
-        if (pending == 0 && tail != null && tail.inPlace() != null) {
-            long left = tail.length - tail.sent;
-            if (n < 0 || n > left) throw new IllegalArgumentException("written " + n + " of " + left);
-            tail.sent += n;
-            if (!tail.complete()) {
-                if (n > 0) writeProgress = true;
-                return;
-            }
-            endTail(false);
-            afterFlush(nowNanos);
-            return;
-        }
-        if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
-        if (n == 0) return;
-        out.rd += n;
-        if (n < pending) {
-            writeProgress = true;
-            return;
-        }
-        out.holdNothing();
-        if (tail != null) {
-            if (!tail.complete() || tail.file == null) {
-                writeProgress = true; // the head, or a file's chunk, left: the tail is next
-                return;
-            }
-            endTail(false); // a file read into the output: its last chunk left
-        }
-        afterFlush(nowNanos);
+        out.written(n, nowNanos);
     }
 
     /** The output (and any tail) is all written: what waited behind it goes on. */
@@ -365,7 +290,7 @@ public final class HttpSession {
         if (quiet) return lastActive;
         // A body read as it streams, with room for more: the client is the one who is late.
         if (!closing && parser.streaming() && !parser.sinkFull()) return plus(lastActive, config.bodyTimeoutNanos());
-        if (tail != null) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
+        if (out.hasTail()) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
         if (!slots.isEmpty()) {
             // A streamed body the client does not take is a stalled flush; one the app is slow
             // to produce is a request still running.
@@ -387,9 +312,8 @@ public final class HttpSession {
             fail(408);
             return;
         }
-        if (writeProgress) {
+        if (out.takeProgress()) {
             // The peer took some output since the deadline was armed: it is slow, not gone.
-            writeProgress = false;
             lastActive = nowNanos;
             return;
         }
@@ -397,7 +321,7 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         cutStream();
-        out.holdNothing();
+        out.drop();
         abortAll();
     }
 
@@ -434,15 +358,14 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         cutStream();
-        out.holdNothing();
+        out.drop();
         abortAll();
     }
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
     private void cutStream() {
-        if (tail != null) {
-            endTail(true); // a tail is the oldest answer owed: what follows it waits behind it
-            return;
+        if (out.cutTail()) {
+            return; // a tail is the oldest answer owed: what follows it waits behind it
         }
         OwedResponse s = slots.peekFirst();
         if (s != null && s.headOut && observer != null) {
@@ -466,14 +389,14 @@ public final class HttpSession {
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
-        return slots.isEmpty() && tail == null && out.size() == 0 && !parser.partial();
+        return slots.isEmpty() && out.empty() && !parser.partial();
     }
 
     // ---- internals ----
 
     /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && tail == null && out.size() == 0 && !parser.inBody();
+        return timing && !closing && slots.isEmpty() && out.empty() && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -481,12 +404,7 @@ public final class HttpSession {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || out.size() + tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
-    }
-
-    /** A tail's unsent bytes count as output: a client that does not read cannot make us answer more. */
-    private long tailLeft() {
-        return tail == null ? 0 : tail.length - tail.sent;
+        return slots.size() >= MAX_QUEUED || out.size() + out.tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
     }
 
     private void parse(long now) {
@@ -628,8 +546,8 @@ public final class HttpSession {
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
     private void respond(Response r, byte[] conn, boolean head, Request request) {
-        if (slots.isEmpty() && tail == null) {
-            tail = encoder.encode(r, conn, head, request, requestStart);
+        if (slots.isEmpty() && !out.hasTail()) {
+            out.encode(r, conn, head, request, requestStart);
         } else {
             OwedResponse s = new OwedResponse(null, conn, head, null, null);
             s.logged = request;
@@ -662,14 +580,14 @@ public final class HttpSession {
     private boolean drainSlots() {
         boolean moved = false;
         OwedResponse s;
-        while (tail == null && (s = slots.peekFirst()) != null) {
+        while (!out.hasTail() && (s = slots.peekFirst()) != null) {
             Response r = s.response;
             if (r != null) {
                 slots.pollFirst();
                 if (s.failure != null) {
                     failures.failed(s.request, s.failure); // read after response: written before it
                 }
-                tail = encoder.encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
+                out.encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
                 moved = true;
                 continue;
             }
@@ -711,7 +629,7 @@ public final class HttpSession {
                     continueBody = null;
                     continueSlot = null;
                 }
-                tail = encoder.encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
+                out.encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
                 if (bodyOwed) {
                     closeNow(); // its body may never come, and what comes is no request (as below)
                 }
@@ -720,11 +638,11 @@ public final class HttpSession {
             s.headOut = true;
             // The Connection field is the request's; a body that breaks its framing closes the
             // connection anyway, after what was sent (below).
-            encoder.streamedHead(h, x.closeDelimited() ? CONN_CLOSE : s.conn);
+            out.streamedHead(h, x.closeDelimited() ? CONN_CLOSE : s.conn);
         }
         int room = OUT_HIGH_WATER - out.size();
         int before = out.size();
-        boolean complete = room > 0 && x.moveTo(out, room);
+        boolean complete = room > 0 && x.moveTo(out.held(), room);
         s.bodySent += out.size() - before;
         if (!complete) return false;
         slots.pollFirst();
@@ -760,7 +678,7 @@ public final class HttpSession {
 
     /** The output's bytes, or the parser's (tests). */
     HeldBytes held(boolean output) {
-        return output ? out : parser.held();
+        return output ? out.held() : parser.held();
     }
 
     /** Whether the output, or the parser, holds its loop scratch (tests). */
