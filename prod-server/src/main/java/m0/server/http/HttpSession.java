@@ -2,9 +2,7 @@ package m0.server.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One connection's HTTP/1.1 state: parses requests from the bytes the loop reads, runs the app
@@ -26,8 +24,8 @@ public final class HttpSession {
     /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
     static final int OUT_HIGH_WATER = 256 * 1024;
 
-    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
-    private static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONN_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
     private static final Response BAD_REQUEST = Response.status(400);
@@ -36,21 +34,18 @@ public final class HttpSession {
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
     static final Response SERVER_ERROR = Response.status(500);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
-    private static final Response UNAVAILABLE = Response.status(503);
 
     private final HttpConfig config;
     private final App app;
     private final Executor pool;
     private final Runnable wakeLoop;
-    /** Null (the default): nothing is told, and nothing is timed. */
-    private final ResponseObserver observer;
     /** Told of every request whose app code failed (never null). */
     private final HandlerFailures failures;
     /** The pass that parsed the request being dispatched (for the observer's durations). */
     private long requestStart;
     private final HttpParser parser;
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
-    private final ArrayDeque<OwedResponse> slots = new ArrayDeque<>();
+    private final OwedAnswers owed;
 
     /** Bytes to write, and a large body or a file's slice sent after them (docs/adr/0036, 0071). */
     private final SessionOutput out;
@@ -96,7 +91,6 @@ public final class HttpSession {
     /** The same, telling {@code failures} of each request whose app code failed (issue 44). */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer, Scratch in, Scratch out, HandlerFailures failures) {
-        this.observer = observer;
         this.failures = failures;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
@@ -108,15 +102,13 @@ public final class HttpSession {
             parser.streamBodies(); // its handlers read bodies as they arrive: no whole-body cap
         }
         this.out = new SessionOutput(out, observer, failures, this::afterFlush, this::closeNow);
+        this.owed = new OwedAnswers(this.out, parser, observer, failures, this::closeNow);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
 
     /** The body of the request being dispatched, when it streams (else null). */
     private RequestBody streamedBody;
-    /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
-    private RequestBody continueBody;
-    private OwedResponse continueSlot;
     /** The slot whose request's body is being read as it streams; null when none. */
     private OwedResponse bodySlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
@@ -155,7 +147,7 @@ public final class HttpSession {
         }
         // The head clock starts at the first byte after the last response, an empty line's too:
         // a trickle of CR/LF cannot hold the connection (parse() stops it at a complete request).
-        if (!timing && slots.isEmpty() && !parser.inBody() && in.hasRemaining()) {
+        if (!timing && owed.isEmpty() && !parser.inBody() && in.hasRemaining()) {
             timing = true;
             headStart = nowNanos;
         }
@@ -199,7 +191,7 @@ public final class HttpSession {
     /** On the loop thread after a wake-up: moves finished pool responses into the output, in order. */
     public void pollCompletions(long nowNanos) {
         lastNow = nowNanos;
-        if (drainSlots()) {
+        if (owed.drain()) {
             lastActive = nowNanos;
             // The client may have sent its next head while we were busy: its clock starts now.
             if (timing) headStart = nowNanos;
@@ -268,7 +260,7 @@ public final class HttpSession {
     /** The output (and any tail) is all written: what waited behind it goes on. */
     private void afterFlush(long nowNanos) {
         if (timing) headStart = nowNanos;
-        if (!slots.isEmpty()) drainSlots(); // a streamed body waits behind what was written
+        if (!owed.isEmpty()) owed.drain(); // a streamed body waits behind what was written
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
     }
@@ -278,7 +270,7 @@ public final class HttpSession {
      * HTTP/1.0 without keep-alive, 400/431/413/408, EOF after the last response, idle timeout).
      */
     public boolean closeAfterFlush() {
-        return quiet || (closing && slots.isEmpty());
+        return quiet || (closing && owed.isEmpty());
     }
 
     /**
@@ -291,10 +283,10 @@ public final class HttpSession {
         // A body read as it streams, with room for more: the client is the one who is late.
         if (!closing && parser.streaming() && !parser.sinkFull()) return plus(lastActive, config.bodyTimeoutNanos());
         if (out.hasTail()) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
-        if (!slots.isEmpty()) {
+        if (!owed.isEmpty()) {
             // A streamed body the client does not take is a stalled flush; one the app is slow
             // to produce is a request still running.
-            return streaming() && out.size() > 0 ? plus(lastActive, config.idleTimeoutNanos()) : Long.MAX_VALUE;
+            return owed.streaming() && out.size() > 0 ? plus(lastActive, config.idleTimeoutNanos()) : Long.MAX_VALUE;
         }
         if (headPhase()) return plus(headStart, config.headerTimeoutNanos());
         if (!closing && parser.inBody()) return plus(lastActive, config.bodyTimeoutNanos());
@@ -322,7 +314,7 @@ public final class HttpSession {
         parser.kill();
         cutStream();
         out.drop();
-        abortAll();
+        owed.abortAll();
     }
 
     /**
@@ -359,7 +351,7 @@ public final class HttpSession {
         parser.kill();
         cutStream();
         out.drop();
-        abortAll();
+        owed.abortAll();
     }
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
@@ -367,36 +359,19 @@ public final class HttpSession {
         if (out.cutTail()) {
             return; // a tail is the oldest answer owed: what follows it waits behind it
         }
-        OwedResponse s = slots.peekFirst();
-        if (s != null && s.headOut && observer != null) {
-            slots.pollFirst(); // logged once: a later close finds it gone
-            observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
-        }
-    }
-
-    /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
-    private void abortAll() {
-        for (OwedResponse s : slots) {
-            if (s.exchange != null) s.exchange.abort();
-        }
-    }
-
-    /** The oldest response owed is streamed and its head is out. */
-    private boolean streaming() {
-        OwedResponse s = slots.peekFirst();
-        return s != null && s.headOut;
+        owed.cutStreamed();
     }
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
-        return slots.isEmpty() && out.empty() && !parser.partial();
+        return owed.isEmpty() && out.empty() && !parser.partial();
     }
 
     // ---- internals ----
 
     /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && out.empty() && !parser.inBody();
+        return timing && !closing && owed.isEmpty() && out.empty() && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -404,7 +379,7 @@ public final class HttpSession {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || out.size() + out.tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
+        return owed.size() >= MAX_QUEUED || out.size() + out.tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
     }
 
     private void parse(long now) {
@@ -425,11 +400,10 @@ public final class HttpSession {
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
-                OwedResponse last = slots.peekLast();
+                OwedResponse last = owed.newest();
                 bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
                 if (expects && bodySlot != null) {
-                    continueBody = body; // its handler runs (a full pool answered 503 instead)
-                    continueSlot = last;
+                    owed.continueOwed(body, last); // its handler runs (a full pool answered 503 instead)
                 }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
@@ -441,7 +415,7 @@ public final class HttpSession {
                 }
             } else if (r == HttpParser.CONTINUE) {
                 // Interim responses keep request order too: only when nothing is owed before it.
-                if (slots.isEmpty()) out.put(CONTINUE);
+                if (owed.isEmpty()) out.put(CONTINUE);
             } else {
                 fail(r);
             }
@@ -485,7 +459,7 @@ public final class HttpSession {
             OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
             if (streamedBody != null) s.exchange.streamBody(streamedBody);
             if (tls != null) s.exchange.tls(tls.get()); // the handshake is done: a request was read
-            offLoop(s, ex);
+            owed.offLoop(s, ex, requestStart, streamedBody);
             return;
         }
         if (pool != null) {
@@ -498,7 +472,8 @@ public final class HttpSession {
                 return;
             }
             if (blocking) {
-                offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool);
+                owed.offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool,
+                        requestStart, streamedBody);
                 return;
             }
         }
@@ -522,39 +497,16 @@ public final class HttpSession {
             } else {
                 OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.STREAM, peer);
                 s.streamed = r;
-                offLoop(s, pool);
+                owed.offLoop(s, pool, requestStart, streamedBody);
                 return;
             }
         }
         respond(r, conn, head, request);
     }
 
-    /** A response made off the loop, owed in order. */
-    private void offLoop(OwedResponse s, Executor executor) {
-        s.start = requestStart;
-        slots.addLast(s);
-        try {
-            executor.execute(s);
-        } catch (RejectedExecutionException e) {
-            s.response = UNAVAILABLE; // the bounded pool is full
-            if (streamedBody != null) {
-                streamedBody.close(); // nobody will read it: the loop reads it and drops it
-            }
-            drainSlots();
-        }
-    }
-
     /** The response to the newest request: straight to the output unless earlier ones still run. */
     private void respond(Response r, byte[] conn, boolean head, Request request) {
-        if (slots.isEmpty() && !out.hasTail()) {
-            out.encode(r, conn, head, request, requestStart);
-        } else {
-            OwedResponse s = new OwedResponse(null, conn, head, null, null);
-            s.logged = request;
-            s.start = requestStart;
-            s.response = r;
-            slots.addLast(s);
-        }
+        owed.respond(r, conn, head, request, requestStart);
     }
 
     private void fail(int status) {
@@ -576,104 +528,12 @@ public final class HttpSession {
         respond(r, CONN_CLOSE, false, null);
     }
 
-    /** Moves finished responses at the head of the queue into the output; true if any moved. */
-    private boolean drainSlots() {
-        boolean moved = false;
-        OwedResponse s;
-        while (!out.hasTail() && (s = slots.peekFirst()) != null) {
-            Response r = s.response;
-            if (r != null) {
-                slots.pollFirst();
-                if (s.failure != null) {
-                    failures.failed(s.request, s.failure); // read after response: written before it
-                }
-                out.encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
-                moved = true;
-                continue;
-            }
-            if (s.exchange == null || !drainStream(s)) break;
-            moved = true;
-        }
-        return moved;
-    }
-
-    /**
-     * The oldest response owed is streamed: its head once it is sent, then what its writer has
-     * written, while the output is under the high water (the rest waits in the exchange, whose
-     * writer then blocks). True when it is complete and out of the queue.
-     */
-    private boolean drainStream(OwedResponse s) {
-        PipedExchange x = s.exchange;
-        if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
-            // The handler reads its body and nothing is owed before it: the client may send it.
-            out.put(CONTINUE);
-            continueBody = null;
-            continueSlot = null;
-        }
-        if (!s.headOut) {
-            boolean done = s.done; // read before the head: a head sent just after is then seen
-            byte[] h = x.headBytes();
-            if (h == null) {
-                if (!done || x.hasBytes()) return false;
-                // Finished with no head: it threw before it, or returned without one. The JDK's
-                // server closes the connection answering nothing; this one answers 500, as for
-                // any handler's failure before a byte of its answer left (ADR 0061).
-                slots.pollFirst();
-                if (s.bodyBroken) {
-                    return true; // the client's body broke its framing: the parser's 400 after it answers
-                }
-                failures.failed(s.request, s.failure != null ? s.failure
-                        : new IllegalStateException("the handler returned without sending a response"));
-                boolean bodyOwed = s == continueSlot && parser.streaming();
-                if (s == continueSlot) {
-                    continueBody = null;
-                    continueSlot = null;
-                }
-                out.encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
-                if (bodyOwed) {
-                    closeNow(); // its body may never come, and what comes is no request (as below)
-                }
-                return true;
-            }
-            s.headOut = true;
-            // The Connection field is the request's; a body that breaks its framing closes the
-            // connection anyway, after what was sent (below).
-            out.streamedHead(h, x.closeDelimited() ? CONN_CLOSE : s.conn);
-        }
-        int room = OUT_HIGH_WATER - out.size();
-        int before = out.size();
-        boolean complete = room > 0 && x.moveTo(out.held(), room);
-        s.bodySent += out.size() - before;
-        if (!complete) return false;
-        slots.pollFirst();
-        boolean broken = x.broken();
-        if (s.failure != null) {
-            failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
-        }
-        if (observer != null) {
-            // Cut: short of the head's promise; a close-delimited body's close is its end, unless it failed.
-            observer.responded(s.request, x.status(), s.bodySent, s.start,
-                    s.failure != null || (broken && !x.closeDelimited()));
-        }
-        if (s == continueSlot && parser.streaming()) {
-            // Answered without asking for the body, which has not come: the client may never send
-            // it, and what it sends is that body, not a request. The connection ends here
-            // (RFC 9110 10.1.1).
-            continueBody = null;
-            continueSlot = null;
-            closeNow();
-            return true;
-        }
-        if (broken) closeNow();
-        return true;
-    }
-
     /** Nothing more is read or answered on this connection: close once the output is out. */
     private void closeNow() {
         closing = true;
         parser.kill();
-        abortAll();
-        slots.clear();
+        owed.abortAll();
+        owed.clear();
     }
 
     /** The output's bytes, or the parser's (tests). */
