@@ -14,6 +14,10 @@ import java.util.concurrent.Executor;
  * socket would block, telling {@link #written(int)} each time; close when {@link #output()} is
  * null and {@link #closeAfterFlush()} is true; arm a timer for {@link #deadline()} and call
  * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
+ *
+ * <p>The session is the state machine; its parts: {@link AppCalls} runs the app,
+ * {@link OwedAnswers} keeps the answers owed in request order, {@link SessionOutput} holds what
+ * is to be written and accounts for what was.
  */
 public final class HttpSession {
 
@@ -36,11 +40,7 @@ public final class HttpSession {
     private static final Response NOT_IMPLEMENTED = Response.status(501);
 
     private final HttpConfig config;
-    private final App app;
-    private final Executor pool;
     private final Runnable wakeLoop;
-    /** Told of every request whose app code failed (never null). */
-    private final HandlerFailures failures;
     /** The pass that parsed the request being dispatched (for the observer's durations). */
     private long requestStart;
     private final HttpParser parser;
@@ -49,6 +49,8 @@ public final class HttpSession {
 
     /** Bytes to write, and a large body or a file's slice sent after them (docs/adr/0036, 0071). */
     private final SessionOutput out;
+    /** Runs each request's app code, inline or off the loop. */
+    private final AppCalls calls;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -91,11 +93,8 @@ public final class HttpSession {
     /** The same, telling {@code failures} of each request whose app code failed (issue 44). */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer, Scratch in, Scratch out, HandlerFailures failures) {
-        this.failures = failures;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
-        this.app = app;
-        this.pool = pool;
         this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
         this.parser = new HttpParser(config, in);
         if (app instanceof ExchangeApp) {
@@ -103,6 +102,7 @@ public final class HttpSession {
         }
         this.out = new SessionOutput(out, observer, failures, this::afterFlush, this::closeNow);
         this.owed = new OwedAnswers(this.out, parser, observer, failures, this::closeNow);
+        this.calls = new AppCalls(app, pool, this.wakeLoop, failures, owed);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
@@ -120,20 +120,14 @@ public final class HttpSession {
         return this;
     }
 
-    /** The peer's raw sockaddr, for the exchanges' remote address (null: unknown). */
-    private byte[] peer;
-
-    /** The connection's peer, as the accept gave it. */
+    /** The connection's peer, as the accept gave it: the exchanges' remote address (null: unknown). */
     public void peer(byte[] sockaddr) {
-        this.peer = sockaddr;
+        calls.peer(sockaddr);
     }
 
-    /** The connection's TLS session, or null: plain HTTP (ADR 0069). */
-    private java.util.function.Supplier<javax.net.ssl.SSLSession> tls;
-
-    /** The connection speaks TLS: its exchanges carry {@code session}'s answer ({@link ExchangeTls}). */
+    /** The connection speaks TLS: its exchanges carry {@code session}'s answer ({@link ExchangeTls}, ADR 0069). */
     public void tls(java.util.function.Supplier<javax.net.ssl.SSLSession> session) {
-        this.tls = session;
+        calls.tls(session);
     }
 
     /** Bytes read from the socket, position..limit; consumes all of them. */
@@ -450,58 +444,7 @@ public final class HttpSession {
             if (parser.buffered() > 0) lingerWanted = true;
             parser.kill();
         }
-        if (app instanceof ExchangeApp ea) {
-            Executor ex = ea.executor() != null ? ea.executor() : pool;
-            if (ex == null) {
-                respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
-                return;
-            }
-            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
-            if (streamedBody != null) s.exchange.streamBody(streamedBody);
-            if (tls != null) s.exchange.tls(tls.get()); // the handshake is done: a request was read
-            owed.offLoop(s, ex, requestStart, streamedBody);
-            return;
-        }
-        if (pool != null) {
-            boolean blocking;
-            try {
-                blocking = app.blocking(request);
-            } catch (Throwable t) {
-                failures.failed(request, t);
-                respond(SERVER_ERROR, conn, head, request);
-                return;
-            }
-            if (blocking) {
-                owed.offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool,
-                        requestStart, streamedBody);
-                return;
-            }
-        }
-        Response r;
-        try {
-            r = app.handle(request);
-        } catch (Throwable t) {
-            // Any throwable is this request's 500 (nothing of its answer has left); the worker
-            // decides what else it means (an OutOfMemoryError retires it, ADR 0061).
-            failures.failed(request, t);
-            r = SERVER_ERROR;
-        }
-        if (r == null) {
-            failures.failed(request, new IllegalStateException("the handler returned no response"));
-            r = SERVER_ERROR;
-        }
-        if (r.streams()) {
-            // Its writer may block on the client: a pool thread writes it, never the loop.
-            if (pool == null) {
-                r = SERVER_ERROR;
-            } else {
-                OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.STREAM, peer);
-                s.streamed = r;
-                owed.offLoop(s, pool, requestStart, streamedBody);
-                return;
-            }
-        }
-        respond(r, conn, head, request);
+        calls.run(request, conn, head, streamedBody, requestStart);
     }
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
