@@ -2,9 +2,7 @@ package m0.server.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One connection's HTTP/1.1 state: parses requests from the bytes the loop reads, runs the app
@@ -16,6 +14,10 @@ import java.util.concurrent.RejectedExecutionException;
  * socket would block, telling {@link #written(int)} each time; close when {@link #output()} is
  * null and {@link #closeAfterFlush()} is true; arm a timer for {@link #deadline()} and call
  * {@link #onTimeout} when it passes; call {@link #pollCompletions} after a wake-up.
+ *
+ * <p>The session is the state machine; its parts: {@link AppCalls} runs the app,
+ * {@link OwedAnswers} keeps the answers owed in request order, {@link SessionOutput} holds what
+ * is to be written and accounts for what was.
  */
 public final class HttpSession {
 
@@ -26,8 +28,8 @@ public final class HttpSession {
     /** Unwritten output past which parsing stops, so a client that does not read cannot grow it. */
     static final int OUT_HIGH_WATER = 256 * 1024;
 
-    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
-    private static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+    static final byte[] CONN_CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
     private static final byte[] CONN_KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
     private static final Response BAD_REQUEST = Response.status(400);
@@ -36,28 +38,19 @@ public final class HttpSession {
     private static final Response HEADERS_TOO_LARGE = Response.status(431);
     static final Response SERVER_ERROR = Response.status(500);
     private static final Response NOT_IMPLEMENTED = Response.status(501);
-    private static final Response UNAVAILABLE = Response.status(503);
 
     private final HttpConfig config;
-    private final App app;
-    private final Executor pool;
     private final Runnable wakeLoop;
-    /** Null (the default): nothing is told, and nothing is timed. */
-    private final ResponseObserver observer;
-    /** Told of every request whose app code failed (never null). */
-    private final HandlerFailures failures;
     /** The pass that parsed the request being dispatched (for the observer's durations). */
     private long requestStart;
     private final HttpParser parser;
     /** Responses not yet in the output, in request order; its head always waits on the pool. */
-    private final ArrayDeque<OwedResponse> slots = new ArrayDeque<>();
+    private final OwedAnswers owed;
 
-    /** Bytes to write: in the loop's scratch while it can (docs/adr/0036). */
-    private final HeldBytes out;
-    /** A large body sent from where it lies once {@link #out} is written (docs/adr/0071); null when none. */
-    private BodyTail tail;
-    /** Writes each answer's bytes into {@link #out}, and makes its {@link #tail}. */
-    private final ResponseEncoder encoder;
+    /** Bytes to write, and a large body or a file's slice sent after them (docs/adr/0036, 0071). */
+    private final SessionOutput out;
+    /** Runs each request's app code, inline or off the loop. */
+    private final AppCalls calls;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -69,8 +62,6 @@ public final class HttpSession {
     /** A head is partly read and its clock runs from headStart. */
     private boolean timing;
     private long headStart;
-    /** A partial write happened since the last timeout check: the peer is reading, slowly. */
-    private boolean writeProgress;
     /** The session answered an error, or dropped received bytes: the peer may still be sending. */
     private boolean lingerWanted;
     /** Requests dispatched on this connection, counted up to 2 (the load's shape, ADR 0041). */
@@ -102,28 +93,22 @@ public final class HttpSession {
     /** The same, telling {@code failures} of each request whose app code failed (issue 44). */
     public HttpSession(HttpConfig config, App app, Executor pool, Runnable wakeLoop, long nowNanos,
                        ResponseObserver observer, Scratch in, Scratch out, HandlerFailures failures) {
-        this.observer = observer;
-        this.failures = failures;
         if (config == null || app == null) throw new NullPointerException("config and app are required");
         this.config = config;
-        this.app = app;
-        this.pool = pool;
         this.wakeLoop = wakeLoop != null ? wakeLoop : () -> { };
         this.parser = new HttpParser(config, in);
         if (app instanceof ExchangeApp) {
             parser.streamBodies(); // its handlers read bodies as they arrive: no whole-body cap
         }
-        this.out = new HeldBytes(out);
-        this.encoder = new ResponseEncoder(this.out, observer, failures);
+        this.out = new SessionOutput(out, observer, failures, this::afterFlush, this::closeNow);
+        this.owed = new OwedAnswers(this.out, parser, observer, failures, this::closeNow);
+        this.calls = new AppCalls(app, pool, this.wakeLoop, failures, owed);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
 
     /** The body of the request being dispatched, when it streams (else null). */
     private RequestBody streamedBody;
-    /** A streamed request whose 100 Continue is still owed, and its slot; null when none. */
-    private RequestBody continueBody;
-    private OwedResponse continueSlot;
     /** The slot whose request's body is being read as it streams; null when none. */
     private OwedResponse bodySlot;
     /** The streamed request being read said Connection: close: close once its body is read. */
@@ -131,24 +116,18 @@ public final class HttpSession {
 
     /** Files are opened by {@code files} from now on (the worker's: with a descriptor for sendfile). */
     public HttpSession files(BodyFiles files) {
-        encoder.files(files);
+        out.files(files);
         return this;
     }
 
-    /** The peer's raw sockaddr, for the exchanges' remote address (null: unknown). */
-    private byte[] peer;
-
-    /** The connection's peer, as the accept gave it. */
+    /** The connection's peer, as the accept gave it: the exchanges' remote address (null: unknown). */
     public void peer(byte[] sockaddr) {
-        this.peer = sockaddr;
+        calls.peer(sockaddr);
     }
 
-    /** The connection's TLS session, or null: plain HTTP (ADR 0069). */
-    private java.util.function.Supplier<javax.net.ssl.SSLSession> tls;
-
-    /** The connection speaks TLS: its exchanges carry {@code session}'s answer ({@link ExchangeTls}). */
+    /** The connection speaks TLS: its exchanges carry {@code session}'s answer ({@link ExchangeTls}, ADR 0069). */
     public void tls(java.util.function.Supplier<javax.net.ssl.SSLSession> session) {
-        this.tls = session;
+        calls.tls(session);
     }
 
     /** Bytes read from the socket, position..limit; consumes all of them. */
@@ -162,7 +141,7 @@ public final class HttpSession {
         }
         // The head clock starts at the first byte after the last response, an empty line's too:
         // a trickle of CR/LF cannot hold the connection (parse() stops it at a complete request).
-        if (!timing && slots.isEmpty() && !parser.inBody() && in.hasRemaining()) {
+        if (!timing && owed.isEmpty() && !parser.inBody() && in.hasRemaining()) {
             timing = true;
             headStart = nowNanos;
         }
@@ -206,7 +185,7 @@ public final class HttpSession {
     /** On the loop thread after a wake-up: moves finished pool responses into the output, in order. */
     public void pollCompletions(long nowNanos) {
         lastNow = nowNanos;
-        if (drainSlots()) {
+        if (owed.drain()) {
             lastActive = nowNanos;
             // The client may have sent its next head while we were busy: its clock starts now.
             if (timing) headStart = nowNanos;
@@ -220,28 +199,12 @@ public final class HttpSession {
      * scratch, into another session of its loop); its position need not be moved: {@link #written(int)} does the accounting.
      */
     public ByteBuffer output() {
-        ByteBuffer b = out.buffer();
-        if (b != null || tail == null) {
-            return b;
-        }
-        ByteBuffer a = tail.inPlace();
-        if (a != null) {
-            return a.hasRemaining() ? a : null;
-        }
-        if (tail.complete()) {
-            return null;
-        }
-        if (!tail.readInto(out)) {
-            out.holdNothing();
-            endTail(true); // the file ended short of its length, or failed: a cut
-            return null;
-        }
-        return out.buffer();
+        return out.next();
     }
 
     /** Whether output waits, without making any ({@link #output()} reads a file answer's next chunk). */
     public boolean hasOutput() {
-        return out.size() > 0 || (tail != null && !tail.complete());
+        return out.waiting();
     }
 
     /**
@@ -251,51 +214,27 @@ public final class HttpSession {
      * reads the file.
      */
     public int fileToSend() {
-        return out.size() == 0 && tail != null ? tail.sendableFd() : -1;
+        return out.fileToSend();
     }
 
     /** The output is the head of a file answer that sendfile will send next: the head may be corked. */
     public boolean fileFollows() {
-        return out.size() > 0 && tail != null && tail.sendableFd() >= 0;
+        return out.fileFollows();
     }
 
     /** Where the file's next byte is, and how many are left ({@link #fileToSend}). */
     public long fileSent() {
-        return tail.position();
+        return out.fileSent();
     }
 
     public long fileLeft() {
-        return tail.length - tail.sent;
+        return out.fileLeft();
     }
 
     /** sendfile(2) sent n bytes of the file; 0: the file ended short of its promised length (a cut). */
     public void sentFromFile(long n, long nowNanos) {
         lastNow = nowNanos;
-        if (n <= 0) {
-            endTail(true);
-            return;
-        }
-        tail.sent += n;
-        if (!tail.complete()) {
-            writeProgress = true;
-            return;
-        }
-        endTail(false);
-        afterFlush(nowNanos);
-    }
-
-    /** The tail is sent, or cut: logged with the bytes that left, its file closed. */
-    private void endTail(boolean cut) {
-        BodyTail t = tail;
-        tail = null;
-        t.close();
-        if (observer != null) {
-            // What left: a cut may leave the head, or a chunk read from the file, unwritten.
-            observer.responded(t.request, t.status, Math.max(0, t.sent - out.size()), t.start, cut);
-        }
-        if (cut) {
-            closeNow();
-        }
+        out.sentFromFile(n, nowNanos);
     }
 
     /** n bytes of output() were written (partial writes are normal). */
@@ -309,41 +248,13 @@ public final class HttpSession {
      */
     public void written(int n, long nowNanos) {
         lastNow = nowNanos;
-        int pending = out.size();
-        if (pending == 0 && tail != null && tail.inPlace() != null) {
-            long left = tail.length - tail.sent;
-            if (n < 0 || n > left) throw new IllegalArgumentException("written " + n + " of " + left);
-            tail.sent += n;
-            if (!tail.complete()) {
-                if (n > 0) writeProgress = true;
-                return;
-            }
-            endTail(false);
-            afterFlush(nowNanos);
-            return;
-        }
-        if (n < 0 || n > pending) throw new IllegalArgumentException("written " + n + " of " + pending);
-        if (n == 0) return;
-        out.rd += n;
-        if (n < pending) {
-            writeProgress = true;
-            return;
-        }
-        out.holdNothing();
-        if (tail != null) {
-            if (!tail.complete() || tail.file == null) {
-                writeProgress = true; // the head, or a file's chunk, left: the tail is next
-                return;
-            }
-            endTail(false); // a file read into the output: its last chunk left
-        }
-        afterFlush(nowNanos);
+        out.written(n, nowNanos);
     }
 
     /** The output (and any tail) is all written: what waited behind it goes on. */
     private void afterFlush(long nowNanos) {
         if (timing) headStart = nowNanos;
-        if (!slots.isEmpty()) drainSlots(); // a streamed body waits behind what was written
+        if (!owed.isEmpty()) owed.drain(); // a streamed body waits behind what was written
         // Parsing may have stopped at the output high-water mark; no new bytes may ever come.
         if (!closing && parser.buffered() > 0) parse(lastNow);
     }
@@ -353,7 +264,7 @@ public final class HttpSession {
      * HTTP/1.0 without keep-alive, 400/431/413/408, EOF after the last response, idle timeout).
      */
     public boolean closeAfterFlush() {
-        return quiet || (closing && slots.isEmpty());
+        return quiet || (closing && owed.isEmpty());
     }
 
     /**
@@ -365,11 +276,11 @@ public final class HttpSession {
         if (quiet) return lastActive;
         // A body read as it streams, with room for more: the client is the one who is late.
         if (!closing && parser.streaming() && !parser.sinkFull()) return plus(lastActive, config.bodyTimeoutNanos());
-        if (tail != null) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
-        if (!slots.isEmpty()) {
+        if (out.hasTail()) return plus(lastActive, config.idleTimeoutNanos()); // a body the client does not take
+        if (!owed.isEmpty()) {
             // A streamed body the client does not take is a stalled flush; one the app is slow
             // to produce is a request still running.
-            return streaming() && out.size() > 0 ? plus(lastActive, config.idleTimeoutNanos()) : Long.MAX_VALUE;
+            return owed.streaming() && out.size() > 0 ? plus(lastActive, config.idleTimeoutNanos()) : Long.MAX_VALUE;
         }
         if (headPhase()) return plus(headStart, config.headerTimeoutNanos());
         if (!closing && parser.inBody()) return plus(lastActive, config.bodyTimeoutNanos());
@@ -387,9 +298,8 @@ public final class HttpSession {
             fail(408);
             return;
         }
-        if (writeProgress) {
+        if (out.takeProgress()) {
             // The peer took some output since the deadline was armed: it is slow, not gone.
-            writeProgress = false;
             lastActive = nowNanos;
             return;
         }
@@ -397,8 +307,8 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         cutStream();
-        out.holdNothing();
-        abortAll();
+        out.drop();
+        owed.abortAll();
     }
 
     /**
@@ -434,46 +344,28 @@ public final class HttpSession {
         closing = true;
         parser.kill();
         cutStream();
-        out.holdNothing();
-        abortAll();
+        out.drop();
+        owed.abortAll();
     }
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */
     private void cutStream() {
-        if (tail != null) {
-            endTail(true); // a tail is the oldest answer owed: what follows it waits behind it
-            return;
+        if (out.cutTail()) {
+            return; // a tail is the oldest answer owed: what follows it waits behind it
         }
-        OwedResponse s = slots.peekFirst();
-        if (s != null && s.headOut && observer != null) {
-            slots.pollFirst(); // logged once: a later close finds it gone
-            observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
-        }
-    }
-
-    /** Writers of streamed bodies still owed fail from now on: nobody will read them. */
-    private void abortAll() {
-        for (OwedResponse s : slots) {
-            if (s.exchange != null) s.exchange.abort();
-        }
-    }
-
-    /** The oldest response owed is streamed and its head is out. */
-    private boolean streaming() {
-        OwedResponse s = slots.peekFirst();
-        return s != null && s.headOut;
+        owed.cutStreamed();
     }
 
     /** No request partly read or in flight and nothing left to write: safe to close at a graceful stop. */
     public boolean idle() {
-        return slots.isEmpty() && tail == null && out.size() == 0 && !parser.partial();
+        return owed.isEmpty() && out.empty() && !parser.partial();
     }
 
     // ---- internals ----
 
     /** A head is being read and nothing of ours is owed before it (no request runs, no output waits). */
     private boolean headPhase() {
-        return timing && !closing && slots.isEmpty() && tail == null && out.size() == 0 && !parser.inBody();
+        return timing && !closing && owed.isEmpty() && out.empty() && !parser.inBody();
     }
 
     private static long plus(long t, long d) {
@@ -481,12 +373,7 @@ public final class HttpSession {
     }
 
     private boolean paused() {
-        return slots.size() >= MAX_QUEUED || out.size() + tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
-    }
-
-    /** A tail's unsent bytes count as output: a client that does not read cannot make us answer more. */
-    private long tailLeft() {
-        return tail == null ? 0 : tail.length - tail.sent;
+        return owed.size() >= MAX_QUEUED || out.size() + out.tailLeft() > OUT_HIGH_WATER || parser.sinkFull();
     }
 
     private void parse(long now) {
@@ -507,11 +394,10 @@ public final class HttpSession {
                 streamedBody = body;
                 dispatch(parser.request(), parser.requestKeepAlive());
                 streamedBody = null;
-                OwedResponse last = slots.peekLast();
+                OwedResponse last = owed.newest();
                 bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
                 if (expects && bodySlot != null) {
-                    continueBody = body; // its handler runs (a full pool answered 503 instead)
-                    continueSlot = last;
+                    owed.continueOwed(body, last); // its handler runs (a full pool answered 503 instead)
                 }
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
@@ -523,7 +409,7 @@ public final class HttpSession {
                 }
             } else if (r == HttpParser.CONTINUE) {
                 // Interim responses keep request order too: only when nothing is owed before it.
-                if (slots.isEmpty()) out.put(CONTINUE);
+                if (owed.isEmpty()) out.put(CONTINUE);
             } else {
                 fail(r);
             }
@@ -558,85 +444,12 @@ public final class HttpSession {
             if (parser.buffered() > 0) lingerWanted = true;
             parser.kill();
         }
-        if (app instanceof ExchangeApp ea) {
-            Executor ex = ea.executor() != null ? ea.executor() : pool;
-            if (ex == null) {
-                respond(SERVER_ERROR, conn, head, request); // never on the loop: no pool, no answer
-                return;
-            }
-            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
-            if (streamedBody != null) s.exchange.streamBody(streamedBody);
-            if (tls != null) s.exchange.tls(tls.get()); // the handshake is done: a request was read
-            offLoop(s, ex);
-            return;
-        }
-        if (pool != null) {
-            boolean blocking;
-            try {
-                blocking = app.blocking(request);
-            } catch (Throwable t) {
-                failures.failed(request, t);
-                respond(SERVER_ERROR, conn, head, request);
-                return;
-            }
-            if (blocking) {
-                offLoop(new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.HANDLE, peer), pool);
-                return;
-            }
-        }
-        Response r;
-        try {
-            r = app.handle(request);
-        } catch (Throwable t) {
-            // Any throwable is this request's 500 (nothing of its answer has left); the worker
-            // decides what else it means (an OutOfMemoryError retires it, ADR 0061).
-            failures.failed(request, t);
-            r = SERVER_ERROR;
-        }
-        if (r == null) {
-            failures.failed(request, new IllegalStateException("the handler returned no response"));
-            r = SERVER_ERROR;
-        }
-        if (r.streams()) {
-            // Its writer may block on the client: a pool thread writes it, never the loop.
-            if (pool == null) {
-                r = SERVER_ERROR;
-            } else {
-                OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.STREAM, peer);
-                s.streamed = r;
-                offLoop(s, pool);
-                return;
-            }
-        }
-        respond(r, conn, head, request);
-    }
-
-    /** A response made off the loop, owed in order. */
-    private void offLoop(OwedResponse s, Executor executor) {
-        s.start = requestStart;
-        slots.addLast(s);
-        try {
-            executor.execute(s);
-        } catch (RejectedExecutionException e) {
-            s.response = UNAVAILABLE; // the bounded pool is full
-            if (streamedBody != null) {
-                streamedBody.close(); // nobody will read it: the loop reads it and drops it
-            }
-            drainSlots();
-        }
+        calls.run(request, conn, head, streamedBody, requestStart);
     }
 
     /** The response to the newest request: straight to the output unless earlier ones still run. */
     private void respond(Response r, byte[] conn, boolean head, Request request) {
-        if (slots.isEmpty() && tail == null) {
-            tail = encoder.encode(r, conn, head, request, requestStart);
-        } else {
-            OwedResponse s = new OwedResponse(null, conn, head, null, null);
-            s.logged = request;
-            s.start = requestStart;
-            s.response = r;
-            slots.addLast(s);
-        }
+        owed.respond(r, conn, head, request, requestStart);
     }
 
     private void fail(int status) {
@@ -658,112 +471,17 @@ public final class HttpSession {
         respond(r, CONN_CLOSE, false, null);
     }
 
-    /** Moves finished responses at the head of the queue into the output; true if any moved. */
-    private boolean drainSlots() {
-        boolean moved = false;
-        OwedResponse s;
-        while (tail == null && (s = slots.peekFirst()) != null) {
-            Response r = s.response;
-            if (r != null) {
-                slots.pollFirst();
-                if (s.failure != null) {
-                    failures.failed(s.request, s.failure); // read after response: written before it
-                }
-                tail = encoder.encode(r, s.conn, s.head, s.request != null ? s.request : s.logged, s.start);
-                moved = true;
-                continue;
-            }
-            if (s.exchange == null || !drainStream(s)) break;
-            moved = true;
-        }
-        return moved;
-    }
-
-    /**
-     * The oldest response owed is streamed: its head once it is sent, then what its writer has
-     * written, while the output is under the high water (the rest waits in the exchange, whose
-     * writer then blocks). True when it is complete and out of the queue.
-     */
-    private boolean drainStream(OwedResponse s) {
-        PipedExchange x = s.exchange;
-        if (s == continueSlot && !s.headOut && continueBody.continueAsked()) {
-            // The handler reads its body and nothing is owed before it: the client may send it.
-            out.put(CONTINUE);
-            continueBody = null;
-            continueSlot = null;
-        }
-        if (!s.headOut) {
-            boolean done = s.done; // read before the head: a head sent just after is then seen
-            byte[] h = x.headBytes();
-            if (h == null) {
-                if (!done || x.hasBytes()) return false;
-                // Finished with no head: it threw before it, or returned without one. The JDK's
-                // server closes the connection answering nothing; this one answers 500, as for
-                // any handler's failure before a byte of its answer left (ADR 0061).
-                slots.pollFirst();
-                if (s.bodyBroken) {
-                    return true; // the client's body broke its framing: the parser's 400 after it answers
-                }
-                failures.failed(s.request, s.failure != null ? s.failure
-                        : new IllegalStateException("the handler returned without sending a response"));
-                boolean bodyOwed = s == continueSlot && parser.streaming();
-                if (s == continueSlot) {
-                    continueBody = null;
-                    continueSlot = null;
-                }
-                tail = encoder.encode(SERVER_ERROR, bodyOwed ? CONN_CLOSE : s.conn, s.head, s.request, s.start);
-                if (bodyOwed) {
-                    closeNow(); // its body may never come, and what comes is no request (as below)
-                }
-                return true;
-            }
-            s.headOut = true;
-            // The Connection field is the request's; a body that breaks its framing closes the
-            // connection anyway, after what was sent (below).
-            encoder.streamedHead(h, x.closeDelimited() ? CONN_CLOSE : s.conn);
-        }
-        // A scratch's worth at a time: the output stays in the loop's scratch and is written from
-        // it. Taken up to the high water, it grew an array of its own, doubling, for each batch and
-        // dropped it after the write (ADR 0071's addendum: ~1.3 MB of garbage a streamed MiB).
-        int room = Math.min(OUT_HIGH_WATER - out.size(), out.roomInScratch());
-        int before = out.size();
-        boolean complete = room > 0 && x.moveTo(out, room);
-        s.bodySent += out.size() - before;
-        if (!complete) return false;
-        slots.pollFirst();
-        boolean broken = x.broken();
-        if (s.failure != null) {
-            failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
-        }
-        if (observer != null) {
-            // Cut: short of the head's promise; a close-delimited body's close is its end, unless it failed.
-            observer.responded(s.request, x.status(), s.bodySent, s.start,
-                    s.failure != null || (broken && !x.closeDelimited()));
-        }
-        if (s == continueSlot && parser.streaming()) {
-            // Answered without asking for the body, which has not come: the client may never send
-            // it, and what it sends is that body, not a request. The connection ends here
-            // (RFC 9110 10.1.1).
-            continueBody = null;
-            continueSlot = null;
-            closeNow();
-            return true;
-        }
-        if (broken) closeNow();
-        return true;
-    }
-
     /** Nothing more is read or answered on this connection: close once the output is out. */
     private void closeNow() {
         closing = true;
         parser.kill();
-        abortAll();
-        slots.clear();
+        owed.abortAll();
+        owed.clear();
     }
 
     /** The output's bytes, or the parser's (tests). */
     HeldBytes held(boolean output) {
-        return output ? out : parser.held();
+        return output ? out.held() : parser.held();
     }
 
     /** Whether the output, or the parser, holds its loop scratch (tests). */
