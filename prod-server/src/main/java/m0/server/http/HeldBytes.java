@@ -28,6 +28,15 @@ final class HeldBytes {
     /** {@link #bytes} for {@link #buffer()}: the scratch's own view, or made when first asked for. */
     private ByteBuffer view;
 
+    /**
+     * While a streamed body flows: an array of one's own, the scratch's size, that the output
+     * empties into from write to write instead of borrowing the scratch. A streaming connection's
+     * write often stops short, and bytes left in the scratch are copied into a fresh array when
+     * the next connection borrows it: 73 % of a streamed MiB's garbage (ADR 0071's addendum).
+     */
+    private byte[] kept;
+    private ByteBuffer keptView;
+
     HeldBytes(Scratch scratch) {
         this.scratch = scratch;
         this.bytes = scratch == null ? new byte[INITIAL] : EMPTY;
@@ -46,6 +55,24 @@ final class HeldBytes {
         return scratch == null ? Integer.MAX_VALUE : Math.max(0, scratch.bytes.length - size());
     }
 
+    /**
+     * A streamed body starts ({@code true}: keep an array of one's own for it, with a scratch) or
+     * ends (the array is dropped once nothing is held in it, so an idle connection holds none).
+     */
+    void streaming(boolean on) {
+        if (on && kept == null && scratch != null) {
+            kept = new byte[scratch.bytes.length];
+            keptView = ByteBuffer.wrap(kept);
+        } else if (!on && kept != null) {
+            kept = null;
+            keptView = null;
+            if (rd == wr && bytes != EMPTY && !borrowsScratch()) {
+                bytes = EMPTY;
+                view = null;
+            }
+        }
+    }
+
     /** Whether the bytes are in the loop's scratch. */
     boolean borrowsScratch() {
         return scratch != null && bytes == scratch.bytes;
@@ -58,6 +85,12 @@ final class HeldBytes {
         }
         if (rd == wr) {
             rd = wr = 0;
+            if (kept != null && n <= kept.length) {
+                if (scratch.holder == this) scratch.holder = null;
+                bytes = kept;
+                view = keptView;
+                return;
+            }
             if (scratch != null && n <= scratch.bytes.length) {
                 borrow(); // nothing held: the bytes go where they will be used from
                 return;

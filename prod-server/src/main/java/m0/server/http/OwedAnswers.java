@@ -162,15 +162,17 @@ final class OwedAnswers {
             // The Connection field is the request's; a body that breaks its framing closes the
             // connection anyway, after what was sent (below).
             out.streamedHead(h, x.closeDelimited() ? HttpSession.CONN_CLOSE : s.conn);
+            out.held().streaming(true);
         }
-        // A scratch's worth at a time: the output stays in the loop's scratch and is written from
-        // it. Taken up to the high water, it grew an array of its own, doubling, for each batch and
-        // dropped it after the write (ADR 0071's addendum: ~1.3 MB of garbage a streamed MiB).
+        // A scratch's worth at a time, into the scratch or the array the output keeps while this
+        // body flows (HeldBytes.streaming). Taken up to the high water, it grew an array of its
+        // own, doubling, for each batch and dropped it after the write (ADR 0071's addendum).
         int room = Math.min(HttpSession.OUT_HIGH_WATER - out.size(), out.held().roomInScratch());
         int before = out.size();
         boolean complete = room > 0 && x.moveTo(out.held(), room);
         s.bodySent += out.size() - before;
         if (!complete) return false;
+        out.held().streaming(false);
         slots.pollFirst();
         boolean broken = x.broken();
         if (s.failure != null) {
