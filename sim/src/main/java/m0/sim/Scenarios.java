@@ -191,7 +191,7 @@ public final class Scenarios {
     /** A hand-off already queued to {@code target} before the run (raised, then sent). */
     private static void queued(Sim s, int target, Conn c) {
         s.setup(() -> {
-            if (s.accept() != c) {
+            if (s.ledger.accept() != c) {
                 throw new IllegalStateException(c + " is not first in the backlog");
             }
             s.page.getAndAdd(PageLayout.countsWord(target), Counts.RAISE);
@@ -779,7 +779,7 @@ public final class Scenarios {
             // The predecessor received c1, published it in taken and died before its pass end.
             Conn c = s.channel.receive(1);
             s.page.getAndAdd(PageLayout.countsWord(1), Counts.RECEIPT);
-            s.release(s.me(), c);
+            s.ledger.release(s.me(), c);
             c.eof = "holder " + old + " died";
             old.dead = true;
             s.reap(1, sup, true);

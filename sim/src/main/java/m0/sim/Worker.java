@@ -254,7 +254,7 @@ public final class Worker {
             if (terminateAt >= 0) {
                 wake = Math.min(wake, terminateAt);
             }
-            int ready = sim.epollWait(this, wake);
+            int ready = sim.epoll.wait(this, wake);
             if (spins(sim.now())) {
                 return;
             }
@@ -287,7 +287,7 @@ public final class Worker {
                 dropAt = -1;
                 clientsLeave();
             }
-            if (!l.end((ready & Sim.CHANNEL_READY) != 0, (ready & Sim.LISTENER_READY) != 0)) {
+            if (!l.end((ready & Epoll.CHANNEL_READY) != 0, (ready & Epoll.LISTENER_READY) != 0)) {
                 return; // left, holding nothing: the process exits
             }
         }
@@ -324,7 +324,7 @@ public final class Worker {
     private void clientsLeave() {
         Actor me = sim.me();
         for (Conn c : List.copyOf(me.held)) {
-            sim.release(me, c);
+            sim.ledger.release(me, c);
             c.eof = "closed by its client";
             sim.trace(me, c + " closed by its client");
         }
@@ -363,10 +363,10 @@ public final class Worker {
                 return null; // the kernel hands every connection to another worker
             }
             if (emfileFrom >= 0 && sim.now() - emfileFrom >= 0 && sim.now() - emfileUntil < 0) {
-                sim.acceptFails(Worker.this);
+                sim.ledger.acceptFails(Worker.this);
                 throw new OutOfDescriptors();
             }
-            return sim.accept();
+            return sim.ledger.accept();
         }
 
         @Override
@@ -381,7 +381,7 @@ public final class Worker {
 
         @Override
         public void listen(boolean in) {
-            sim.interest(Worker.this, in);
+            sim.epoll.interest(Worker.this, in);
         }
 
         /**
@@ -429,7 +429,7 @@ public final class Worker {
                 sim.trace(sim.me(), "admit " + c + " (leaving: not read before the stop step)");
                 return;
             }
-            sim.serve(Worker.this, c);
+            sim.ledger.serve(Worker.this, c);
             admittedThisPass.add(c);
             if (!received) {
                 acceptedSincePublish.add(c);
@@ -488,7 +488,7 @@ public final class Worker {
         @Override
         public void leaveIdle(Predicate<? super Conn> handOver, BooleanSupplier keep) {
             for (Conn c : admittedThisPass) {
-                sim.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
+                sim.ledger.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
             }
             admittedThisPass.clear();
             churnOpen = null;
@@ -498,11 +498,11 @@ public final class Worker {
                     continue; // the core's (a leaver holds it for a starting sibling): not the loop's to hand over
                 }
                 if (!share.mayMove(c.handshakeBegun)) {
-                    sim.closeAtLeave(Worker.this, c); // pinned (ADR 0069): closed gracefully, never handed over
+                    sim.ledger.closeAtLeave(Worker.this, c); // pinned (ADR 0069): closed gracefully, never handed over
                     continue;
                 }
                 if (!handOver.test(c) && !keep.getAsBoolean()) {
-                    sim.closeAtLeave(Worker.this, c);
+                    sim.ledger.closeAtLeave(Worker.this, c);
                 }
             }
         }
@@ -512,7 +512,7 @@ public final class Worker {
             churnOpen = null;
             baseOpen = 0;
             for (Conn c : List.copyOf(actor.held)) {
-                sim.closeAtLeave(Worker.this, c);
+                sim.ledger.closeAtLeave(Worker.this, c);
             }
         }
 
@@ -563,7 +563,7 @@ public final class Worker {
     private final class SimChannels implements Channels {
         @Override
         public void nudge(int target) {
-            sim.nudge(target);
+            sim.epoll.nudge(target);
         }
 
         @Override

@@ -75,7 +75,7 @@ class MutantsTest {
         System.out.print(excerpt(r.first.trace()));
         assertEquals(rule, v.rule, v.toString());
 
-        Sim.Result again = Explorer.replay(scenario, mutant, r.first.schedule);
+        RunResult again = Explorer.replay(scenario, mutant, r.first.schedule);
         assertFalse(again.ok());
         assertEquals(v.toString(), again.violations.get(0).toString());
         assertEquals(r.first.trace(), again.trace(), "the schedule replays the trace byte for byte");

@@ -376,7 +376,7 @@ class PitWorldsTest {
     private static void check(Scenarios.Scenario world, Protocol protocol, ChoiceSource schedule) {
         Sim sim = world.build(protocol, schedule, false);
         sim.horizon(HORIZON);
-        Sim.Result r = sim.run();
+        RunResult r = sim.run();
         assertTrue(r.ok(), () -> world + " under " + protocol.name() + ": " + r.violations + "\nschedule " + r.schedule
                 + "\n" + r.trace());
     }
