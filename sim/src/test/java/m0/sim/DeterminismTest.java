@@ -50,7 +50,7 @@ class DeterminismTest {
             Carrier.kind = k;
             try {
                 RunResult r = RandomWorld.build(Protocol.core(), new RandomChoices(11), true).run();
-                Explorer.Report e = Explorer.exhaustive(Scenarios.RB, Protocol.core(), false);
+                Explorer.Report e = Explorer.exhaustive(LifecycleScenarios.RB, Protocol.core(), false);
                 String got = r.trace() + r.schedule + " / RB: " + e.executions + " executions, " + e.steps + " steps";
                 if (first == null) {
                     first = got;
