@@ -42,7 +42,7 @@ public final class Campaign {
         long t0 = System.nanoTime();
         long deadline = seconds < 0 ? Long.MAX_VALUE : t0 + (long) (seconds * 1e9);
         for (long seed = from; (seeds < 0 || seed < from + seeds) && System.nanoTime() < deadline; seed++) {
-            Sim.Result r = RandomWorld.build(protocol, new RandomChoices(seed), false).run();
+            RunResult r = RandomWorld.build(protocol, new RandomChoices(seed), false).run();
             s.runs++;
             s.steps += r.steps;
             s.switches += r.switches;
@@ -68,7 +68,7 @@ public final class Campaign {
     }
 
     /** A failing random run reduced to a small schedule breaking its first rule (see {@link Shrinker}). */
-    public static Shrinker.Outcome shrink(Protocol protocol, Sim.Result failing) {
+    public static Shrinker.Outcome shrink(Protocol protocol, RunResult failing) {
         return Carrier.control(() -> Shrinker.shrink(src -> RandomWorld.build(protocol, src, true), failing.schedule,
                 failing.violations.get(0).rule, SHRINK_BUDGET));
     }

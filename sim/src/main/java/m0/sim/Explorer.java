@@ -23,7 +23,7 @@ public final class Explorer {
         public long nanos;
         public boolean complete;
         /** The first violating run (trace and schedule), or null. */
-        public Sim.Result first;
+        public RunResult first;
 
         Report(String scenario, String protocol) {
             this.scenario = scenario;
@@ -59,7 +59,7 @@ public final class Explorer {
             // Runs keep their last lines only (a full trace was a sixth of a run's CPU); the
             // first violating one is replayed from its schedule for the whole trace.
             Sim sim = scenario.build(protocol, dpor, false);
-            Sim.Result res = sim.run();
+            RunResult res = sim.run();
             r.steps += res.steps;
             if (res.orphans > 0) {
                 r.orphanRuns++;
@@ -90,8 +90,8 @@ public final class Explorer {
     }
 
     /** The run again from its schedule, traced in full; the same trace, or the scenario is not deterministic. */
-    private static Sim.Result fullTrace(Scenarios.Scenario scenario, Protocol protocol, Sim.Result run) {
-        Sim.Result again = replay(scenario, protocol, run.schedule);
+    private static RunResult fullTrace(Scenarios.Scenario scenario, Protocol protocol, RunResult run) {
+        RunResult again = replay(scenario, protocol, run.schedule);
         if (again.traceHash != run.traceHash || !again.schedule.equals(run.schedule)) {
             throw new IllegalStateException(scenario.name + ": the schedule " + run.schedule
                     + " replays to another trace: the scenario is not deterministic");
@@ -100,7 +100,7 @@ public final class Explorer {
     }
 
     /** Replays one schedule string of a scenario. */
-    public static Sim.Result replay(Scenarios.Scenario scenario, Protocol protocol, String schedule) {
+    public static RunResult replay(Scenarios.Scenario scenario, Protocol protocol, String schedule) {
         return scenario.build(protocol, new ReplayChoices(schedule), true).run();
     }
 }

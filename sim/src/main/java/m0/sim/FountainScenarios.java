@@ -5,7 +5,7 @@ import m0.sim.Scenarios.Scenario;
 
 /**
  * The fountain policy's worlds (ADR 0019) and the herd's (EPOLLEXCLUSIVE): every worker runs the
- * core's loop, blocked in its wait ({@link Sim#epollWait}) until the listener wakes it as its
+ * core's loop, blocked in its wait ({@link Epoll#wait}) until the listener wakes it as its
  * policy's registration says ({@link ListenerWake}), its channel does, or a timer; and
  * {@link ListenerModel} holds the oracles. Run the fountain ones under
  * {@code Policies.named("fountain")}, HERD-share and HERD-race under their policy.

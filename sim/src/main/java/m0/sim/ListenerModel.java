@@ -8,7 +8,7 @@ import m0.core.PageLayout;
 import m0.core.Siblings;
 
 /**
- * The listener as the epoll model sees it ({@link Sim#epollWait}): whom a new connection wakes
+ * The listener as the epoll model sees it ({@link Epoll#wait}): whom a new connection wakes
  * ({@link ListenerWake}: one waiter for a policy that registers the listener EPOLLEXCLUSIVE,
  * every one for fountain), and the oracles about the listener and the fountain.
  *
@@ -85,7 +85,7 @@ final class ListenerModel {
             }
         }
         if (!armed.isEmpty()) {
-            wake(armed.get(0)).wake(armed, w -> sim.wake(me, w));
+            wake(armed.get(0)).wake(armed, w -> sim.epoll.wake(me, w));
         }
     }
 

@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 
 /**
  * Whom the kernel wakes when a connection reaches the listener, in the epoll model
- * ({@link Sim#epollWait}). {@code armed} lists the live workers whose epoll holds the listener, in
+ * ({@link Epoll#wait}). {@code armed} lists the live workers whose epoll holds the listener, in
  * index order; {@code wake} wakes one blocked in epoll_wait.
  */
 @FunctionalInterface

@@ -107,7 +107,7 @@ public final class Main {
     private static int replaySeed(String[] args) {
         long seed = Long.parseLong(args[1]);
         boolean full = args.length > 2 && args[2].equals("--full");
-        Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), full).run();
+        RunResult r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), full).run();
         System.out.print(r.trace());
         System.out.println("seed " + seed + ": " + r.steps + " steps, trace hash " + Long.toHexString(r.traceHash)
                 + ", " + (r.ok() ? "ok" : r.violations));
@@ -117,7 +117,7 @@ public final class Main {
 
     private static int shrinkSeed(String[] args) {
         long seed = Long.parseLong(args[1]);
-        Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
+        RunResult r = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
         if (r.ok()) {
             System.out.println("seed " + seed + " breaks no rule: nothing to shrink");
             return 0;
@@ -130,7 +130,7 @@ public final class Main {
     }
 
     private static int replayRandom(String[] args) {
-        Sim.Result r = RandomWorld.build(Protocol.core(), new ReplayChoices(args.length > 1 ? args[1] : ""), true).run();
+        RunResult r = RandomWorld.build(Protocol.core(), new ReplayChoices(args.length > 1 ? args[1] : ""), true).run();
         System.out.print(r.trace());
         System.out.println(r.ok() ? "ok" : r.violations.toString());
         return r.ok() ? 0 : 1;
@@ -138,7 +138,7 @@ public final class Main {
 
     private static int replay(String[] args) {
         Scenarios.Scenario s = Scenarios.named(args[1]);
-        Sim.Result r = Explorer.replay(s, Protocol.core(), args.length > 2 ? args[2] : "");
+        RunResult r = Explorer.replay(s, Protocol.core(), args.length > 2 ? args[2] : "");
         System.out.print(r.trace());
         System.out.println(r.ok() ? "ok" : r.violations.toString());
         return r.ok() ? 0 : 1;

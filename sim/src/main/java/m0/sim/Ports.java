@@ -33,6 +33,6 @@ public final class Ports {
 
     /** A leaver closes a connection it admitted as idle (what the historical leaver did). */
     public void closeIdle(Conn connection) {
-        sim.closeIdle(connection);
+        sim.ledger.closeIdle(connection);
     }
 }

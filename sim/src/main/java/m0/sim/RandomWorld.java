@@ -88,13 +88,13 @@ public final class RandomWorld {
                         seen[i] = false;
                         s.respawn(i, r -> life(s, r));
                     } else {
-                        drains.add(s.beginGiveUp(sup, i));
+                        drains.add(s.acts.beginGiveUp(sup, i));
                     }
                 } else if (!seen[i] && !w.dead && !w.exited) {
                     seen[i] = sup.startSeen(i); // observeStarts: the mark is lowered once it runs
                 }
             }
-            drains.removeIf(d -> !s.stepGiveUp(d));
+            drains.removeIf(d -> !s.acts.stepGiveUp(d));
             for (int k = stopped.size() - 1; k >= 0; k--) {
                 if (s.now() >= resumeAt.get(k) || s.stopping) {
                     s.stop(stopped.remove(k), false);

@@ -34,7 +34,7 @@ final class ScheduledChannel implements Channel<Conn> {
             return false;
         }
         Oracles.onSend(sim, me, target, c);
-        sim.release(me, c);
+        sim.ledger.release(me, c);
         sim.channels[target].addLast(c);
         c.channel = target;
         c.sentStep = sim.step;
@@ -42,7 +42,7 @@ final class ScheduledChannel implements Channel<Conn> {
         sim.trace(me, "channel.send(w" + target + ", " + c + ") -> sent");
         Worker w = sim.current[target];
         if (w != null && w.watchingChannel) {
-            sim.wake(me, w); // the datagram makes its channel readable
+            sim.epoll.wake(me, w); // the datagram makes its channel readable
         }
         return true;
     }

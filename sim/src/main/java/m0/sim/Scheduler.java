@@ -54,7 +54,7 @@ final class Scheduler {
     }
 
     /** Runs to quiescence (every actor done, dead or stopped) and applies the final oracles. */
-    Sim.Result run() {
+    RunResult run() {
         controller = Thread.currentThread();
         running = true;
         for (Actor a : sim.actors) {
@@ -88,7 +88,7 @@ final class Scheduler {
             Oracles.atQuiescence(sim);
         }
         runsEnded++;
-        return new Sim.Result(sim, quiescent);
+        return new RunResult(sim, quiescent);
     }
 
     /** The carrier's entry: wait for the baton, run the body, hand the baton on. */
@@ -100,7 +100,7 @@ final class Scheduler {
             }
             a.state = Actor.RUNNING;
             a.body.run();
-            sim.exit(a);
+            sim.ledger.exit(a);
             a.state = Actor.DONE;
             Actor next = decide(a);
             if (next == null) {
@@ -301,7 +301,7 @@ final class Scheduler {
             if (sim.killOneIn > 0 && next.worker != null && next.worker.started && sim.source.chance('!', faultQuestions++, sim.killOneIn)) {
                 ReplayChoices.recordFault(schedule, '!', faultQuestions - 1);
                 sim.step++;
-                sim.kill(next.worker, "fault");
+                sim.acts.kill(next.worker, "fault");
                 continue;
             }
             if (sim.stallOneIn > 0 && next.worker != null && next.state == Actor.READY

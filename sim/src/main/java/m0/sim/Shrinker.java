@@ -20,11 +20,11 @@ public final class Shrinker {
     /** The smallest failing schedule found, its run (full trace), and what the search cost. */
     public static final class Outcome {
         public final String schedule;
-        public final Sim.Result result;
+        public final RunResult result;
         public final int runs;
         public final int fromLength;
 
-        Outcome(String schedule, Sim.Result result, int runs, int fromLength) {
+        Outcome(String schedule, RunResult result, int runs, int fromLength) {
             this.schedule = schedule;
             this.result = result;
             this.runs = runs;
@@ -63,9 +63,9 @@ public final class Shrinker {
         tokens = s.ddmin(tokens);
         tokens = s.dropFaults(tokens);
         tokens = s.lower(tokens);
-        Sim.Result last = s.breaks(tokens);
+        RunResult last = s.breaks(tokens);
         String recorded = trimZeros(last.schedule);
-        Sim.Result strict = world.apply(new ReplayChoices(recorded)).run();
+        RunResult strict = world.apply(new ReplayChoices(recorded)).run();
         if (!brokeRule(strict, rule)) {
             // the lenient and strict readings differ only past a clamp; keep what replays
             recorded = last.schedule;
@@ -128,13 +128,13 @@ public final class Shrinker {
     }
 
     /** The run of {@code tokens} if it breaks the rule, else null. */
-    private Sim.Result breaks(List<String> tokens) {
+    private RunResult breaks(List<String> tokens) {
         runs++;
-        Sim.Result r = world.apply(ReplayChoices.lenient(String.join("", tokens))).run();
+        RunResult r = world.apply(ReplayChoices.lenient(String.join("", tokens))).run();
         return brokeRule(r, rule) ? r : null;
     }
 
-    private static boolean brokeRule(Sim.Result r, String rule) {
+    private static boolean brokeRule(RunResult r, String rule) {
         return r.violations.stream().anyMatch(v -> v.rule.equals(rule));
     }
 

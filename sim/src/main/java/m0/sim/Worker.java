@@ -1,22 +1,16 @@
 package m0.sim;
 
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
-import java.util.function.Predicate;
-import m0.core.PageLayout;
 import m0.core.WorkerShare;
-import m0.core.loop.Channels;
-import m0.core.loop.Connections;
-import m0.core.loop.Listener;
 import m0.core.loop.WorkerLoop;
 
 /**
  * A worker process at one index. Its actor runs the core's {@link WorkerLoop} (the one m0serve
- * runs) over the simulated kernel: this class is only the driver around it (wait, pass) and the
- * loop's ports (the listener, the connections it holds, the channels), plus the few things a
- * world models that the server's connection I/O would do (requests that keep it busy, clients
- * that leave, a pass that runs slow). The methods below run on the actor.
+ * runs) over the simulated kernel: this class is only the driver around it (wait, pass), whose
+ * ports are {@link WorkerListener}, {@link WorkerConnections} and {@link WorkerChannels}, plus
+ * the few things a world models that the server's connection I/O would do (requests that keep
+ * it busy, clients that leave, a pass that runs slow). The methods below run on the actor.
  */
 public final class Worker {
 
@@ -32,6 +26,8 @@ public final class Worker {
     WorkerShare<Conn> share;
     Actor actor;
     private WorkerLoop<Conn> loop;
+    /** Its loop's connection port (made with the loop). */
+    private WorkerConnections connections;
 
     // ---- the world's knobs
     /** Connections it serves that the scenario does not model one by one (its load). */
@@ -203,8 +199,9 @@ public final class Worker {
     WorkerLoop<Conn> loop() {
         if (loop == null) {
             Protocol p = sim.protocol;
-            loop = new WorkerLoop<>(share, p.listener(new SimListener()), new SimConnections(),
-                    p.channels(new SimChannels()), sim.clock, p.limits(new WorkerLoop.Limits(batch, maxConnections, GRACE)),
+            connections = new WorkerConnections(this);
+            loop = new WorkerLoop<>(share, p.listener(new WorkerListener(this)), connections,
+                    p.channels(new WorkerChannels(this)), sim.clock, p.limits(new WorkerLoop.Limits(batch, maxConnections, GRACE)),
                     this::failure);
         }
         return loop;
@@ -254,7 +251,7 @@ public final class Worker {
             if (terminateAt >= 0) {
                 wake = Math.min(wake, terminateAt);
             }
-            int ready = sim.epollWait(this, wake);
+            int ready = sim.epoll.wait(this, wake);
             if (spins(sim.now())) {
                 return;
             }
@@ -263,7 +260,7 @@ public final class Worker {
                 l.requestStop(); // SIGTERM's handler, at the wake-up it causes
             }
             l.begin();
-            admittedThisPass.clear();
+            connections.passBegins();
             long now = sim.now();
             if (beforePass != null) {
                 beforePass.run();
@@ -287,7 +284,7 @@ public final class Worker {
                 dropAt = -1;
                 clientsLeave();
             }
-            if (!l.end((ready & Sim.CHANNEL_READY) != 0, (ready & Sim.LISTENER_READY) != 0)) {
+            if (!l.end((ready & Epoll.CHANNEL_READY) != 0, (ready & Epoll.LISTENER_READY) != 0)) {
                 return; // left, holding nothing: the process exits
             }
         }
@@ -324,7 +321,7 @@ public final class Worker {
     private void clientsLeave() {
         Actor me = sim.me();
         for (Conn c : List.copyOf(me.held)) {
-            sim.release(me, c);
+            sim.ledger.release(me, c);
             c.eof = "closed by its client";
             sim.trace(me, c + " closed by its client");
         }
@@ -333,217 +330,6 @@ public final class Worker {
 
     private void failure(String line) {
         sim.trace(sim.me(), "log: " + line);
-    }
-
-    /**
-     * A connection this worker holds between requests (answered, nothing owed): the newest whose
-     * client pairs with {@code affinity}, else the newest.
-     */
-    private Conn idle(int affinity) {
-        Conn any = null;
-        for (int k = actor.held.size() - 1; k >= 0; k--) {
-            Conn c = actor.held.get(k);
-            if (c.served && share.mayMove(c.handshakeBegun)) {
-                if (affinity < 0 || c.affinity == affinity) {
-                    return c;
-                }
-                if (any == null) {
-                    any = c;
-                }
-            }
-        }
-        return any;
-    }
-
-    /** The listener, as this worker's loop sees it. */
-    private final class SimListener implements Listener<Conn> {
-        @Override
-        public Conn accept() {
-            if (!accepts) {
-                return null; // the kernel hands every connection to another worker
-            }
-            if (emfileFrom >= 0 && sim.now() - emfileFrom >= 0 && sim.now() - emfileUntil < 0) {
-                sim.acceptFails(Worker.this);
-                throw new OutOfDescriptors();
-            }
-            return sim.accept();
-        }
-
-        @Override
-        public boolean outOfDescriptors(RuntimeException failure) {
-            return failure instanceof OutOfDescriptors;
-        }
-
-        @Override
-        public boolean readable() {
-            return accepts && sim.listener.readable();
-        }
-
-        @Override
-        public void listen(boolean in) {
-            sim.interest(Worker.this, in);
-        }
-
-        /**
-         * What the modelled kernel would do differently (hold a silent connection back) is
-         * timing only: the worlds' connections are accepted either way. The call is traced.
-         */
-        @Override
-        public void deferAccept(boolean on) {
-            sim.trace(sim.me(), "deferAccept(" + on + ")");
-        }
-
-        @Override
-        public void close() {
-            sim.trace(sim.me(), "close(listener)"); // out of the interest set already
-        }
-    }
-
-    /** Accept's EMFILE, as the listener port reports it. */
-    static final class OutOfDescriptors extends RuntimeException {
-        OutOfDescriptors() {
-            super("accept: EMFILE", null, false, false);
-        }
-    }
-
-    /** Connections admitted in the current pass (their requests are read at the next one). */
-    private final List<Conn> admittedThisPass = new java.util.ArrayList<>();
-
-    /**
-     * The connections it holds: an actor's {@code held} list (plus the unmodelled load). Served
-     * at admission: m0serve reads the request at the next pass, which the world leaves out. But
-     * the pass in which a stop begins runs its stop step after its admissions, so what a leaver
-     * admits, and what it admitted in that same pass, is no served connection: it has not read a
-     * byte of it when it hands it over or closes it.
-     */
-    private final class SimConnections implements Connections<Conn> {
-        @Override
-        public long open() {
-            return Worker.this.open();
-        }
-
-        @Override
-        public void admit(Conn c, boolean received) {
-            c.inCore = false; // the loop's connection from here on
-            if (loop.stopping()) {
-                sim.trace(sim.me(), "admit " + c + " (leaving: not read before the stop step)");
-                return;
-            }
-            sim.serve(Worker.this, c);
-            admittedThisPass.add(c);
-            if (!received) {
-                acceptedSincePublish.add(c);
-            }
-            long cost = received ? receiveCost : acceptCost;
-            if (cost > 0) {
-                sim.sleep(cost);
-            }
-            if (c.tls && handshakeCost > 0) {
-                loop.handshaking(); // the eager read runs its handshake: the connection's admission
-                sim.sleep(handshakeCost);
-            }
-        }
-
-        @Override
-        public boolean moveIdle(int affinity, boolean onlyThatKind, Predicate<? super Conn> send) {
-            Conn c = idle(affinity);
-            if (c != null && onlyThatKind && affinity >= 0 && c.affinity != affinity) {
-                return false; // a swap's move: none of the kind idle, none moves
-            }
-            return c != null && send.test(c);
-        }
-
-        @Override
-        public long settled() {
-            return Worker.this.settled();
-        }
-
-        @Override
-        public boolean moveSettled(Predicate<? super Conn> send) {
-            for (int k = actor.held.size() - 1; k >= 0; k--) {
-                Conn c = actor.held.get(k);
-                if (c.served && !c.unsettled && share.mayMove(c.handshakeBegun)) {
-                    return send.test(c); // the newest settled one
-                }
-            }
-            return false;
-        }
-
-        @Override
-        public long affinities() {
-            long mark = 0;
-            for (Conn c : actor.held) {
-                if (!c.inCore && c.affinity >= 0) {
-                    mark |= PageLayout.affineBit(c.affinity);
-                }
-            }
-            return mark;
-        }
-
-        @Override
-        public boolean handshakeBegun(Conn c) {
-            return c.handshakeBegun;
-        }
-
-        @Override
-        public void leaveIdle(Predicate<? super Conn> handOver, BooleanSupplier keep) {
-            for (Conn c : admittedThisPass) {
-                sim.unserve(Worker.this, c); // admitted in the stop's own pass: not a byte read
-            }
-            admittedThisPass.clear();
-            churnOpen = null;
-            baseOpen = 0; // what the world does not model one by one is answered and closed
-            for (Conn c : List.copyOf(actor.held)) {
-                if (c.inCore) {
-                    continue; // the core's (a leaver holds it for a starting sibling): not the loop's to hand over
-                }
-                if (!share.mayMove(c.handshakeBegun)) {
-                    sim.closeAtLeave(Worker.this, c); // pinned (ADR 0069): closed gracefully, never handed over
-                    continue;
-                }
-                if (!handOver.test(c) && !keep.getAsBoolean()) {
-                    sim.closeAtLeave(Worker.this, c);
-                }
-            }
-        }
-
-        @Override
-        public void closeAll() {
-            churnOpen = null;
-            baseOpen = 0;
-            for (Conn c : List.copyOf(actor.held)) {
-                sim.closeAtLeave(Worker.this, c);
-            }
-        }
-
-        @Override
-        public long deadline() {
-            return Long.MAX_VALUE;
-        }
-
-        @Override
-        public void expire(long now) {
-        }
-
-        @Override
-        public long poolBusyNanos(long now) {
-            return 0;
-        }
-
-        @Override
-        public int poolThreads() {
-            return 0;
-        }
-
-        @Override
-        public long shortCloses() {
-            return shortClosesAt.applyAsLong(sim.now);
-        }
-
-        @Override
-        public long reuses() {
-            return reusesAt.applyAsLong(sim.now);
-        }
     }
 
     /**
@@ -558,26 +344,6 @@ public final class Worker {
         this.shortClosesAt = shortCloses;
         this.reusesAt = reuses;
         return this;
-    }
-
-    private final class SimChannels implements Channels {
-        @Override
-        public void nudge(int target) {
-            sim.nudge(target);
-        }
-
-        @Override
-        public boolean nudged() {
-            boolean n = nudged;
-            nudged = false;
-            return n;
-        }
-
-        @Override
-        public void stopWatching() {
-            watchingChannel = false;
-            sim.trace(sim.me(), "stops watching its channel");
-        }
     }
 
     @Override

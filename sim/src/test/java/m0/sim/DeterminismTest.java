@@ -11,8 +11,8 @@ class DeterminismTest {
 
     @Test
     void sameSeedSameTrace() {
-        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
-        Sim.Result b = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
+        RunResult a = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
+        RunResult b = RandomWorld.build(Protocol.core(), new RandomChoices(42), true).run();
         assertTrue(a.steps > 500, "a run of some length: " + a.steps);
         assertEquals(a.trace(), b.trace());
         assertEquals(a.schedule, b.schedule);
@@ -22,8 +22,8 @@ class DeterminismTest {
 
     @Test
     void scheduleStringReplaysARandomRun() {
-        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(7), true).run();
-        Sim.Result b = RandomWorld.build(Protocol.core(), new ReplayChoices(a.schedule), true).run();
+        RunResult a = RandomWorld.build(Protocol.core(), new RandomChoices(7), true).run();
+        RunResult b = RandomWorld.build(Protocol.core(), new ReplayChoices(a.schedule), true).run();
         assertEquals(a.trace(), b.trace());
         assertEquals(a.schedule, b.schedule);
     }
@@ -32,8 +32,8 @@ class DeterminismTest {
     @Test
     void theShortTraceHashesWhatTheFullTraceHolds() {
         for (long seed = 1; seed <= 5; seed++) {
-            Sim.Result full = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
-            Sim.Result ring = RandomWorld.build(Protocol.core(), new RandomChoices(seed), false).run();
+            RunResult full = RandomWorld.build(Protocol.core(), new RandomChoices(seed), true).run();
+            RunResult ring = RandomWorld.build(Protocol.core(), new RandomChoices(seed), false).run();
             assertEquals(full.traceHash, ring.traceHash, "seed " + seed);
             assertTrue(full.trace().endsWith(ring.trace()), "seed " + seed + ": the short trace is the full one's tail");
             assertEquals(64, ring.trace().split("\n").length, "seed " + seed);
@@ -49,8 +49,8 @@ class DeterminismTest {
         for (Carrier.Kind k : kinds) {
             Carrier.kind = k;
             try {
-                Sim.Result r = RandomWorld.build(Protocol.core(), new RandomChoices(11), true).run();
-                Explorer.Report e = Explorer.exhaustive(Scenarios.RB, Protocol.core(), false);
+                RunResult r = RandomWorld.build(Protocol.core(), new RandomChoices(11), true).run();
+                Explorer.Report e = Explorer.exhaustive(LifecycleScenarios.RB, Protocol.core(), false);
                 String got = r.trace() + r.schedule + " / RB: " + e.executions + " executions, " + e.steps + " steps";
                 if (first == null) {
                     first = got;
@@ -65,8 +65,8 @@ class DeterminismTest {
 
     @Test
     void differentSeedsDiffer() {
-        Sim.Result a = RandomWorld.build(Protocol.core(), new RandomChoices(1), false).run();
-        Sim.Result b = RandomWorld.build(Protocol.core(), new RandomChoices(2), false).run();
+        RunResult a = RandomWorld.build(Protocol.core(), new RandomChoices(1), false).run();
+        RunResult b = RandomWorld.build(Protocol.core(), new RandomChoices(2), false).run();
         assertNotEquals(a.traceHash, b.traceHash);
     }
 
@@ -83,8 +83,8 @@ class DeterminismTest {
     static void findsAndReplays(Protocol mutant, java.util.Set<String> rules, int seeds) {
         Campaign.Summary s = Campaign.run(mutant, 1, seeds, 60, null);
         assertTrue(s.failures > 0, seeds + " random seeds found no violation of " + mutant.name() + ": " + s);
-        Sim.Result a = RandomWorld.build(mutant, new RandomChoices(s.firstFailingSeed), true).run();
-        Sim.Result b = RandomWorld.build(mutant, new ReplayChoices(a.schedule), true).run();
+        RunResult a = RandomWorld.build(mutant, new RandomChoices(s.firstFailingSeed), true).run();
+        RunResult b = RandomWorld.build(mutant, new ReplayChoices(a.schedule), true).run();
         System.out.println("random mode caught " + mutant.name() + " at seed " + s.firstFailingSeed + " (" + s.failures
                 + " of " + s.runs + " seeds): " + a.violations);
         assertTrue(rules.contains(a.violations.get(0).rule),

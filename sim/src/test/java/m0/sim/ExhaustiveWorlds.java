@@ -36,7 +36,7 @@ abstract class ExhaustiveWorlds {
         Violation v = r.first.violations.get(0);
         System.out.println("== " + scenario + " / " + mutant.name() + ": found after " + r.executions + " runs: " + v);
         assertEquals(rule, v.rule, v.toString());
-        Sim.Result again = Explorer.replay(scenario, mutant, r.first.schedule);
+        RunResult again = Explorer.replay(scenario, mutant, r.first.schedule);
         assertFalse(again.ok());
         assertEquals(r.first.trace(), again.trace(), "the schedule replays the trace byte for byte");
     }

@@ -19,35 +19,35 @@ import org.junit.jupiter.api.Timeout;
 class ModelCheckTest {
 
     static final Object[][] PAIRS = {
-        {Scenarios.R5, Mutants.R5, "R5"},
-        {Scenarios.B25_SEND, Mutants.B25_SEND, "B25-send"},
-        {Scenarios.B25_IDLE, Mutants.B25_IDLE, "B25-idle"},
-        {Scenarios.TAKEN, Mutants.TAKEN, "TAKEN"},
-        {Scenarios.NS, Mutants.NS, "NS"},
-        {Scenarios.RP, Mutants.RP, "RP"},
-        {Scenarios.RB, Mutants.RB, "RB"},
-        {Scenarios.SENDER_KILLED, Mutants.R5, "R5"},
-        {Scenarios.R5_WIDE, Mutants.R5, "R5"},
-        {Scenarios.B25_WIDE, Mutants.B25_SEND, "B25-send"},
-        {Scenarios.RP_RESPAWN, Mutants.RP, "RP"},
-        {Scenarios.RP_RESPAWN, Mutants.NS, "NS"},
-        {Scenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"},
-        {Scenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"},
-        {Scenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
-        {Scenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
-        {Scenarios.BALANCE_EVEN, Mutants.TWO_STEP_PASS_END, "BALANCE"},
-        {Scenarios.SHAPE_AFTER_CHURN, Mutants.SHAPE_NO_TIMER, "BALANCE"},
-        {Scenarios.SHAPE_FLAP, Mutants.SHAPE_NO_HYSTERESIS, "SHAPE-FLAP"},
-        {Scenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
-        {Scenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
-        {Scenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
-        {Scenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
+        {HandOffScenarios.R5, Mutants.R5, "R5"},
+        {HandOffScenarios.B25_SEND, Mutants.B25_SEND, "B25-send"},
+        {HandOffScenarios.B25_IDLE, Mutants.B25_IDLE, "B25-idle"},
+        {HandOffScenarios.TAKEN, Mutants.TAKEN, "TAKEN"},
+        {LifecycleScenarios.NS, Mutants.NS, "NS"},
+        {LifecycleScenarios.RP, Mutants.RP, "RP"},
+        {LifecycleScenarios.RB, Mutants.RB, "RB"},
+        {HandOffScenarios.SENDER_KILLED, Mutants.R5, "R5"},
+        {HandOffScenarios.R5_WIDE, Mutants.R5, "R5"},
+        {HandOffScenarios.B25_WIDE, Mutants.B25_SEND, "B25-send"},
+        {LifecycleScenarios.RP_RESPAWN, Mutants.RP, "RP"},
+        {LifecycleScenarios.RP_RESPAWN, Mutants.NS, "NS"},
+        {HandOffScenarios.TAKEN, Mutants.RETIRE_ORDER, "R5"},
+        {HandOffScenarios.B25_SLOW, Mutants.FORWARD_SKIPS_SLOW, "B25-idle"},
+        {BalanceScenarios.BALANCE, Mutants.PICK_IGNORES_PENDING, "BALANCE"},
+        {BalanceScenarios.BALANCE_RACE, Mutants.KEEPS_EVERYTHING, "BALANCE"},
+        {BalanceScenarios.BALANCE_EVEN, Mutants.TWO_STEP_PASS_END, "BALANCE"},
+        {BalanceScenarios.SHAPE_AFTER_CHURN, Mutants.SHAPE_NO_TIMER, "BALANCE"},
+        {BalanceScenarios.SHAPE_FLAP, Mutants.SHAPE_NO_HYSTERESIS, "SHAPE-FLAP"},
+        {LifecycleScenarios.LATE_SEND, Mutants.NO_WATCH, "LATE-SEND"},
+        {LifecycleScenarios.WAIT_START, Mutants.NO_STARTING_COUNT, "WAIT-START"},
+        {BalanceScenarios.BURST, Mutants.DROPS_PUBLISH, "ACTIVE"},
+        {BalanceScenarios.BURST, Mutants.BLIND_RAISE, "BALANCE"},
         {PickScenarios.BURST_THREE, Mutants.BLIND_KEEP, "BALANCE"},
         {PickScenarios.BURST_SLOW, Mutants.JUDGES_EACH_PICK, "BALANCE"},
         {PickScenarios.BURST_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
         {PickScenarios.RECEIVE_STALL, Mutants.ADMISSION_STAMPS, "BALANCE"},
         {PickScenarios.PICK_SLOW, Mutants.NEVER_SKIPS_SLOW, "SLOW"},
-        {Scenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
+        {LifecycleScenarios.LEAVE_UNSEEN, Mutants.COUNTS_ITSELF_STARTING, "STRANDED"},
         {TlsScenarios.TLS_REBALANCE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
         {TlsScenarios.TLS_LEAVE, Mutants.MOVES_HANDSHAKEN, "PINNED"},
         {TlsScenarios.TLS_BURST, Mutants.HANDSHAKE_STAMPS, "BALANCE"},
@@ -98,14 +98,14 @@ class ModelCheckTest {
         for (PageKind page : PageKind.values()) {
             PageKind.current = page;
             try {
-                Explorer.Report real = Explorer.exhaustive(Scenarios.LIFECYCLE, Protocol.core(), false);
+                Explorer.Report real = Explorer.exhaustive(LifecycleScenarios.LIFECYCLE, Protocol.core(), false);
                 rows.add(real.row());
                 if (!real.complete || real.violations != 0) {
                     failures.add("LIFECYCLE on " + page + " under the core: " + (real.first == null ? "incomplete"
                             : real.first.violations + "\n" + real.first.trace()));
                 }
                 for (Object[] m : mutants) {
-                    Explorer.Report r = Explorer.exhaustive(Scenarios.LIFECYCLE, (Protocol) m[0], true);
+                    Explorer.Report r = Explorer.exhaustive(LifecycleScenarios.LIFECYCLE, (Protocol) m[0], true);
                     rows.add(r.row() + " " + (r.first == null ? "NOT FOUND" : r.first.violations.get(0).rule + " found"));
                     if (r.first == null || !r.first.violations.get(0).rule.equals(m[1])) {
                         failures.add("LIFECYCLE on " + page + " / " + ((Protocol) m[0]).name() + ": expected " + m[1]
@@ -126,12 +126,12 @@ class ModelCheckTest {
      * and the index's recovery, then each rule of the heal undone.
      */
     static final Object[][] HEAL_WORLDS = {
-        {Scenarios.HEAL_SEND, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
-        {Scenarios.HEAL_TAKE_BACK, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
-        {Scenarios.HEAL_RECEIVE, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
-        {Scenarios.HEAL_START, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
-        {Scenarios.HEAL_FORWARD, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
-        {Scenarios.HEAL_BUSY, new Object[][] {{Mutants.HEAL_BLIND, "R5"}, {Mutants.HEAL_NO_RECHECK, "R5"},
+        {HealScenarios.HEAL_SEND, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {HealScenarios.HEAL_TAKE_BACK, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {HealScenarios.HEAL_RECEIVE, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {HealScenarios.HEAL_START, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {HealScenarios.HEAL_FORWARD, new Object[][] {{Mutants.NO_HEAL, "HEAL"}}},
+        {HealScenarios.HEAL_BUSY, new Object[][] {{Mutants.HEAL_BLIND, "R5"}, {Mutants.HEAL_NO_RECHECK, "R5"},
             {Mutants.SENDING_AFTER_RAISE, "R5"}, {Mutants.SENDING_CLEARED_EARLY, "HEAL"}}},
     };
 
@@ -178,16 +178,16 @@ class ModelCheckTest {
 
     /** The rebalance worlds (ADR 0014), each with the mutant it must catch; both pages. */
     static final Object[][] REBALANCE_PAIRS = {
-        {Scenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
-        {Scenarios.REBALANCE_LEAVE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
-        {Scenarios.REBALANCE_KILL, Mutants.REBALANCE_TARGETS_NOT_STARTED, "NS"},
+        {RebalanceScenarios.REBALANCE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+        {RebalanceScenarios.REBALANCE_LEAVE, Mutants.REBALANCE_NO_DEAD_BAND, "PING-PONG"},
+        {RebalanceScenarios.REBALANCE_KILL, Mutants.REBALANCE_TARGETS_NOT_STARTED, "NS"},
         // The sender killed mid-move orphans a raise against the target: the heal's to take off.
         // (Its old mutant, no dead band, needs a look that the loop never makes here: a worker
         // holding one connection keeps no rebalance tick.)
-        {Scenarios.REBALANCE_KILL_SENDER, Mutants.NO_HEAL, "HEAL"},
+        {RebalanceScenarios.REBALANCE_KILL_SENDER, Mutants.NO_HEAL, "HEAL"},
         // 2 / 0 / 4: exhaustive since the loop runs in the world (ADR 0037): a worker wakes for a
         // move or its tick, not every 10 ms.
-        {Scenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"},
+        {RebalanceScenarios.REBALANCE_UNEVEN, Mutants.REBALANCE_ANY_SENDER, "PING-PONG"},
         // The swap (ADR 0057): one-sided, it swaps for ever; in any kind, its return undoes it.
         // A death inside a swap is a death inside a move: REBALANCE-kill and -kill-sender.
         {PairScenarios.PAIR_ONE_SIDED, Mutants.SWAP_ONE_SIDED, "PING-PONG"},

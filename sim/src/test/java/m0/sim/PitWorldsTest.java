@@ -52,167 +52,167 @@ class PitWorldsTest {
 
     @Test
     void r5() {
-        passes(Scenarios.R5, CORE);
+        passes(HandOffScenarios.R5, CORE);
     }
 
     @Test
     void b25Send() {
-        passes(Scenarios.B25_SEND, CORE);
+        passes(HandOffScenarios.B25_SEND, CORE);
     }
 
     @Test
     void b25Idle() {
-        passes(Scenarios.B25_IDLE, CORE);
+        passes(HandOffScenarios.B25_IDLE, CORE);
     }
 
     @Test
     void taken() {
-        passes(Scenarios.TAKEN, CORE);
+        passes(HandOffScenarios.TAKEN, CORE);
     }
 
     @Test
     void ns() {
-        passes(Scenarios.NS, CORE);
+        passes(LifecycleScenarios.NS, CORE);
     }
 
     @Test
     void rp() {
-        passes(Scenarios.RP, CORE);
+        passes(LifecycleScenarios.RP, CORE);
     }
 
     @Test
     void rb() {
-        passes(Scenarios.RB, CORE);
+        passes(LifecycleScenarios.RB, CORE);
     }
 
     @Test
     void senderKilled() {
-        passes(Scenarios.SENDER_KILLED, CORE);
+        passes(HandOffScenarios.SENDER_KILLED, CORE);
     }
 
     @Test
     void r5Wide() {
-        passes(Scenarios.R5_WIDE, CORE);
+        passes(HandOffScenarios.R5_WIDE, CORE);
     }
 
     @Test
     void b25Wide() {
-        passes(Scenarios.B25_WIDE, CORE);
+        passes(HandOffScenarios.B25_WIDE, CORE);
     }
 
     @Test
     void rpRespawn() {
-        passes(Scenarios.RP_RESPAWN, CORE);
+        passes(LifecycleScenarios.RP_RESPAWN, CORE);
     }
 
     @Test
     void b25Slow() {
-        passes(Scenarios.B25_SLOW, CORE);
+        passes(HandOffScenarios.B25_SLOW, CORE);
     }
 
     @Test
     void lifecycle() {
-        passes(Scenarios.LIFECYCLE, CORE);
+        passes(LifecycleScenarios.LIFECYCLE, CORE);
     }
 
     @Test
     void balance() {
-        passes(Scenarios.BALANCE, CORE);
+        passes(BalanceScenarios.BALANCE, CORE);
     }
 
     @Test
     void balanceEven() {
-        passes(Scenarios.BALANCE_EVEN, CORE);
+        passes(BalanceScenarios.BALANCE_EVEN, CORE);
     }
 
     @Test
     void shapeAfterChurn() {
-        passes(Scenarios.SHAPE_AFTER_CHURN, CORE);
+        passes(BalanceScenarios.SHAPE_AFTER_CHURN, CORE);
     }
 
     @Test
     void shapeFlap() {
-        passes(Scenarios.SHAPE_FLAP, CORE);
+        passes(BalanceScenarios.SHAPE_FLAP, CORE);
     }
 
     @Test
     void balanceRace() {
-        passes(Scenarios.BALANCE_RACE, CORE);
+        passes(BalanceScenarios.BALANCE_RACE, CORE);
     }
 
     @Test
     void lateSend() {
-        passes(Scenarios.LATE_SEND, CORE);
+        passes(LifecycleScenarios.LATE_SEND, CORE);
     }
 
     @Test
     void waitStart() {
-        passes(Scenarios.WAIT_START, CORE);
+        passes(LifecycleScenarios.WAIT_START, CORE);
     }
 
     @Test
     void rebalance() {
-        passes(Scenarios.REBALANCE, CORE);
+        passes(RebalanceScenarios.REBALANCE, CORE);
     }
 
     @Test
     void rebalanceUneven() {
-        passes(Scenarios.REBALANCE_UNEVEN, CORE);
+        passes(RebalanceScenarios.REBALANCE_UNEVEN, CORE);
     }
 
     @Test
     void rebalanceLeave() {
-        passes(Scenarios.REBALANCE_LEAVE, CORE);
+        passes(RebalanceScenarios.REBALANCE_LEAVE, CORE);
     }
 
     @Test
     void rebalanceKill() {
-        passes(Scenarios.REBALANCE_KILL, CORE);
+        passes(RebalanceScenarios.REBALANCE_KILL, CORE);
     }
 
     @Test
     void rebalanceKillSender() {
-        passes(Scenarios.REBALANCE_KILL_SENDER, CORE);
+        passes(RebalanceScenarios.REBALANCE_KILL_SENDER, CORE);
     }
 
     @Test
     void healSend() {
-        passes(Scenarios.HEAL_SEND, CORE);
+        passes(HealScenarios.HEAL_SEND, CORE);
     }
 
     @Test
     void healTakeBack() {
-        passes(Scenarios.HEAL_TAKE_BACK, CORE);
+        passes(HealScenarios.HEAL_TAKE_BACK, CORE);
     }
 
     @Test
     void healReceive() {
-        passes(Scenarios.HEAL_RECEIVE, CORE);
+        passes(HealScenarios.HEAL_RECEIVE, CORE);
     }
 
     @Test
     void healStart() {
-        passes(Scenarios.HEAL_START, CORE);
+        passes(HealScenarios.HEAL_START, CORE);
     }
 
     @Test
     void healForward() {
-        passes(Scenarios.HEAL_FORWARD, CORE);
+        passes(HealScenarios.HEAL_FORWARD, CORE);
     }
 
     @Test
     void healBusy() {
-        passes(Scenarios.HEAL_BUSY, CORE);
+        passes(HealScenarios.HEAL_BUSY, CORE);
     }
 
     @Test
     void burst() {
-        passes(Scenarios.BURST, CORE);
+        passes(BalanceScenarios.BURST, CORE);
     }
 
     @Test
     void leaveUnseen() {
-        passes(Scenarios.LEAVE_UNSEEN, CORE);
+        passes(LifecycleScenarios.LEAVE_UNSEEN, CORE);
     }
 
     @Test
@@ -376,7 +376,7 @@ class PitWorldsTest {
     private static void check(Scenarios.Scenario world, Protocol protocol, ChoiceSource schedule) {
         Sim sim = world.build(protocol, schedule, false);
         sim.horizon(HORIZON);
-        Sim.Result r = sim.run();
+        RunResult r = sim.run();
         assertTrue(r.ok(), () -> world + " under " + protocol.name() + ": " + r.violations + "\nschedule " + r.schedule
                 + "\n" + r.trace());
     }

@@ -36,7 +36,7 @@ class PorSoundnessTest {
     /** The core's leave and its drain, stepped a tick apart (what a leaver admits, it closes as idle). */
     static void scriptedLeave(Sim s, Worker w) {
         w.share().leave();
-        while (w.share().leaveStep(s::closeIdle)) {
+        while (w.share().leaveStep(s.ledger::closeIdle)) {
             s.sleep(s.tick);
         }
     }
@@ -46,7 +46,7 @@ class PorSoundnessTest {
         w.share().healDue();
         Conn c;
         while ((c = w.share().receive()) != null) {
-            s.serve(w, c);
+            s.ledger.serve(w, c);
         }
         w.share().passEnd(w.open());
     }
@@ -130,9 +130,9 @@ class PorSoundnessTest {
 
     /** w0: accept, sendWith to w1 (or keep it), and a tick later take what was forwarded to it. */
     static void sendThenDrain(Sim s, Worker w0) {
-        Conn c = s.accept();
+        Conn c = s.ledger.accept();
         if (!w0.share().sendWith(1, c)) {
-            s.serve(w0, c);
+            s.ledger.serve(w0, c);
         }
         s.sleep(2 * s.tick); // by then the leaver has forwarded, or the give-up re-homed
         scriptedPass(s, w0);
@@ -152,7 +152,7 @@ class PorSoundnessTest {
         s.setup(() -> s.holds(w0, 1));
     }
 
-    static String signature(Sim s, Sim.Result r) {
+    static String signature(Sim s, RunResult r) {
         StringBuilder sb = new StringBuilder();
         for (int w = PageLayout.HEADER_WORDS; w < s.raw.words(); w++) {
             sb.append(s.raw.getVolatile(w)).append(',');
@@ -174,7 +174,7 @@ class PorSoundnessTest {
             Sim s = new Sim(2, p, src, false);
             s.stopOnViolation = false;
             world.accept(s);
-            Sim.Result r = s.run();
+            RunResult r = s.run();
             if (!r.sleepBlocked) {
                 out.add(signature(s, r));
             }

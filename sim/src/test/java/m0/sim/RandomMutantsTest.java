@@ -24,10 +24,10 @@ class RandomMutantsTest {
      */
     @Test
     void aFailingRandomRunShrinks() {
-        Sim.Result failing = null;
+        RunResult failing = null;
         long seed = 1;
         for (; seed <= 3000 && failing == null; seed++) {
-            Sim.Result r = RandomWorld.build(Mutants.RP, new RandomChoices(seed), true).run();
+            RunResult r = RandomWorld.build(Mutants.RP, new RandomChoices(seed), true).run();
             if (!r.ok() && r.violations.get(0).rule.equals("RP")) {
                 failing = r;
             }
@@ -40,7 +40,7 @@ class RandomMutantsTest {
         assertEquals("RP", o.result.violations.get(0).rule, o.result.violations::toString);
         assertTrue(o.schedule.length() < failing.schedule.length(),
                 "shrunk: " + o.schedule.length() + " of " + failing.schedule.length());
-        Sim.Result again = RandomWorld.build(Mutants.RP, new ReplayChoices(o.schedule), true).run();
+        RunResult again = RandomWorld.build(Mutants.RP, new ReplayChoices(o.schedule), true).run();
         assertEquals(o.result.trace(), again.trace(), "the shrunk schedule replays byte for byte");
     }
 
