@@ -28,6 +28,7 @@ class FileRangeSessionTest {
     private static final int LENGTH = 200_000;
     private static final String ETAG = "\"5f-30d40\"";
     private static final String MODIFIED = "Sun, 06 Nov 1994 08:49:37 GMT";
+    private static final String FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT";
 
     @TempDir
     Path dir;
@@ -46,7 +47,8 @@ class FileRangeSessionTest {
 
     /**
      * /f: the file with validators; /404: the file at 404; /none, /None: the app says no ranges;
-     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range.
+     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range;
+     * /future: a Last-Modified later than any Date this test's answers carry.
      */
     private HttpSession session() {
         App app = r -> switch (r.path()) {
@@ -56,6 +58,7 @@ class FileRangeSessionTest {
             case "/cors" -> Response.file(200, "video/mp4", file, "Access-Control-Allow-Origin", "*",
                     "Strict-Transport-Security", "max-age=63072000", "ETag", ETAG, "Content-Range", "bytes 0-0/1");
             case "/bytes" -> Response.file(200, "video/mp4", file, "Accept-Ranges", "bytes", "ETag", ETAG);
+            case "/future" -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", FUTURE);
             default -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", MODIFIED);
         };
         return new HttpSession(HttpConfig.defaults(), app, null, () -> { }, 1L,
@@ -139,6 +142,14 @@ class FileRangeSessionTest {
         assertWhole(ask(s, "GET", "/f", "Range: bytes=1-2", "If-Range: Mon, 07 Nov 1994 08:49:37 GMT"));
         assertWhole(ask(s, "GET", "/f", "Range: bytes=1-2", "If-Range: garbage"));
         assertWhole(ask(s, "GET", "/none", "Range: bytes=1-2", "If-Range: " + ETAG)); // no validators here
+    }
+
+    /** A date is strong only a second or more before the answer's Date (RFC 9110 13.1.5): an equal later one is not. */
+    @Test
+    void ifRangeEqualToALastModifiedNotBeforeTheDateIsTheWholeFile() {
+        HttpSession s = session();
+        assertWhole(ask(s, "GET", "/future", "Range: bytes=1-2", "If-Range: " + FUTURE));
+        assertSlice(ask(s, "GET", "/future", "Range: bytes=1-2"), 1, 2); // without If-Range the range is served
     }
 
     @Test
