@@ -37,7 +37,17 @@ m0serve_rebalance_flag() {
 # NGINX_AFFINITY=1: `worker_cpu_affinity auto` (each worker pinned to a CPU, as m0serve's
 # --cpu-affinity; ADR 0058)
 nginx_start() {
-  local name=$1 port=$2 workers=$3
+  local name=$1 port=$2 workers=$3 pid
+  nginx_run "$name" "$workers" "listen 127.0.0.1:$port backlog=4096${NGINX_REUSEPORT:+ reuseport}${NGINX_DEFERRED:+ deferred};
+    location / { default_type text/plain; return 200 \"\$pid\\n\"; }"
+  pid=BENCH_PID_$name
+  wait_children "${!pid}" "$workers" && wait_http "$port"
+}
+
+# nginx_run NAME WORKERS SERVER : writes $WORK/NAME/nginx.conf, one server block whose inside is
+# SERVER, and starts nginx on it (pid in BENCH_PID_<NAME>); the caller waits for it to answer
+nginx_run() {
+  local name=$1 workers=$2 server=$3
   mkdir -p "$WORK/$name"
   cat >"$WORK/$name/nginx.conf" <<CONF
 worker_processes $workers;
@@ -51,8 +61,7 @@ http {
   keepalive_requests 1000000;
   keepalive_timeout 60s;
   server {
-    listen 127.0.0.1:$port backlog=4096${NGINX_REUSEPORT:+ reuseport}${NGINX_DEFERRED:+ deferred};
-    location / { default_type text/plain; return 200 "\$pid\n"; }
+    $server
   }
 }
 CONF
@@ -60,7 +69,6 @@ CONF
   local pid=$!
   BENCH_PIDS+=("$pid")
   printf -v "BENCH_PID_$name" '%s' "$pid"
-  wait_children "$pid" "$workers" && wait_http "$port"
 }
 
 # uvicorn NAME PORT WORKERS [APP] : APP defaults to bench/pid_app.py's (Debian python3-uvicorn,

@@ -100,35 +100,17 @@ wait_https() {
 # nginx_tls_start NAME PORT WORKERS : `ssl` on the listener; / answers hello, /pid its pid,
 # /1m.bin the file (no sendfile under TLS without kTLS: nginx reads and encrypts)
 nginx_tls_start() {
-  local name=$1 port=$2 workers=$3
-  mkdir -p "$WORK/$name"
-  cat >"$WORK/$name/nginx.conf" <<CONF
-worker_processes $workers;
-daemon off;
-pid $WORK/$name/nginx.pid;
-error_log $WORK/$name/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 1000000;
-  keepalive_timeout 60s;
-  server {
-    listen 127.0.0.1:$port ssl backlog=4096;
+  local name=$1 port=$2 workers=$3 pid
+  nginx_run "$name" "$workers" "listen 127.0.0.1:$port ssl backlog=4096;
     ssl_certificate $WORK/cert.pem;
     ssl_certificate_key $WORK/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3;
     ssl_session_tickets on;
-    location = /pid { default_type text/plain; return 200 "\$pid\n"; }
+    location = /pid { default_type text/plain; return 200 \"\$pid\\n\"; }
     location = /1m.bin { root $WORK/www; default_type application/octet-stream; }
-    location / { default_type text/plain; return 200 "hello\n"; }
-  }
-}
-CONF
-  "${NGINX:-/usr/sbin/nginx}" -p "$WORK/$name" -c "$WORK/$name/nginx.conf" &
-  local pid=$!
-  BENCH_PIDS+=("$pid")
-  printf -v "BENCH_PID_$name" '%s' "$pid"
-  wait_children "$pid" "$workers" && wait_https "$port"
+    location / { default_type text/plain; return 200 \"hello\\n\"; }"
+  pid=BENCH_PID_$name
+  wait_children "${!pid}" "$workers" && wait_https "$port"
 }
 
 # start_arm ARM NAME PORT WORKERS [APP-ARGS...]

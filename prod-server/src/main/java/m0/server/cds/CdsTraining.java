@@ -17,6 +17,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import m0.server.supervisor.JavaCommand;
 
 /**
  * The build's class-data-sharing training run (docs/adr/0011, 0027): starts the launcher with
@@ -106,6 +107,9 @@ public final class CdsTraining {
             if (port < 0) {
                 return failed("the server printed no port", p, archive);
             }
+            // The dump must use the java the launcher runs (${JAVA:-java} in bin/m0serve): the one
+            // the supervisor runs now, read from the process, as a worker's is (no environment read).
+            String java = JavaCommand.javaOf(p.toHandle());
             for (String batch : BATCHES) {
                 exchange(port, batch);
             }
@@ -116,7 +120,7 @@ public final class CdsTraining {
             if (p.exitValue() != 0) {
                 return failed("the server exited " + p.exitValue(), p, archive);
             }
-            String dumped = dump(dir, archive, deadline);
+            String dumped = dump(java, dir, archive, deadline);
             if (dumped != null) {
                 return failed(dumped, p, archive);
             }
@@ -133,9 +137,11 @@ public final class CdsTraining {
     /**
      * Merges the roles' class lists (first occurrence kept, the supervisor's first) and runs
      * {@code java -Xshare:dump} over them with the jar as class path: the launcher's own
-     * {@code java} and jar path, which a run must match. Returns null, or why it failed.
+     * {@code java} (the binary its supervisor ran) and jar path, which a run must match. Returns
+     * null, or why it failed.
      */
-    private static String dump(Path dir, Path archive, long deadline) throws IOException, InterruptedException {
+    private static String dump(String java, Path dir, Path archive, long deadline)
+            throws IOException, InterruptedException {
         java.util.LinkedHashSet<String> lines = new java.util.LinkedHashSet<>();
         for (String name : CLASS_LISTS) {
             Path list = dir.resolve(name);
@@ -147,9 +153,7 @@ public final class CdsTraining {
         Path merged = dir.resolve(MERGED_LIST);
         Files.write(merged, lines, StandardCharsets.UTF_8);
         Path log = dir.resolve(DUMP_LOG);
-        // The build's training run, not the server's path: the dump must use the java the launcher
-        // runs, which is $JAVA when set (bin/m0serve).
-        Process d = new ProcessBuilder(System.getenv().getOrDefault("JAVA", "java"), "-Xshare:dump",
+        Process d = new ProcessBuilder(java, "-Xshare:dump",
                 "-XX:SharedClassListFile=" + merged, "-XX:SharedArchiveFile=" + archive,
                 "-cp", dir.resolve("m0serve.jar").toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();

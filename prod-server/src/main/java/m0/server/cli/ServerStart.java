@@ -96,7 +96,7 @@ record ServerStart(ServerConfig config, OperatorConfig ops, SupervisorKnobs knob
         String tickets = v.text(ServerSettings.TLS_TICKET_KEY);
         if (tickets != null) {
             try {
-                TicketKeyFiles.parse(tickets).load(); // the supervisor reads them again at its start
+                TicketKeyFiles.parse(tickets).load().erase(); // checked only: the supervisor reads them again at its start
             } catch (TlsSetupException e) {
                 throw fail(v, ServerSettings.TLS_TICKET_KEY, e.getMessage());
             }

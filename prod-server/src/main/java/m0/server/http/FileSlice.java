@@ -31,14 +31,15 @@ final class FileSlice {
         this.refusal = refusal;
     }
 
-    static FileSlice of(Request request, Response r, long length) {
+    /** {@code nowMillis}: the wall clock the answer's Date is taken from, at or before it. */
+    static FileSlice of(Request request, Response r, long length, long nowMillis) {
         String whole = "Content-Length: " + length + "\r\n";
         if (!takesRanges(request, r)) return new FileSlice(r, 0, length, whole, null);
         // An app that says Accept-Ranges itself has said it: the field is not written twice.
         String accepts = r.header("Accept-Ranges") == null ? "Accept-Ranges: bytes\r\n" : "";
         // A server MUST ignore Range on any method but GET (RFC 9110 14.2): HEAD gets GET's whole-file head.
         java.util.List<String> ranges = request.method().equals("GET") ? request.headers("Range") : java.util.List.of();
-        ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r)
+        ByteRange range = ranges.size() != 1 || !ifRangeHolds(request.header("If-Range"), r, nowMillis)
                 ? ByteRange.WHOLE : ByteRange.of(ranges.get(0), length);
         return switch (range.kind) {
             case WHOLE -> new FileSlice(r, 0, length, accepts + whole, null);
@@ -77,16 +78,30 @@ final class FileSlice {
 
     /**
      * No If-Range, or one that matches the answer's own validators: an entity tag by strong
-     * comparison with its ETag, a date exactly its Last-Modified (RFC 9110 13.1.5). An answer
-     * without them matches nothing: the whole file, which is never wrong.
+     * comparison with its ETag, a date exactly its Last-Modified (RFC 9110 13.1.5). A date is a
+     * strong validator only when Last-Modified is at least one second before the answer's Date
+     * ({@code nowMillis}'s second): a file changed twice within its Last-Modified second would
+     * otherwise splice two versions, so a newer (or unreadable) one answers whole. An answer
+     * without validators matches nothing: the whole file, which is never wrong.
      */
-    static boolean ifRangeHolds(String ifRange, Response r) {
+    static boolean ifRangeHolds(String ifRange, Response r, long nowMillis) {
         if (ifRange == null) return true;
         if (ifRange.startsWith("\"") || ifRange.startsWith("W/")) {
             String etag = r.header("ETag");
             return etag != null && ifRange.startsWith("\"") && ifRange.equals(etag.strip());
         }
         String modified = r.header("Last-Modified");
-        return modified != null && ifRange.equals(modified.strip());
+        return modified != null && ifRange.equals(modified.strip())
+                && secondsSinceEpoch(ifRange) <= Math.floorDiv(nowMillis, 1000) - 1;
+    }
+
+    /** An HTTP date's second since the epoch; {@code Long.MAX_VALUE} (never strong) when it does not parse. */
+    private static long secondsSinceEpoch(String httpDate) {
+        try {
+            return java.time.ZonedDateTime.parse(httpDate, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toEpochSecond();
+        } catch (java.time.format.DateTimeParseException e) {
+            return Long.MAX_VALUE;
+        }
     }
 }

@@ -70,7 +70,8 @@ final class ResponseEncoder {
             failures.failed(request, e);
             return encode(HttpSession.SERVER_ERROR, conn, head, request, start);
         }
-        FileSlice slice = FileSlice.of(request, r, f.length()); // a Range's slice, or 416 (ADR 0071)
+        // a Range's slice, or 416 (ADR 0071); the clock is read before the head's Date, never after it
+        FileSlice slice = FileSlice.of(request, r, f.length(), System.currentTimeMillis());
         if (slice.refusal != null) {
             f.close();
             return encode(slice.refusal, conn, head, request, start);

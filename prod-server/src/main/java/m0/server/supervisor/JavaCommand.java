@@ -16,7 +16,7 @@ import java.util.List;
  * archive wins. {@value #CDS_LIST_PROPERTY} is the build's training run: the worker lists the
  * classes it loads there instead, for the static archive the training dumps afterwards.
  */
-final class JavaCommand {
+public final class JavaCommand {
 
     /**
      * Sized from measurement (docs/adr/0011): a hello worker allocates ~170 bytes a request and
@@ -57,6 +57,15 @@ final class JavaCommand {
     private JavaCommand() {
     }
 
+    /**
+     * The java binary {@code process} runs (its executable, as the kernel names it), or this
+     * JDK's when that cannot be read: a worker runs its supervisor's, and the class-data dump the
+     * launcher's (the archive must be dumped by the JVM that maps it). No environment read.
+     */
+    public static String javaOf(ProcessHandle process) {
+        return process.info().command().orElse(System.getProperty("java.home") + "/bin/java");
+    }
+
     /** {@code javaOpts}: the worker JVM's options, whitespace-separated. */
     static List<String> workerPrefix(String javaOpts) {
         return workerPrefix(List.of(), javaOpts);
@@ -68,8 +77,7 @@ final class JavaCommand {
      */
     static List<String> workerPrefix(List<String> placed, String javaOpts) {
         List<String> argv = new ArrayList<>();
-        argv.add(ProcessHandle.current().info().command()
-                .orElse(System.getProperty("java.home") + "/bin/java"));
+        argv.add(javaOf(ProcessHandle.current()));
         argv.addAll(cdsOptions(archiveInUse() ? System.getProperty(CDS_PROPERTY) : null,
                 System.getProperty(CDS_LIST_PROPERTY)));
         argv.addAll(placed);

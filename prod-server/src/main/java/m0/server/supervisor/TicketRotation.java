@@ -77,14 +77,14 @@ final class TicketRotation {
         if (files == null) {
             return null;
         }
+        TicketKeys next;
         try {
-            keys = files.load();
+            next = files.load();
         } catch (TlsSetupException e) {
             return e.getMessage() + "; keeping the running ticket keys";
         }
         warn(files, "SIGHUP: ");
-        page.publish(keys);
-        rotations++;
+        replace(next);
         return null;
     }
 
@@ -93,10 +93,22 @@ final class TicketRotation {
         if (files != null || now - nextAt < 0) {
             return;
         }
-        keys = keys.rotated(random);
+        replace(keys.rotated(random));
+        nextAt = now + periodNanos;
+    }
+
+    /** {@code next} published as the set; the old set's bytes are zeroed (the new one holds its own copies). */
+    private void replace(TicketKeys next) {
+        TicketKeys old = keys;
+        keys = next;
         page.publish(keys);
         rotations++;
-        nextAt = now + periodNanos;
+        old.erase();
+    }
+
+    /** The set the page carries now (for tests). */
+    TicketKeys keys() {
+        return keys;
     }
 
     /** How long the supervisor's wait may be at most, for the next rotation to be on time. */

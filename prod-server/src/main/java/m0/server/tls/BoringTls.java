@@ -137,12 +137,30 @@ public final class BoringTls implements EngineSource {
             return; // none yet, or a write kept crossing: the next connection looks again
         }
         TicketKeys keys = read.get().keys();
-        OpenSslSessionTicketKey[] k = new OpenSslSessionTicketKey[keys.size()];
-        for (int i = 0; i < k.length; i++) {
-            k[i] = new OpenSslSessionTicketKey(keys.part(i, 0), keys.part(i, 1), keys.part(i, 2));
+        try {
+            OpenSslSessionTicketKey[] k = new OpenSslSessionTicketKey[keys.size()];
+            for (int i = 0; i < k.length; i++) {
+                k[i] = ticketKey(keys, i);
+            }
+            sessions.setTicketKeys(k); // the first seals new tickets; all open them
+        } finally {
+            keys.erase(); // BoringSSL holds them now; netty-tcnative's own heap copies are out of our reach
         }
-        sessions.setTicketKeys(k); // the first seals new tickets; all open them
         applied = read.get().generation();
+    }
+
+    /** Key {@code i} as netty takes it; netty clones the three parts, so ours are zeroed here. */
+    private static OpenSslSessionTicketKey ticketKey(TicketKeys keys, int i) {
+        byte[] name = keys.part(i, 0);
+        byte[] hmac = keys.part(i, 1);
+        byte[] aes = keys.part(i, 2);
+        try {
+            return new OpenSslSessionTicketKey(name, hmac, aes);
+        } finally {
+            java.util.Arrays.fill(name, (byte) 0);
+            java.util.Arrays.fill(hmac, (byte) 0);
+            java.util.Arrays.fill(aes, (byte) 0);
+        }
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import m0.core.Page;
@@ -74,9 +75,14 @@ public final class TicketKeyPage {
         words.setVolatile(GENERATION, g + 1); // odd: a reader that sees it, or sees it change, reads again
         words.setVolatile(COUNT, keys.size());
         for (int k = 0; k < keys.size(); k++) {
-            ByteBuffer b = ByteBuffer.wrap(keys.key(k)).order(ByteOrder.nativeOrder());
-            for (int w = 0; w < KEY_WORDS; w++) {
-                words.setVolatile(FIRST_KEY + KEY_WORDS * k + w, b.getLong());
+            byte[] key = keys.key(k);
+            try {
+                ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.nativeOrder());
+                for (int w = 0; w < KEY_WORDS; w++) {
+                    words.setVolatile(FIRST_KEY + KEY_WORDS * k + w, b.getLong());
+                }
+            } finally {
+                Arrays.fill(key, (byte) 0); // the copy is on the page now
             }
         }
         // A retired key leaves the page too: no slot past the count keeps its bytes for a reader of /proc.
@@ -115,8 +121,9 @@ public final class TicketKeyPage {
                 keys.add(b.array());
             }
             if (words.getVolatile(GENERATION) == g) {
-                return Optional.of(new Read(g, TicketKeys.of(keys)));
+                return Optional.of(new Read(g, TicketKeys.taking(keys))); // zeroes the arrays read into
             }
+            keys.forEach(k -> Arrays.fill(k, (byte) 0)); // torn by a write: read again
         }
         return Optional.empty();
     }

@@ -10,7 +10,8 @@ import java.util.List;
  * random bytes: a 16-byte name (which key sealed a ticket), a 16-byte HMAC key and a 16-byte AES
  * key (BoringSSL's ticket format, netty's {@code OpenSslSessionTicketKey}). The first is the
  * current one, which seals new tickets; the others still open the tickets they sealed, as nginx
- * keeps its previous keys. Immutable: a rotation makes a new set.
+ * keeps its previous keys. A rotation makes a new set; a set handed on (to the engine, or replaced
+ * by its rotation) is {@link #erase}d, so the heap keeps no key bytes past their use.
  */
 public final class TicketKeys {
 
@@ -43,6 +44,23 @@ public final class TicketKeys {
     /** The keys as read back, current first. */
     public static TicketKeys of(List<byte[]> keys) {
         return new TicketKeys(keys);
+    }
+
+    /**
+     * A set holding copies of {@code keys}, current first; the arrays given are zeroed, also when
+     * they are refused, so the caller's scratch (a file's bytes, a page read) keeps no key.
+     */
+    public static TicketKeys taking(List<byte[]> keys) {
+        try {
+            return new TicketKeys(keys);
+        } finally {
+            keys.forEach(k -> java.util.Arrays.fill(k, (byte) 0));
+        }
+    }
+
+    /** Zeroes this set's keys for good: it has been handed on and is not read again. */
+    public void erase() {
+        keys.forEach(k -> java.util.Arrays.fill(k, (byte) 0));
     }
 
     /** A new current key; the old current and the newest previous ones are kept, {@link #KEPT} in all. */

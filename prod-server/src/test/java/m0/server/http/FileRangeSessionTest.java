@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +28,7 @@ class FileRangeSessionTest {
     private static final int LENGTH = 200_000;
     private static final String ETAG = "\"5f-30d40\"";
     private static final String MODIFIED = "Sun, 06 Nov 1994 08:49:37 GMT";
+    private static final String FUTURE = "Fri, 01 Jan 2100 00:00:00 GMT";
 
     @TempDir
     Path dir;
@@ -47,7 +47,8 @@ class FileRangeSessionTest {
 
     /**
      * /f: the file with validators; /404: the file at 404; /none, /None: the app says no ranges;
-     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range.
+     * /bytes: the app says the ranges the server takes itself; /cors: CORS, HSTS and a stray Content-Range;
+     * /future: a Last-Modified later than any Date this test's answers carry.
      */
     private HttpSession session() {
         App app = r -> switch (r.path()) {
@@ -57,6 +58,7 @@ class FileRangeSessionTest {
             case "/cors" -> Response.file(200, "video/mp4", file, "Access-Control-Allow-Origin", "*",
                     "Strict-Transport-Security", "max-age=63072000", "ETag", ETAG, "Content-Range", "bytes 0-0/1");
             case "/bytes" -> Response.file(200, "video/mp4", file, "Accept-Ranges", "bytes", "ETag", ETAG);
+            case "/future" -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", FUTURE);
             default -> Response.file(200, "video/mp4", file, "ETag", ETAG, "Last-Modified", MODIFIED);
         };
         return new HttpSession(HttpConfig.defaults(), app, null, () -> { }, 1L,
@@ -71,16 +73,7 @@ class FileRangeSessionTest {
         StringBuilder req = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: x\r\n");
         for (String h : headers) req.append(h).append("\r\n");
         s.onBytes(ByteBuffer.wrap(req.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1)), 2L);
-        ByteArrayOutputStream all = new ByteArrayOutputStream();
-        ByteBuffer o;
-        for (int guard = 0; (o = s.output()) != null; guard++) {
-            assertTrue(guard < 10_000, "output never drains");
-            byte[] b = new byte[o.remaining()];
-            o.duplicate().get(b);
-            all.write(b, 0, b.length);
-            s.written(b.length, 3L);
-        }
-        byte[] wire = all.toByteArray();
+        byte[] wire = Wire.drainBytes(s, 3L);
         String text = new String(wire, StandardCharsets.ISO_8859_1);
         int end = text.indexOf("\r\n\r\n") + 4;
         return new Answer(text.substring(0, end), Arrays.copyOfRange(wire, end, wire.length));
@@ -149,6 +142,14 @@ class FileRangeSessionTest {
         assertWhole(ask(s, "GET", "/f", "Range: bytes=1-2", "If-Range: Mon, 07 Nov 1994 08:49:37 GMT"));
         assertWhole(ask(s, "GET", "/f", "Range: bytes=1-2", "If-Range: garbage"));
         assertWhole(ask(s, "GET", "/none", "Range: bytes=1-2", "If-Range: " + ETAG)); // no validators here
+    }
+
+    /** A date is strong only a second or more before the answer's Date (RFC 9110 13.1.5): an equal later one is not. */
+    @Test
+    void ifRangeEqualToALastModifiedNotBeforeTheDateIsTheWholeFile() {
+        HttpSession s = session();
+        assertWhole(ask(s, "GET", "/future", "Range: bytes=1-2", "If-Range: " + FUTURE));
+        assertSlice(ask(s, "GET", "/future", "Range: bytes=1-2"), 1, 2); // without If-Range the range is served
     }
 
     @Test

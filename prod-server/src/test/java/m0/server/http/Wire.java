@@ -60,6 +60,20 @@ final class Wire {
         return sb.toString();
     }
 
+    /** Everything {@code s} outputs, each buffer written in full at {@code now}; fails if it never ends. */
+    static byte[] drainBytes(HttpSession s, long now) {
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        ByteBuffer o;
+        for (int guard = 0; (o = s.output()) != null; guard++) {
+            if (guard >= 10_000) throw new AssertionError("output never drains");
+            byte[] b = new byte[o.remaining()];
+            o.duplicate().get(b);
+            all.write(b, 0, b.length);
+            s.written(b.length, now);
+        }
+        return all.toByteArray();
+    }
+
     /** A parsed response. */
     record Resp(int status, Map<String, String> headers, String body) {
         String header(String name) {

@@ -1,7 +1,6 @@
 package m0.server.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
 import java.io.OutputStream;
@@ -13,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Assumptions;
 
 /** {@code openssl s_client} asking {@code /pid} once, offering a saved session and saving its own. */
 final class SessionClient {
@@ -29,22 +27,11 @@ final class SessionClient {
 
     /** openssl on PATH; the test is aborted without it (failed under CI). */
     static SessionClient find() {
-        for (String dir : System.getenv("PATH").split(File.pathSeparator)) {
-            Path p = Path.of(dir, "openssl");
-            if (Files.isExecutable(p)) {
-                return new SessionClient(p);
-            }
-        }
-        String msg = "openssl not found on PATH; .ci/run installs it";
-        if ("true".equals(System.getenv("CI"))) {
-            fail(msg);
-        }
-        Assumptions.abort(msg);
-        return null;
+        return new SessionClient(Tools.onPath("openssl"));
     }
 
-    /** What one connection saw: whether it resumed, and the worker's pid. */
-    record Conn(boolean reused, long pid, String output) {
+    /** What one connection saw: whether it resumed, and the worker's index and pid. */
+    record Conn(boolean reused, int worker, long pid, String output) {
     }
 
     /** One connection to {@code port}: offers {@code in}'s session if given, saves its own to {@code out}. */
@@ -68,7 +55,7 @@ final class SessionClient {
             assertTrue(m.find(), "no /pid answer: " + text);
             boolean reused = text.contains("\nReused, ");
             assertTrue(reused || text.contains("\nNew, "), text);
-            return new Conn(reused, Long.parseLong(m.group(1)), text);
+            return new Conn(reused, Integer.parseInt(m.group(2)), Long.parseLong(m.group(1)), text);
         } finally {
             ServerProcess.kill(p);
             Files.deleteIfExists(stdout.toPath());

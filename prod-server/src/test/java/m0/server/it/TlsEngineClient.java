@@ -52,19 +52,7 @@ final class TlsEngineClient implements AutoCloseable {
 
     /** Connects to 127.0.0.1:port as "localhost" and completes the handshake; reads time out after timeoutMs. */
     static TlsEngineClient open(SSLContext context, int port, int timeoutMs) throws IOException {
-        Socket s = new Socket();
-        try {
-            s.connect(new InetSocketAddress("127.0.0.1", port), timeoutMs);
-            s.setSoTimeout(timeoutMs);
-            SSLEngine e = context.createSSLEngine("localhost", port);
-            e.setUseClientMode(true);
-            TlsEngineClient c = new TlsEngineClient(s, e);
-            c.handshake();
-            return c;
-        } catch (IOException | RuntimeException e) {
-            s.close();
-            throw e;
-        }
+        return connect(context, port, timeoutMs, TlsEngineClient::handshake);
     }
 
     /**
@@ -73,13 +61,7 @@ final class TlsEngineClient implements AutoCloseable {
      * request together, as a client that asks at once often makes it.
      */
     static TlsEngineClient openAsking(SSLContext context, int port, int timeoutMs, String path) throws IOException {
-        Socket s = new Socket();
-        try {
-            s.connect(new InetSocketAddress("127.0.0.1", port), timeoutMs);
-            s.setSoTimeout(timeoutMs);
-            SSLEngine e = context.createSSLEngine("localhost", port);
-            e.setUseClientMode(true);
-            TlsEngineClient c = new TlsEngineClient(s, e);
+        return connect(context, port, timeoutMs, c -> {
             c.held = new java.io.ByteArrayOutputStream();
             c.handshake();
             ByteBuffer request = ByteBuffer.wrap(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -88,6 +70,24 @@ final class TlsEngineClient implements AutoCloseable {
             c.out.write(c.held.toByteArray()); // Finished and the request: one write, one segment on loopback
             c.out.flush();
             c.held = null;
+        });
+    }
+
+    /** What a new client does on its connection before it is handed out (the handshake, at least). */
+    private interface Start {
+        void on(TlsEngineClient c) throws IOException;
+    }
+
+    /** A client on a new connection to 127.0.0.1:port after {@code start}; the socket is closed if that fails. */
+    private static TlsEngineClient connect(SSLContext context, int port, int timeoutMs, Start start) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", port), timeoutMs);
+            s.setSoTimeout(timeoutMs);
+            SSLEngine e = context.createSSLEngine("localhost", port);
+            e.setUseClientMode(true);
+            TlsEngineClient c = new TlsEngineClient(s, e);
+            start.on(c);
             return c;
         } catch (IOException | RuntimeException e) {
             s.close();

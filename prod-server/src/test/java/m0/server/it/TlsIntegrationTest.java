@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -27,7 +25,6 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import m0.server.tls.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -88,7 +85,7 @@ class TlsIntegrationTest {
     @ParameterizedTest
     @ValueSource(strings = {"--tlsv1.3", "--tls-max 1.2"})
     void curlGetsTheHelloWithTheCertificateAsItsCa(String version) throws Exception {
-        Path curl = tool("curl");
+        Path curl = Tools.onPath("curl");
         List<String> cmd = new ArrayList<>(List.of(curl.toString(), "-sS", "--http1.1", "--cacert", rsa.cert.toString(),
                 "--resolve", "localhost:" + two.port + ":127.0.0.1", "-w", "|%{http_code}|%{ssl_verify_result}"));
         cmd.addAll(List.of(version.split(" ")));
@@ -101,7 +98,7 @@ class TlsIntegrationTest {
     @ParameterizedTest
     @ValueSource(strings = {"-tls1_3", "-tls1_2"})
     void opensslSClientNegotiatesAndGetsTheHello(String version) throws Exception {
-        Path openssl = tool("openssl");
+        Path openssl = Tools.onPath("openssl");
         Run r = run(List.of(openssl.toString(), "s_client", version, "-connect", "127.0.0.1:" + two.port,
                 "-CAfile", rsa.cert.toString(), "-alpn", "http/1.1", "-ign_eof", "-quiet"),
                 "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
@@ -203,12 +200,12 @@ class TlsIntegrationTest {
                 t.setEnabledProtocols(new String[] {"TLSv1.3"});
                 t.startHandshake();
                 tls.add(t);
-                String body = ask(t, "/pid");
+                String body = KeepAliveAsk.body(t, "/pid");
                 perPid.merge(body.split(" ")[0], 1, Integer::sum);
             }
             Map<String, Integer> again = new TreeMap<>();
             for (SSLSocket t : tls) {
-                again.merge(ask(t, "/pid").split(" ")[0], 1, Integer::sum); // all still open: each answers again, where it was
+                again.merge(KeepAliveAsk.body(t, "/pid").split(" ")[0], 1, Integer::sum); // all still open: each answers again, where it was
             }
             assertEquals(perPid, again, "no connection changed workers");
             List<String> workers = burst.descendants().stream().map(h -> Long.toString(h.pid())).sorted().toList();
@@ -248,26 +245,6 @@ class TlsIntegrationTest {
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** One request on a keep-alive connection; the body of its answer (Content-Length). */
-    private static String ask(Socket s, String path) throws IOException {
-        OutputStream out = s.getOutputStream();
-        out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        InputStream in = s.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("EOF in the head: " + head);
-            }
-            head.append((char) b);
-        }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-        assertTrue(m.find(), head.toString());
-        byte[] body = in.readNBytes(Integer.parseInt(m.group(1)));
-        return new String(body, StandardCharsets.US_ASCII).strip();
-    }
-
     /** A tool's exit status, its stdout, and stdout with stderr after it. */
     private record Run(int status, String out, String all) {
     }
@@ -286,21 +263,5 @@ class TlsIntegrationTest {
         } finally {
             ServerProcess.kill(p);
         }
-    }
-
-    /** A tool on PATH; without it the test is skipped on a developer's machine and fails in CI (.ci/run installs it). */
-    private static Path tool(String name) {
-        for (String dir : System.getenv("PATH").split(File.pathSeparator)) {
-            Path p = Path.of(dir, name);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        String msg = name + " not found on PATH; .ci/run installs it";
-        if ("true".equals(System.getenv("CI"))) {
-            fail(msg);
-        }
-        Assumptions.abort(msg);
-        return null;
     }
 }

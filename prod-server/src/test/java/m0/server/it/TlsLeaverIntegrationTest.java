@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import m0.server.it.TlsEngineClient.End;
 import m0.server.jnr.Processes;
 import m0.server.tls.TestCertificates;
@@ -69,10 +68,10 @@ class TlsLeaverIntegrationTest {
                 });
                 assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
                 String leaving = "m0serve: reload: worker 0 (pid " + leaver + ") leaving";
-                await("worker 0 asked to leave", () -> stderr(s).contains(leaving), s);
+                ServerLog.await("worker 0 asked to leave", () -> ServerLog.of(s).contains(leaving), s, WAIT_SECONDS);
 
                 for (TlsEngineClient c : idle) {
-                    assertEquals(End.CLOSE_NOTIFY_THEN_FIN, c.end(), () -> "an idle TLS connection at the leaver\n" + stderr(s));
+                    assertEquals(End.CLOSE_NOTIFY_THEN_FIN, c.end(), () -> "an idle TLS connection at the leaver\n" + ServerLog.of(s));
                 }
                 assertFalse(answer.isDone(), "the /sleep was still in flight when the idle ones were closed: "
                         + answer.getNow(null));
@@ -80,10 +79,10 @@ class TlsLeaverIntegrationTest {
                     assertEquals(stayer + " 1", c.ask("/pid"), "the other worker's connections are served on");
                 }
                 assertEquals("slept 20000 ms", answer.get(WAIT_SECONDS, TimeUnit.SECONDS),
-                        () -> "the request in flight answered in full:\n" + stderr(s));
+                        () -> "the request in flight answered in full:\n" + ServerLog.of(s));
                 assertEquals(End.CLOSE_NOTIFY_THEN_FIN, busy.end(), "then its connection closed the same way, once idle");
 
-                await("worker 0 gone", () -> ProcessHandle.of(leaver).map(h -> !h.isAlive()).orElse(true), s);
+                ServerLog.await("worker 0 gone", () -> ProcessHandle.of(leaver).map(h -> !h.isAlive()).orElse(true), s, WAIT_SECONDS);
                 try (TlsEngineClient fresh = TlsEngineClient.open(rsa.clientContext(), s.port, WAIT_SECONDS * 1000)) {
                     long served = Long.parseLong(fresh.ask("/pid").split(" ")[0]);
                     assertNotEquals(leaver, served);
@@ -95,25 +94,6 @@ class TlsLeaverIntegrationTest {
                     c.close();
                 }
             }
-        }
-    }
-
-    private static String stderr(ServerProcess s) {
-        try {
-            return s.stderr();
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** Polls {@code condition}, bounded; fails with the server's log. */
-    private static void await(String what, BooleanSupplier condition, ServerProcess s) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("not " + what + " after " + WAIT_SECONDS + " s:\n" + stderr(s));
-            }
-            Thread.sleep(20); // polling a condition, bounded by the deadline
         }
     }
 }

@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -18,7 +16,6 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import javax.net.ssl.SSLSocket;
 import m0.server.jnr.Processes;
 import m0.server.tls.TestCertificates;
@@ -67,7 +64,7 @@ class TlsReloadIntegrationTest {
             assertEquals(serial(first), serialSeen(s));
             try (SSLSocket kept = open(s)) {
                 assertEquals(old + " 0", ask(kept, "/pid"), "the kept connection is the old worker's");
-                send(kept, "/sleep?ms=20000");
+                KeepAliveAsk.send(kept, "/sleep?ms=20000");
                 CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> {
                     try {
                         return readAnswer(kept.getInputStream());
@@ -78,19 +75,19 @@ class TlsReloadIntegrationTest {
                 install(renewed, dir); // as a renewal does: new files at the same paths
                 assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
                 String leaving = "m0serve: reload: worker 0 (pid " + old + ") leaving";
-                await("the old worker asked to leave", () -> stderr(s).contains(leaving), s);
+                ServerLog.await("the old worker asked to leave", () -> ServerLog.of(s).contains(leaving), s, WAIT_SECONDS);
                 assertFalse(answer.isDone(), "the /sleep was still in flight when the worker was asked to leave: "
                         + answer.getNow(null));
                 assertEquals("slept 20000 ms", answer.get(WAIT_SECONDS, TimeUnit.SECONDS),
-                        () -> "answered in full:\n" + stderr(s));
+                        () -> "answered in full:\n" + ServerLog.of(s));
                 assertEquals(-1, kept.getInputStream().read(), "then closed (how: TlsLeaverIntegrationTest)");
             }
-            await("the old worker gone", () -> ProcessHandle.of(old).map(h -> !h.isAlive()).orElse(true), s);
+            ServerLog.await("the old worker gone", () -> ProcessHandle.of(old).map(h -> !h.isAlive()).orElse(true), s, WAIT_SECONDS);
             assertEquals(serial(renewed), serialSeen(s), "the replacement serves the renewed certificate");
             try (SSLSocket fresh = open(s)) {
                 assertEquals(s.workerPid(1) + " 1", ask(fresh, "/pid"));
             }
-            assertFalse(stderr(s).contains("exited 78"), stderr(s));
+            assertFalse(ServerLog.of(s).contains("exited 78"), ServerLog.of(s));
             assertEquals(0, stop(s), "a clean stop after the reload");
         }
     }
@@ -116,20 +113,20 @@ class TlsReloadIntegrationTest {
             }
             assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
             String abandoned = "keeping the running workers; reload abandoned";
-            await("the reload abandoned", () -> stderr(s).contains(abandoned), s);
-            List<String> said = stderr(s).lines().filter(l -> l.contains(dir.toString())).toList();
-            assertEquals(1, said.size(), "one line names the file: " + stderr(s));
+            ServerLog.await("the reload abandoned", () -> ServerLog.of(s).contains(abandoned), s, WAIT_SECONDS);
+            List<String> said = ServerLog.of(s).lines().filter(l -> l.contains(dir.toString())).toList();
+            assertEquals(1, said.size(), "one line names the file: " + ServerLog.of(s));
             assertTrue(said.get(0).startsWith("m0serve: SIGHUP: --tls-"), said.get(0));
             assertTrue(said.get(0).endsWith(abandoned), said.get(0));
-            assertFalse(stderr(s).contains("starting"), "no replacement started: " + stderr(s));
+            assertFalse(ServerLog.of(s).contains("starting"), "no replacement started: " + ServerLog.of(s));
             assertEquals(List.of(old), s.descendants().stream().map(ProcessHandle::pid).toList());
             assertEquals(serial(first), serialSeen(s), "the old worker serves the old certificate");
 
             install(renewed, dir);
             assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
-            await("the old worker gone", () -> ProcessHandle.of(old).map(h -> !h.isAlive()).orElse(true), s);
+            ServerLog.await("the old worker gone", () -> ProcessHandle.of(old).map(h -> !h.isAlive()).orElse(true), s, WAIT_SECONDS);
             assertEquals(serial(renewed), serialSeen(s), "the next SIGHUP reloads");
-            assertEquals(1, stderr(s).lines().filter(l -> l.contains(abandoned)).count(), "abandoned once, not retried");
+            assertEquals(1, ServerLog.of(s).lines().filter(l -> l.contains(abandoned)).count(), "abandoned once, not retried");
             assertEquals(0, stop(s), "the exit status is unchanged");
         }
     }
@@ -182,55 +179,21 @@ class TlsReloadIntegrationTest {
         return t;
     }
 
-    private static void send(Socket s, String path) throws IOException {
-        OutputStream out = s.getOutputStream();
-        out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-    }
-
     private static String ask(Socket s, String path) throws IOException {
-        send(s, path);
+        KeepAliveAsk.send(s, path);
         return readAnswer(s.getInputStream());
     }
 
     /** The body of a 200 answer (Content-Length), stripped. */
     private static String readAnswer(InputStream in) throws IOException {
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("EOF in the head: " + head);
-            }
-            head.append((char) b);
-        }
-        assertTrue(head.toString().startsWith("HTTP/1.1 200 "), head.toString());
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-        assertTrue(m.find(), head.toString());
-        return new String(in.readNBytes(Integer.parseInt(m.group(1))), StandardCharsets.US_ASCII).strip();
-    }
-
-    private static String stderr(ServerProcess s) {
-        try {
-            return s.stderr();
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** Polls {@code condition}, bounded; fails with the server's log. */
-    private static void await(String what, BooleanSupplier condition, ServerProcess s) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("not " + what + " after " + WAIT_SECONDS + " s:\n" + stderr(s));
-            }
-            Thread.sleep(20); // polling a condition, bounded by the deadline
-        }
+        String head = KeepAliveAsk.head(in);
+        assertTrue(head.startsWith("HTTP/1.1 200 "), head);
+        return KeepAliveAsk.bodyAfter(head, in);
     }
 
     /** SIGTERM; the supervisor's exit status. */
     private static int stop(ServerProcess s) throws Exception {
-        assertTrue(s.process.isAlive(), "the server is up until the stop: " + stderr(s));
+        assertTrue(s.process.isAlive(), "the server is up until the stop: " + ServerLog.of(s));
         assertTrue(Processes.kill((int) s.pid(), 15 /* SIGTERM */));
         assertTrue(s.process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS), "stopped");
         return s.process.exitValue();

@@ -3,12 +3,8 @@ package m0.server.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,9 +75,9 @@ class TlsStormLandingIntegrationTest {
                         t.setEnabledProtocols(new String[] {"TLSv1.3"});
                         t.startHandshake();
                         allOpen.await(60, TimeUnit.SECONDS); // every connection open before any asks
-                        String first = ask(t, "/pid").split(" ")[0];
+                        String first = KeepAliveAsk.body(t, "/pid").split(" ")[0];
                         allAsked.await(60, TimeUnit.SECONDS); // still all open: each answers again, where it was
-                        String again = ask(t, "/pid").split(" ")[0];
+                        String again = KeepAliveAsk.body(t, "/pid").split(" ")[0];
                         assertEquals(first, again, "a connection answered by one worker, then another");
                         return first;
                     }
@@ -97,24 +93,5 @@ class TlsStormLandingIntegrationTest {
             pool.shutdownNow();
             assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "the storm's threads ended");
         }
-    }
-
-    /** One request on a keep-alive connection; the body of its answer (Content-Length). */
-    private static String ask(Socket s, String path) throws IOException {
-        OutputStream out = s.getOutputStream();
-        out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.flush();
-        InputStream in = s.getInputStream();
-        StringBuilder head = new StringBuilder();
-        while (!head.toString().endsWith("\r\n\r\n")) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("EOF in the head: " + head);
-            }
-            head.append((char) b);
-        }
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
-        assertTrue(m.find(), head.toString());
-        return new String(in.readNBytes(Integer.parseInt(m.group(1))), StandardCharsets.US_ASCII).strip();
     }
 }

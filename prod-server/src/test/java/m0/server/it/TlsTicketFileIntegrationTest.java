@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import m0.server.jnr.Processes;
 import m0.server.tls.TestCertificates;
 import org.junit.jupiter.api.BeforeAll;
@@ -110,13 +109,13 @@ class TlsTicketFileIntegrationTest {
             Files.write(current, random());
             String newName = name(current);
             assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
-            await("the reload begun", () -> stderr(s).contains("m0serve: SIGHUP: reloading 1 worker(s)"), s);
+            ServerLog.await("the reload begun", () -> ServerLog.of(s).contains("m0serve: SIGHUP: reloading 1 worker(s)"), s, WAIT_SECONDS);
 
             Conn again = connect(s, first.session);
             assertEquals(keepOld, again.conn.reused(), "the ticket sealed with the old key resumes only while a file keeps it: "
                     + again.conn.output());
             assertEquals(newName, client.keyName(again.session), "the ticket issued now names the new first key");
-            assertFalse(stderr(s).contains("abandoned"), stderr(s));
+            assertFalse(ServerLog.of(s).contains("abandoned"), ServerLog.of(s));
         }
     }
 
@@ -147,8 +146,8 @@ class TlsTicketFileIntegrationTest {
             Files.write(current, Arrays.copyOf(random(), 80));
             assertTrue(Processes.kill((int) s.pid(), 1 /* SIGHUP */));
             String abandoned = "keeping the running workers; reload abandoned";
-            await("the reload abandoned", () -> stderr(s).contains(abandoned), s);
-            List<String> said = stderr(s).lines().filter(l -> l.contains(current.toString())).toList();
+            ServerLog.await("the reload abandoned", () -> ServerLog.of(s).contains(abandoned), s, WAIT_SECONDS);
+            List<String> said = ServerLog.of(s).lines().filter(l -> l.contains(current.toString())).toList();
             assertEquals(List.of("m0serve: SIGHUP: --tls-ticket-key: " + current + " is 80 bytes, nginx's AES-256 format; "
                     + "m0serve's BoringSSL seals tickets with AES-128: make a 48-byte key with 'openssl rand 48 > " + current
                     + "'; keeping the running ticket keys; " + abandoned), said);
@@ -234,25 +233,6 @@ class TlsTicketFileIntegrationTest {
             assertEquals(line, out.strip(), "one line, nothing listens");
         } finally {
             ServerProcess.kill(p);
-        }
-    }
-
-    private static String stderr(ServerProcess s) {
-        try {
-            return s.stderr();
-        } catch (java.io.IOException e) {
-            return "";
-        }
-    }
-
-    /** Polls {@code condition}, bounded; fails with the server's log. */
-    private static void await(String what, BooleanSupplier condition, ServerProcess s) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline >= 0) {
-                throw new AssertionError("not " + what + " after " + WAIT_SECONDS + " s:\n" + stderr(s));
-            }
-            Thread.sleep(20); // polling the server's log, bounded by the deadline
         }
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.File;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
@@ -22,11 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLSocket;
 import m0.server.tls.TestCertificates;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -48,15 +45,13 @@ class TlsTicketsIntegrationTest {
 
     private static final int RECONNECTS = 40;
     private static final Pattern METRICS = Pattern.compile("metrics on http://(127\\.0\\.0\\.1:\\d+)/metrics");
-    private static final Pattern PID_BODY = Pattern.compile("(?m)^(\\d+) (\\d+)$");
-    private static final Pattern TICKET_FIRST_LINE = Pattern.compile("TLS session ticket:\\s*\\n\\s*0000 - ([0-9a-f -]+?)\\s{2}");
     private static TestCertificates rsa;
-    private static Path openssl;
+    private static SessionClient client;
 
     @BeforeAll
     static void certificate() throws Exception {
         rsa = TestCertificates.make("RSA");
-        openssl = tool("openssl");
+        client = SessionClient.find();
     }
 
     @ParameterizedTest
@@ -105,19 +100,19 @@ class TlsTicketsIntegrationTest {
             Path probe = Files.createTempFile("m0-ticket-new-", ".pem");
             Path again = Files.createTempFile("m0-ticket-again-", ".pem");
             try {
-                Conn first = connect(s, null, old);
-                assertEquals(false, first.reused);
-                String oldKey = keyName(old);
+                SessionClient.Conn first = client.connect(s.port, null, old);
+                assertEquals(false, first.reused());
+                String oldKey = client.keyName(old);
                 String newKey = oldKey;
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (newKey.equals(oldKey)) { // full handshakes until a ticket names another key
                     assertTrue(System.nanoTime() - until < 0, "no rotation seen in 60 s");
-                    connect(s, null, probe);
-                    newKey = keyName(probe);
+                    client.connect(s.port, null, probe);
+                    newKey = client.keyName(probe);
                 }
-                Conn resumed = connect(s, old, again);
-                assertTrue(resumed.reused, "the ticket sealed before the rotation still resumes: " + resumed.output);
-                assertNotEquals(oldKey, keyName(again), "the ticket issued on it is sealed with the new key");
+                SessionClient.Conn resumed = client.connect(s.port, old, again);
+                assertTrue(resumed.reused(), "the ticket sealed before the rotation still resumes: " + resumed.output());
+                assertNotEquals(oldKey, client.keyName(again), "the ticket issued on it is sealed with the new key");
             } finally {
                 Files.deleteIfExists(old);
                 Files.deleteIfExists(probe);
@@ -139,41 +134,27 @@ class TlsTicketsIntegrationTest {
             Path ticket = Files.createTempFile("m0-ticket-", ".pem");
             Path after = Files.createTempFile("m0-ticket-after-", ".pem");
             try {
-                Conn first = connect(s, null, ticket);
+                SessionClient.Conn first = client.connect(s.port, null, ticket);
                 long victim = s.workerPid(0);
-                assertEquals(victim, first.pid);
+                assertEquals(victim, first.pid());
                 assertTrue(m0.server.jnr.Processes.kill((int) victim, m0.server.jnr.Processes.SIGKILL));
                 Pattern started = Pattern.compile("worker 0 \\(pid (?!" + victim + "\\))(\\d+)\\) started");
-                String replacement = awaitErr(s, started);
-                Conn onReplacement = connect(s, ticket, after);
-                assertEquals(Long.parseLong(replacement), onReplacement.pid, "served by the replacement");
-                assertTrue(onReplacement.reused, "the replacement opened a ticket its predecessor sealed: "
-                        + onReplacement.output);
+                String replacement = ServerLog.awaitGroup(s, started, 60);
+                SessionClient.Conn onReplacement = client.connect(s.port, ticket, after);
+                assertEquals(Long.parseLong(replacement), onReplacement.pid(), "served by the replacement");
+                assertTrue(onReplacement.reused(), "the replacement opened a ticket its predecessor sealed: "
+                        + onReplacement.output());
 
                 assertTrue(m0.server.jnr.Processes.kill((int) s.pid(), 1 /* SIGHUP */));
-                String reloaded = awaitErr(s, Pattern.compile("worker 1 \\(pid (\\d+)\\) started"));
-                Conn afterReload = connect(s, ticket, after);
-                assertEquals(Long.parseLong(reloaded), afterReload.pid, "served by the reload's worker");
-                assertTrue(afterReload.reused, "a reload keeps the keys: " + afterReload.output);
+                String reloaded = ServerLog.awaitGroup(s, Pattern.compile("worker 1 \\(pid (\\d+)\\) started"), 60);
+                SessionClient.Conn afterReload = client.connect(s.port, ticket, after);
+                assertEquals(Long.parseLong(reloaded), afterReload.pid(), "served by the reload's worker");
+                assertTrue(afterReload.reused(), "a reload keeps the keys: " + afterReload.output());
             } finally {
                 Files.deleteIfExists(ticket);
                 Files.deleteIfExists(after);
             }
         }
-    }
-
-    /** The first group of the first stderr line matching {@code p}, polled for at most 60 s. */
-    private static String awaitErr(ServerProcess s, Pattern p) throws Exception {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        do {
-            Matcher m = p.matcher(s.stderr());
-            if (m.find()) {
-                return m.group(1);
-            }
-            Thread.sleep(20); // polling the server's log, bounded by the deadline
-        } while (System.nanoTime() - until < 0);
-        fail("no line matching " + p + " in: " + s.stderr());
-        return null;
     }
 
     /** What N reconnects saw. */
@@ -202,21 +183,21 @@ class TlsTicketsIntegrationTest {
         try {
             int prevWorker = -1;
             for (int i = 0; i < n; i++) {
-                Conn c = connect(s, i == 0 ? null : prev, next);
-                r.byWorker.merge(c.worker, 1, Integer::sum);
+                SessionClient.Conn c = client.connect(s.port, i == 0 ? null : prev, next);
+                r.byWorker.merge(c.worker(), 1, Integer::sum);
                 if (i > 0) {
                     r.offered++;
-                    if (c.reused) {
+                    if (c.reused()) {
                         r.resumed++;
                     }
-                    if (c.worker != prevWorker) {
+                    if (c.worker() != prevWorker) {
                         r.crossedWorkers++;
-                        if (c.reused) {
+                        if (c.reused()) {
                             r.crossedResumed++;
                         }
                     }
                 }
-                prevWorker = c.worker;
+                prevWorker = c.worker();
                 Files.copy(next, prev, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 ballast.add(keepAlive(s)); // the lightest worker takes it: the next reconnect lands elsewhere
             }
@@ -249,49 +230,6 @@ class TlsTicketsIntegrationTest {
         return socket;
     }
 
-    private record Conn(boolean reused, int worker, long pid, String output) {
-    }
-
-    /** One s_client connection: offers {@code in}'s session if given, saves its own to {@code out}. */
-    private static Conn connect(ServerProcess s, Path in, Path out) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(openssl.toString(), "s_client", "-connect", "127.0.0.1:" + s.port,
-                "-servername", "localhost", "-alpn", "http/1.1", "-ign_eof", "-sess_out", out.toString()));
-        if (in != null) {
-            cmd.add("-sess_in");
-            cmd.add(in.toString());
-        }
-        File stdout = Files.createTempFile("m0-s_client-", ".out").toFile();
-        Process p = new ProcessBuilder(cmd).redirectOutput(stdout).redirectErrorStream(false)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        try {
-            try (OutputStream o = p.getOutputStream()) {
-                o.write("GET /pid HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
-            }
-            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "s_client exits by itself");
-            String text = Files.readString(stdout.toPath(), StandardCharsets.UTF_8);
-            Matcher m = PID_BODY.matcher(text);
-            assertTrue(m.find(), "no /pid answer: " + text);
-            boolean reused = text.contains("\nReused, ");
-            assertTrue(reused || text.contains("\nNew, "), text);
-            return new Conn(reused, Integer.parseInt(m.group(2)), Long.parseLong(m.group(1)), text);
-        } finally {
-            ServerProcess.kill(p);
-            Files.deleteIfExists(stdout.toPath());
-        }
-    }
-
-    /** The key name a saved session's ticket starts with (its first 16 bytes), as hex. */
-    private static String keyName(Path session) throws Exception {
-        Process p = new ProcessBuilder(openssl.toString(), "sess_id", "-in", session.toString(), "-noout", "-text")
-                .redirectErrorStream(true).start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-        Matcher m = TICKET_FIRST_LINE.matcher(text);
-        assertTrue(m.find(), "no ticket in the session: " + text);
-        return m.group(1).replace(" ", "").replace("-", "");
-    }
-
     /** The sum of m0serve_worker_tls_handshakes_total samples with {@code label}, polled until it reaches {@code atLeast}. */
     private static long awaitMetric(String where, String label, long atLeast) throws Exception {
         HttpClient client = HttpClient.newHttpClient();
@@ -307,20 +245,5 @@ class TlsTicketsIntegrationTest {
             Thread.sleep(50); // a worker publishes its counters at its pass's end; bounded by the deadline
         } while (System.nanoTime() - until < 0);
         return v;
-    }
-
-    private static Path tool(String name) {
-        for (String dir : System.getenv("PATH").split(File.pathSeparator)) {
-            Path p = Path.of(dir, name);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        String msg = name + " not found on PATH; .ci/run installs it";
-        if ("true".equals(System.getenv("CI"))) {
-            fail(msg);
-        }
-        Assumptions.abort(msg);
-        return null;
     }
 }

@@ -32,4 +32,20 @@ class JavaCommandTest {
             p.destroyForcibly();
         }
     }
+
+    /** The class-data dump runs the java the launcher's supervisor runs: the one given process's binary, not this JVM's. */
+    @Test
+    @Timeout(30)
+    void theJavaOfAProcessIsItsOwnBinary() throws IOException {
+        Process p = new ProcessBuilder("sleep", "20").start(); // a binary that is surely not this JVM's
+        try {
+            String expected = java.nio.file.Path.of("/proc/" + p.pid() + "/exe").toRealPath().toString();
+            assertEquals(expected, JavaCommand.javaOf(p.toHandle()));
+            assertEquals(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toRealPath().toString(),
+                    java.nio.file.Path.of(JavaCommand.javaOf(ProcessHandle.current())).toRealPath().toString(),
+                    "a worker's: its supervisor's own java");
+        } finally {
+            p.destroyForcibly();
+        }
+    }
 }
