@@ -35,6 +35,7 @@ public final class M0serve {
     }
 
     public static void main(String[] args) {
+        m0.server.log.WholeLines.install(); // the supervisor's and every worker's lines share one stream
         StartTrace.as("supervisor");
         System.exit(run(args, Environment.ofThisProcess(), System.out, System.err));
     }

@@ -144,6 +144,7 @@ public final class Worker {
     }
 
     public static void main(String[] args) {
+        m0.server.log.WholeLines.install(); // the supervisor's and every worker's lines share one stream
         WorkerSpec spec = WorkerSpec.parse(args);
         if (spec.settings().on(m0.server.settings.ServerSettings.DEV_START_TRACE)) {
             StartTrace.turnOn();
