@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  *
  * <p>With one worker or the bare race every per-pass and per-accept entry point is one boolean
  * check. The lifecycle ones (bind, start, leave: once per life) still publish the state word,
- * so that the supervisor sees a worker start and leave whatever the policy. *
+ * so that the supervisor sees a worker start and leave whatever the policy.
+ *
  * <p>The entry points the rest of the code calls; each part of the protocol is a class of its
  * own, and this one hands each call to it: {@link AcceptPublication} (pick, send, keep, and
  * every add to this worker's counts word), {@link Receipts} (what arrives on its channel),
