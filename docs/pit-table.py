@@ -120,8 +120,9 @@ def survivors(core, sim, path):
     print(", ".join(f"{c} {n}" for c, n in sorted(per.items(), key=lambda x: (-x[1], x[0]))))
 
 
-PROTOCOL = ["AcceptShare", "Siblings", "SharePolicy", "FountainPolicy", "Rebalance", "Heal", "HandOff",
-            "GiveUp", "LoadShape", "Counts", "loop.WorkerLoop"]
+PROTOCOL = ["AcceptShare", "AcceptPublication", "Receipts", "PassStamp", "Leaving", "RebalanceMoves",
+            "RebalanceMarks", "ListenerTurns", "Siblings", "SharePolicy", "FountainPolicy", "Rebalance", "Heal",
+            "HandOff", "GiveUp", "LoadShape", "Counts", "loop.WorkerLoop"]
 
 
 def load_equivalent(path):

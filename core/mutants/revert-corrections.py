@@ -23,30 +23,30 @@ MUTANTS = {
     "ADR 0043: the accept path raises blind (an add, whatever the pick read)": ("HandOff.java", [
         ("        if (ifUnchanged) {\n            return page.compareAndSet(", "        if (false) {\n            return page.compareAndSet("),
     ]),
-    "ADR 0053: the accept path's keep published blind (an add, whatever the pick read)": ("AcceptShare.java", [
+    "ADR 0053: the accept path's keep published blind (an add, whatever the pick read)": ("AcceptPublication.java", [
         ("        if (!siblings.ownSeen()) {\n            kept(open);", "        if (true) {\n            kept(open);"),
     ]),
-    "ADR 0053: a pick that reads none of its own counts keeps the last one's (no forgetOwn)": ("AcceptShare.java", [
+    "ADR 0053: a pick that reads none of its own counts keeps the last one's (no forgetOwn)": ("AcceptPublication.java", [
         ("        siblings.forgetOwn();\n", ""),
     ]),
-    "ADR 0053: a keep that moves no active field is not checked against its pick's read": ("AcceptShare.java", [
+    "ADR 0053: a keep that moves no active field is not checked against its pick's read": ("AcceptPublication.java", [
         ("active == publishedActive ? page.getVolatile(countsWord) != seen", "active == publishedActive ? false"),
     ]),
     "B25-send (no state re-read after the raise)": ("HandOff.java", [
         ("page.getVolatile(PageLayout.stateWord(target)) == PageLayout.LEFT", "false"),
     ]),
-    "B25-leaver (drain once, no wait on pending - taken)": ("AcceptShare.java", [
+    "B25-leaver (drain once, no wait on pending - taken)": ("Leaving.java", [
         ("return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;", "return !awaitingStart.isEmpty();"),
     ]),
-    "B25-leaver (LEFT stored after the drain's first receive)": ("AcceptShare.java", [
+    "B25-leaver (LEFT stored after the drain's first receive)": ("Leaving.java", [
         ("        page.setVolatile(stateWord, PageLayout.LEFT);\n        if (sharing) {", "        if (sharing) {"),
-        ("        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        retire();",
-         "        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        page.setVolatile(stateWord, PageLayout.LEFT);\n        retire();"),
+        ("        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        publication.retire();",
+         "        C connection;\n        while ((connection = receive()) != null) {\n            admit.accept(connection);\n        }\n        page.setVolatile(stateWord, PageLayout.LEFT);\n        publication.retire();"),
     ]),
-    "B25-idle (a leaver admits a fresh hand-off instead of forwarding)": ("AcceptShare.java", [
+    "B25-idle (a leaver admits a fresh hand-off instead of forwarding)": ("Leaving.java", [
         ("if (handOff.forward(self, connection) >= 0) {", "if (false) {"),
     ]),
-    "TAKEN (start does not subtract taken)": ("AcceptShare.java", [
+    "TAKEN (start does not subtract taken)": ("AcceptPublication.java", [
         ("        long taken = Counts.taken(counts);\n", "        long taken = 0;\n"),
     ]),
     "NS (NOT_STARTED read as parked)": ("SharePolicy.java", [
@@ -62,19 +62,19 @@ MUTANTS = {
     "take-back (a send that throws leaves its raise behind)": ("HandOff.java", [
         ("            takeBack(countsWord);\n            throw e;", "            throw e;"),
     ]),
-    "lost (a receipt with no connection skipped, never taken)": ("AcceptShare.java", [
+    "lost (a receipt with no connection skipped, never taken)": ("Receipts.java", [
         ("            if (connection == null && (connection = heal.atEagain()) == null) {\n                return null;\n            }\n",
          "            if (connection == null && (connection = heal.atEagain()) == null) {\n                return null;\n            }\n            if (channel.lost(connection)) {\n                continue;\n            }\n"),
     ]),
-    "one-word retire (pending lowered before taken, in two adds)": ("AcceptShare.java", [
+    "one-word retire (pending lowered before taken, in two adds)": ("AcceptPublication.java", [
         ("            delta += Counts.retire(received);\n",
          "            page.getAndAdd(countsWord, -received * Counts.PENDING_ONE + Counts.VERSION_ONE);\n            page.getAndAdd(countsWord, -received * Counts.TAKEN_ONE + Counts.VERSION_ONE);\n"),
     ]),
-    "one-word load (active published, then the receipts retired, in two adds: ADR 0012's tear, ADR 0040)": ("AcceptShare.java", [
+    "one-word load (active published, then the receipts retired, in two adds: ADR 0012's tear, ADR 0040)": ("AcceptPublication.java", [
         ("            delta += Counts.retire(received);\n",
          "            page.getAndAdd(countsWord, delta);\n            delta = Counts.retire(received);\n"),
     ]),
-    "one-word start (taken, then pending, in two adds: ADR 0002's window)": ("AcceptShare.java", [
+    "one-word start (taken, then pending, in two adds: ADR 0002's window)": ("AcceptPublication.java", [
         ("            page.getAndAdd(countsWord, settle);",
          "            page.getAndAdd(countsWord, settle + taken * Counts.PENDING_ONE);\n            page.getAndAdd(countsWord, -taken * Counts.PENDING_ONE + Counts.VERSION_ONE);"),
     ]),
@@ -85,7 +85,7 @@ MUTANTS = {
     "heal, reap side (the dead sender's target is not asked)": ("SupervisorShare.java", [
         ("                requestHeal((int) (sending - 1));", "                // not asked"),
     ]),
-    "heal, replacement side (a start that finds something in flight does not ask)": ("AcceptShare.java", [
+    "heal, replacement side (a start that finds something in flight does not ask)": ("AcceptPublication.java", [
         ("            heal.ask();\n", ""),
     ]),
     "heal, give-up side (a give-up does not ask)": ("GiveUp.java", [
@@ -108,10 +108,10 @@ MUTANTS = {
     ]),
 
     # ---- the rules added since the seed
-    "ADR 0007: a kept accept is published only at the pass end": ("AcceptShare.java", [
+    "ADR 0007: a kept accept is published only at the pass end": ("AcceptPublication.java", [
         ("                page.getAndAdd(countsWord, Counts.activeBy(active - publishedActive));\n                publishedActive = active;\n", ""),
     ]),
-    "pass end: PARKED not written after a stamped pass": ("AcceptShare.java", [
+    "pass end: PARKED not written after a stamped pass": ("PassStamp.java", [
         ("        if (!left && stamped) {\n            page.setVolatile(stateWord, PageLayout.PARKED);", "        if (false) {\n            page.setVolatile(stateWord, PageLayout.PARKED);"),
     ]),
     "starting marks: a leaver counts its own (a server-wide count)": ("Siblings.java", [
@@ -121,7 +121,7 @@ MUTANTS = {
         ("        } else if (clock.nanoTime() - startWaitEnd < 0 && handOff.siblings().anyLiveOrStarting(index)) {",
          "        } else if (false) {"),
     ]),
-    "fountain: a leaver hands its established connections over": ("AcceptShare.java", [
+    "fountain: a leaver hands its established connections over": ("Leaving.java", [
         ("        if (!sharing || !left || !policy.movesConnections()) {", "        if (!sharing || !left) {"),
     ]),
     "fountain: a head that holds its listener out reads as taking (ADR 0038)": ("FountainPolicy.java", [
@@ -218,13 +218,13 @@ MUTANTS = {
     "ADR 0057: a CPU mapped over the page's lines, not the live workers": ("Siblings.java", [
         ("            if (i == self || live(state(i))) {\n                serving++;", "            if (true) {\n                serving++;"),
     ]),
-    "ADR 0057: a predecessor's AFFINE mark outlives it": ("AcceptShare.java", [
+    "ADR 0057: a predecessor's AFFINE mark outlives it": ("RebalanceMarks.java", [
         ("        page.setVolatile(affineWord, 0);\n        publishedAffinities = 0;\n", ""),
     ]),
-    "ADR 0057: a worker marks its own kind": ("AcceptShare.java", [
+    "ADR 0057: a worker marks its own kind": ("RebalanceMarks.java", [
         ("affinities & ~PageLayout.affineBit(self) : 0;", "affinities : 0;"),
     ]),
-    "ADR 0059: a keeping worker moves nothing (ADR 0041's rule)": ("AcceptShare.java", [
+    "ADR 0059: a keeping worker moves nothing (ADR 0041's rule)": ("RebalanceMoves.java", [
         ("return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;",
          "return self;"),
     ]),

@@ -20,6 +20,14 @@ import java.util.function.Consumer;
  * <p>With one worker or the bare race every per-pass and per-accept entry point is one boolean
  * check. The lifecycle ones (bind, start, leave: once per life) still publish the state word,
  * so that the supervisor sees a worker start and leave whatever the policy.
+ *
+ * <p>The entry points the rest of the code calls; each part of the protocol is a class of its
+ * own, and this one hands each call to it: {@link AcceptPublication} (pick, send, keep, and
+ * every add to this worker's counts word), {@link Receipts} (what arrives on its channel),
+ * {@link PassStamp} (a pass's start and end on the state word), {@link Leaving} (LEFT, the
+ * bounded drain, forwarding), {@link RebalanceMoves} and {@link RebalanceMarks} (rebalance's
+ * look and move, and the marks the siblings' looks read), {@link ListenerTurns} (the policy's
+ * say over the listener), {@link Heal} (the index's counts).
  */
 public final class AcceptShare<C> implements WorkerShare<C> {
 
@@ -64,48 +72,21 @@ public final class AcceptShare<C> implements WorkerShare<C> {
     public static final long SETTLED_MASK = KEEPING_BIT - 1;
 
     private final Page page;
-    private final Channel<C> channel;
-    private final Clock clock;
     private final AcceptPolicy policy;
     private final Siblings siblings;
-    private final HandOff<C> handOff;
     private final int self;
     private final boolean sharing;
-    private final long leaveDrainNanos;
-    private final Rebalance rebalance;
-
     private final int stateWord;
-    private final int countsWord;
-    private final int affineWord;
     /** This index's heal (ADR 0024): when asked, pending - taken recounted at an EAGAIN. */
     private final Heal<C> heal;
 
-    /** Connections received (taken) since the last retire: retired at the end of the pass. */
-    private long received;
-    /** Leave wins: once set, no pass writes this worker's state again. */
-    private boolean left;
-    private long leaveDeadline;
-    private long leftAt;
-    /**
-     * Fresh hand-offs a leaver received when no sibling was live but one was starting: held,
-     * not admitted (a leaver would close them unserved), until one starts or the wait ends.
-     */
-    private final java.util.ArrayDeque<C> awaitingStart = new java.util.ArrayDeque<>();
-    /** Inside a pass whose start is published (see {@link #work()}). */
-    private boolean stamped;
-    /** What the active field of this worker's counts holds: written by start, the keeps and passEnd only. */
-    private long publishedActive;
-    /** What this worker's AFFINE word holds: written by start and publishAffinities only. */
-    private long publishedAffinities;
-    /** The settled count this worker's BUSY word holds (share): written by start, shape and publishSettled only. */
-    private long publishedSettled;
-
-    private long sent;
-    private long pickedAgain;
-    private long receivedTotal;
-    private long forwarded;
-    private long lost;
-    private long rebalanced;
+    private final AcceptPublication<C> publication;
+    private final Receipts<C> receipts;
+    private final Leaving<C> leaving;
+    private final PassStamp<C> pass;
+    private final RebalanceMoves<C> moves;
+    private final RebalanceMarks<C> marks;
+    private final ListenerTurns<C> turns;
 
     public AcceptShare(Page page, Channel<C> channel, Clock clock, AcceptPolicy policy,
                        int workers, int self) {
@@ -128,19 +109,21 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             throw new IllegalArgumentException("worker index " + self + " not in 0.." + (workers - 1));
         }
         this.page = page;
-        this.channel = channel;
-        this.clock = clock;
         this.policy = policy;
         this.siblings = new Siblings(page, clock, workers);
-        this.handOff = new HandOff<>(page, channel, siblings, PageLayout.sendingWord(self));
+        HandOff<C> handOff = new HandOff<>(page, channel, siblings, PageLayout.sendingWord(self));
         this.self = self;
         this.sharing = workers > 1 && policy.shares();
-        this.leaveDrainNanos = leaveDrainNanos;
-        this.rebalance = rebalance;
         this.stateWord = PageLayout.stateWord(self);
-        this.countsWord = PageLayout.countsWord(self);
-        this.affineWord = PageLayout.affineWord(self);
         this.heal = new Heal<>(page, channel, self, workers);
+        this.publication = new AcceptPublication<>(page, policy, siblings, handOff, heal, self, sharing);
+        this.receipts = new Receipts<>(channel, heal, publication, self);
+        this.leaving = new Leaving<>(page, clock, policy, siblings, handOff, heal, receipts, publication,
+                self, sharing, leaveDrainNanos);
+        this.pass = new PassStamp<>(page, clock, policy, publication, leaving, self, sharing);
+        this.moves = new RebalanceMoves<>(clock, policy, siblings, handOff, rebalance, leaving, self, sharing);
+        this.marks = new RebalanceMarks<>(page, policy, siblings, leaving, self, sharing);
+        this.turns = new ListenerTurns<>(policy, siblings, leaving, self, sharing);
     }
 
     /** False with one worker or the race policy: then nothing below touches the page. */
@@ -179,75 +162,26 @@ public final class AcceptShare<C> implements WorkerShare<C> {
             page.setVolatile(stateWord, PageLayout.PARKED); // nothing was ever passed to us
             return;
         }
-        // TAKEN: a predecessor that died between taking and retiring left taken > 0, and
-        // those raises will never be retired by it; subtract them, or pending stays high for
-        // good and every leaver's drain on this index waits out its bound. One word (Counts):
-        // a death here leaves either all of it or none, never taken lowered and pending not.
-        // Nobody else changes taken meanwhile (we are the index's only receiver, not receiving).
-        long counts = page.getVolatile(countsWord);
-        heal.note(counts);
-        if (Counts.inFlight(counts) > 0) {
-            // Raised against the index beyond what the predecessor took: queued, or a receipt it
-            // died with before taking it (between recvmsg and taken + 1). A heal at our first
-            // EAGAIN, once the queue is drained, tells the two apart.
-            heal.ask();
-        }
-        // ACTIVE: the predecessor's open count died with it. Left in place, a sibling's pick
-        // reads a fresh replacement as loaded with connections it does not have until its
-        // first pass end, and keeps a whole burst itself. Zeroed in the same add that retires
-        // taken, before PARKED: pick skips us until then.
-        long taken = Counts.taken(counts);
-        long settle = (taken != 0 ? Counts.retire(taken) : 0) - Counts.activeBy(Counts.active(counts));
-        if (settle != 0) {
-            page.getAndAdd(countsWord, settle);
-        }
-        publishedActive = 0;
-        // AFFINE: the predecessor's connections died with it; a swap must not count on them.
-        page.setVolatile(affineWord, 0);
-        publishedAffinities = 0;
-        publishedSettled = 0;
+        publication.start(); // TAKEN and ACTIVE: the predecessor's counts, settled in one add
+        marks.start(); // AFFINE and settled: the predecessor's marks
         policy.started(siblings, self); // fountain: a predecessor's FULL dies with it; share: BUSY 0
         // NS: PARKED last, once the channel will be read.
         page.setVolatile(stateWord, PageLayout.PARKED);
     }
 
-    /**
-     * A pass that will do work begins: publish its start time, so a pass that runs long is
-     * skipped by pick. A loop whose wake-ups may find nothing (a listener whose connection a
-     * sibling accepted first) calls {@link #work()} instead, at the first work it finds.
-     */
     @Override
     public void passStart() {
-        if (!sharing || left) {
-            return;
-        }
-        stamped = true;
-        long now = clock.nanoTime();
-        page.setVolatile(stateWord, now > 0 ? now : 1); // > 0 means "in a pass"
+        pass.passStart();
     }
 
-    /**
-     * This pass has work (a request to parse, the app's code inline, a move; an accept or a
-     * receipt where the policy counts it as busy, {@link #admitted()}):
-     * publish the pass start now, once per pass. Busy means busy: a worker woken for nothing
-     * and descheduled before it parks again stays PARKED to pick, where a stamp written at the
-     * wake-up would read as "inside one pass for over 2 ms" and turn connections away from an
-     * idle worker. A slow pass that does work is still stamped before its work, so pick skips it
-     * (an admission is such work only where the policy says so, {@link #admitted()}).
-     */
     @Override
     public void work() {
-        if (!stamped) {
-            passStart();
-        }
+        pass.work();
     }
 
-    /** An accept or a receipt stamps the pass where the policy counts it as busy (ADR 0052). */
     @Override
     public void admitted() {
-        if (policy.admissionIsBusy()) {
-            work();
-        }
+        pass.admitted();
     }
 
     /** A TLS handshake is its connection's admission: stamped where an admission is (ADR 0069, addendum). */
@@ -256,324 +190,79 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         admitted();
     }
 
-    /**
-     * A pass ends: publish {@code open} and retire what this pass received (one add), then
-     * PARKED (unless left: leave wins). A word that already holds its value is not written again: a wake-up
-     * that found nothing (a sibling won the accept, a timer with nothing due) costs no store on
-     * the shared line, and nobody's pick sees a write that changed nothing.
-     */
     @Override
     public void passEnd(long open) {
-        if (!sharing) {
-            return;
-        }
-        // Active and the retire in ONE add (ADR 0040): a received connection leaves pending in
-        // the same instant it enters active, so a sibling's pick counts it exactly once, however
-        // long we are descheduled here. A leaver publishes no load (LEFT: nobody picks it).
-        long delta = 0;
-        if (!left && open != publishedActive) {
-            delta = Counts.activeBy(open - publishedActive);
-            publishedActive = open;
-        }
-        if (received != 0) {
-            delta += Counts.retire(received);
-            received = 0;
-        }
-        if (delta != 0) {
-            heal.note(page.getAndAdd(countsWord, delta));
-        }
-        if (!left && stamped) {
-            page.setVolatile(stateWord, PageLayout.PARKED); // unstamped, it reads PARKED already
-        }
-        stamped = false;
-        policy.passEnded(); // the next pass's picks judge the siblings' passes afresh (ADR 0052)
+        pass.passEnd(open);
     }
 
-    /** Who should serve a connection this worker accepted with {@code open} others open. */
     @Override
     public int pick(long open) {
-        if (!sharing) {
-            return self;
-        }
-        siblings.forgetOwn();
-        return policy.pick(siblings, self, open);
+        return publication.pick(open);
     }
 
-    /**
-     * Pass the connection {@code R5 + B25}-safely to {@code target}. On false the caller still
-     * owns it and serves it.
-     */
     @Override
     public boolean sendWith(int target, C connection) {
-        if (!sharing) {
-            return false;
-        }
-        if (handOff.sendWith(target, connection)) {
-            sent++;
-            return true;
-        }
-        return false;
+        return publication.sendWith(target, connection);
     }
 
-    /**
-     * The accept path's send (ADR 0043): raised only on the target's counts as this worker's
-     * last pick read them ({@link Siblings#seen}); {@link HandOff#MOVED}: pick again.
-     */
     @Override
     public int sendPicked(int target, C connection) {
-        if (!sharing) {
-            return HandOff.REFUSED;
-        }
-        int result = handOff.sendIfUnchanged(target, connection, siblings.seen(target));
-        if (result == HandOff.SENT) {
-            sent++;
-        } else if (result == HandOff.MOVED) {
-            pickedAgain++;
-        }
-        return result;
+        return publication.sendPicked(target, connection);
     }
 
-    /**
-     * A connection this worker accepted stays here: publish our load now rather than at pass
-     * end, so that a sibling accepting from the same burst in its own pass picks against it
-     * (ADR 0007). Less what this pass received: those are still in pending, and a sibling reads
-     * active + pending, which stays exactly our open connections plus those in flight to us.
-     * The accept path ({@link #passOn}) publishes a keep through {@link #keptIfUnchanged}, and
-     * with this only on its last pick or after a refused send.
-     */
     @Override
     public void kept(long open) {
-        if (sharing) {
-            long active = open + 1 - received;
-            if (active != publishedActive) {
-                page.getAndAdd(countsWord, Counts.activeBy(active - publishedActive));
-                publishedActive = active;
-            }
-        }
+        publication.kept(open);
     }
 
-    /**
-     * The accept path's keep (ADR 0053): published only on this worker's counts as its pick read
-     * them ({@link Siblings#ownInFlight}); false, nothing published: a sibling's raise (or
-     * anything else) moved them since, so the pick is made again. Where the pick read none of
-     * this worker's counts (share keeping everything, the race, fountain), there is nothing to
-     * hold the keep to and it is published as {@link #kept} does.
-     *
-     * <p>Why: a sibling's send is raised on the counts its pick read (ADR 0043), and so is this
-     * keep, so of a send and a keep decided on one reading of this worker's counts only the first
-     * to publish stands. Published blind, a keep and a sibling's send both landed here on the
-     * same reading, and with three workers or more the one neither chose was left a connection
-     * short (BURST-three: 1/2/0; a burst of 64 on four workers: 17/16/16/15). Where the active field
-     * would not move (a close this pass, not yet published, makes up for the keep), the word is
-     * only read again: a word that moved still sends the pick round again, and one that did not
-     * already shows this worker's load with the keep in it, so a sibling's send decided on it
-     * decides on the truth.
-     */
     @Override
     public boolean keptIfUnchanged(long open) {
-        if (!sharing) {
-            return true;
-        }
-        if (!siblings.ownSeen()) {
-            kept(open);
-            return true;
-        }
-        long active = open + 1 - received;
-        long seen = siblings.seen(self);
-        if (active == publishedActive ? page.getVolatile(countsWord) != seen
-                : !page.compareAndSet(countsWord, seen, seen + Counts.activeBy(active - publishedActive))) {
-            pickedAgain++;
-            return false;
-        }
-        publishedActive = active;
-        return true;
+        return publication.keptIfUnchanged(open);
     }
 
-    /**
-     * The next connection from this worker's channel to admit through the accept path's tail,
-     * or null at EAGAIN. Call until null. After {@link #leave()} it forwards what arrives to a
-     * live sibling and returns only what no sibling would take.
-     */
     @Override
     public C receive() {
-        if (!sharing) {
-            return null;
-        }
-        for (;;) {
-            C connection = channel.receive(self);
-            // At EAGAIN, when asked: heal this index's counts (a connection that arrived while
-            // the heal looked is taken like any other).
-            if (connection == null && (connection = heal.atEagain()) == null) {
-                return null;
-            }
-            // Published before admission: if we die holding it, our replacement's start (or the
-            // supervisor's give-up) knows this raise will never be retired by us.
-            heal.note(page.getAndAdd(countsWord, Counts.RECEIPT));
-            received++;
-            receivedTotal++;
-            // A receipt with no connection in it (the kernel could not install the descriptor):
-            // taken above and retired with the rest at the pass end, like any receipt; only
-            // counted, nothing to admit or forward.
-            if (channel.lost(connection)) {
-                lost++;
-                continue;
-            }
-            if (!left) {
-                return connection;
-            }
-            // B25, idle side: a leaver must not admit a fresh hand-off only to close it as idle;
-            // a sibling that still serves gets it.
-            if (handOff.forward(self, connection) >= 0) {
-                forwarded++;
-                continue;
-            }
-            if (awaitingStart()) {
-                awaitingStart.addLast(connection); // a sibling is starting: hold it for that one
-                continue;
-            }
-            return connection; // no sibling is live: serve it here
-        }
+        return leaving.receive();
     }
 
-    /**
-     * True while this leaver should hold what no live sibling takes: a sibling is live or
-     * starting (see {@link Siblings#anyLiveOrStarting}), and {@link #START_WAIT_NANOS} has not
-     * passed since the leave. A leaver's
-     * caller keeps its idle connections (retrying {@link #handOver}) while this says so.
-     */
     @Override
     public boolean awaitingStart() {
-        return left && sharing && clock.nanoTime() - leftAt - START_WAIT_NANOS < 0 && siblings.anyLiveOrStarting(self);
+        return leaving.awaitingStart();
     }
 
-    /**
-     * Start leaving (SIGTERM, reload, scale-down). Then call {@link #leaveStep} until false.
-     */
     @Override
     public void leave() {
-        if (left) {
-            return;
-        }
-        left = true;
-        // B25, leaver side: LEFT is stored FIRST, before any receive of the drain, so that a
-        // sender either reads LEFT after its raise or its raise is seen by our drain condition.
-        page.setVolatile(stateWord, PageLayout.LEFT);
-        if (sharing) {
-            leftAt = clock.nanoTime();
-            leaveDeadline = leftAt + leaveDrainNanos;
-        }
+        leaving.leave();
     }
 
-    /**
-     * One step of the leaver's bounded drain: receive to EAGAIN, forwarding each connection to
-     * a live sibling (handing to {@code admit} only what none would take), retire what was
-     * received, and say whether to go on.
-     *
-     * @return true while a connection raised against this worker is still in flight
-     *         ({@code pending - taken > 0}) and the bound has not passed
-     */
     @Override
     public boolean leaveStep(Consumer<? super C> admit) {
-        if (!left) {
-            throw new IllegalStateException("leaveStep before leave");
-        }
-        if (!sharing) {
-            return false;
-        }
-        C connection;
-        while ((connection = receive()) != null) {
-            admit.accept(connection);
-        }
-        retire();
-        // What waits for a starting sibling: forwarded once one is live, admitted once none is
-        // starting any more (it died, or the wait is over).
-        for (int n = awaitingStart.size(); n > 0; n--) {
-            C held = awaitingStart.pollFirst();
-            if (handOff.forward(self, held) >= 0) {
-                forwarded++;
-            } else if (awaitingStart()) {
-                awaitingStart.addLast(held);
-            } else {
-                admit.accept(held);
-            }
-        }
-        long counts = page.getVolatile(countsWord);
-        heal.note(counts);
-        long inFlight = Counts.inFlight(counts);
-        return !awaitingStart.isEmpty() || inFlight > 0 && clock.nanoTime() - leaveDeadline < 0;
+        return leaving.leaveStep(admit);
     }
 
-    /**
-     * After {@link #leave()}: pass one of this worker's own idle connections (between requests,
-     * nothing buffered, nothing owed: all its state is in the kernel) to a live sibling, which
-     * admits it like a fresh accept. A reload or scale-down is then invisible to keep-alive
-     * clients, where a close would race with their next request. Not under a policy whose
-     * connections never move (fountain).
-     *
-     * @return true when a sibling took it; false: no live sibling would, or the policy keeps
-     *         connections where they are: close it
-     */
     @Override
     public boolean handOver(C connection) {
-        if (!sharing || !left || !policy.movesConnections()) {
-            // Fountain: established connections never move (seed 004), a leaver's neither; the
-            // loop closes them once idle, as nginx's old workers do (ADR 0038).
-            return false;
-        }
-        if (handOff.forward(self, connection) >= 0) {
-            forwarded++;
-            return true;
-        }
-        return false;
+        return leaving.handOver(connection);
     }
 
     @Override
     public boolean rebalances() {
-        return sharing && rebalance.on() && policy.movesConnections();
+        return moves.rebalances();
     }
 
-    /**
-     * Rebalance, the look: to whom this worker, holding {@code open} connections of which at
-     * least one is idle, should hand one idle connection over now; {@code self} for nobody.
-     * Call inside a pass (a move changes what {@link #passEnd} publishes), at most once per
-     * move. See {@link Rebalance} for the rules.
-     */
     @Override
     public int rebalancePick(long open, long settled, long affinities) {
-        if (!sharing || left || !rebalance.on() || !policy.movesConnections()) {
-            return self;
-        }
-        if (!policy.balancing()) {
-            // Keeping (ADR 0041): arrivals close short, and a move counted in them would chase
-            // them; the settled ones are still evened (ADR 0059).
-            return policy.judgesShape() ? rebalance.pickSettled(siblings, self, settled, clock.nanoTime()) : self;
-        }
-        return rebalance.pick(siblings, self, open, settled, affinities & ~PageLayout.affineBit(self), clock.nanoTime());
+        return moves.rebalancePick(open, settled, affinities);
     }
 
     @Override
     public boolean settledOnly() {
-        return rebalance.settledOnly();
+        return moves.settledOnly();
     }
 
-    /**
-     * At a pass end: this worker's settled connections, published in its BUSY word on a change
-     * (share only), for the siblings' rebalance looks and stats (ADR 0059). Before the pass end's retire: a
-     * connection moved here is in {@code pending} until then, so a sibling reading pending first
-     * and this second never misses it.
-     */
     @Override
     public void publishSettled(long settled) {
-        long n = Math.min(settled, SETTLED_MASK);
-        if (sharing && !left && policy.judgesShape() && n != publishedSettled) {
-            publishedSettled = n;
-            siblings.publishBusy(self, busyWord());
-        }
-    }
-
-    /** Share's BUSY word: the mode bit and the settled count. */
-    private long busyWord() {
-        return (policy.balancing() ? 0 : KEEPING_BIT) | publishedSettled;
+        marks.publishSettled(settled);
     }
 
     @Override
@@ -583,7 +272,7 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     @Override
     public boolean swapping() {
-        return rebalance.swapping();
+        return moves.swapping();
     }
 
     /** The worker a client whose packets arrive on {@code cpu} pairs with: {@link Siblings#pairedWorker}. */
@@ -591,150 +280,71 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return siblings.pairedWorker(self, cpu);
     }
 
-    /**
-     * AFFINE, this worker's mark: the siblings it holds a connection for, which a sibling's
-     * swap reads (ADR 0057). Written on a change only, by this worker alone; a leaver's stays as
-     * it was (LEFT: nobody swaps with it), a replacement's start zeroes it, a keeping worker
-     * clears it.
-     */
     @Override
     public void publishAffinities(long affinities) {
-        // Keeping, it neither swaps nor returns a swap (its look names nobody): it marks none.
-        long mark = policy.balancing() ? affinities & ~PageLayout.affineBit(self) : 0;
-        if (sharing && !left && mark != publishedAffinities) {
-            page.setVolatile(affineWord, mark);
-            publishedAffinities = mark;
-        }
+        marks.publishAffinities(affinities);
     }
 
-    /**
-     * Rebalance, the move: hand the idle {@code connection} (between requests, nothing buffered,
-     * nothing owed: all its state is in the kernel) to {@code target}, which admits it like a
-     * fresh accept. The same R5 + B25 hand-off as a fresh pass: nothing lost, nothing doubled.
-     *
-     * @return true when the target's channel holds it (close our descriptor, forget it); false:
-     *         keep serving it
-     */
     @Override
     public boolean rebalance(int target, C connection) {
-        if (!sharing || left || target == self) {
-            return false;
-        }
-        if (!handOff.sendWith(target, connection)) {
-            return false;
-        }
-        rebalanced++;
-        rebalance.moved(clock.nanoTime());
-        return true;
+        return moves.rebalance(target, connection);
     }
 
     /**
      * Fountain: a reading of the loop's cumulative busy nanoseconds (time outside its wait for
-     * events). Call at every pass end and at least every 20 ms while parked (bound the wait's
-     * timeout by it): a sample is taken when the last is 20 ms old, and a full worker turns
-     * free only at a sample. Costs a clock read and a compare otherwise; nothing for share/race.
+     * events); see {@link ListenerTurns#sample(long)}. Nothing for share/race.
      */
     public void sample(long busyNanosTotal) {
-        if (sharing && !left) {
-            policy.sample(siblings, self, busyNanosTotal);
-        }
+        turns.sample(busyNanosTotal);
     }
 
-    /**
-     * Fountain: the same with the blocking pool's reading (ADR 0029): its threads' cumulative
-     * busy nanoseconds (a task still running counted up to now) and its size. A worker whose loop
-     * idles while every pool thread is occupied reads full. Without a pool, {@link #sample(long)}.
-     */
     @Override
     public void sample(long busyNanosTotal, long poolBusyNanosTotal, int poolThreads) {
-        if (sharing && !left) {
-            policy.sample(siblings, self, busyNanosTotal, poolBusyNanosTotal, poolThreads);
-        }
+        turns.sample(busyNanosTotal, poolBusyNanosTotal, poolThreads);
     }
 
-    /**
-     * The loop looked at the listener: epoll found it readable, or it looks (a zero-timeout poll)
-     * at the deadline of the last answer. True: listen to it (keep it in epoll) and, when
-     * {@code readable}, accept from it now. False (fountain only, while an earlier worker is
-     * taking): leave it to them, take the listener out of epoll, look again at
-     * {@link #listenDeadline()} (within 1 ms). Always true for share and race.
-     */
     @Override
     public boolean takeListener(boolean readable) {
-        if (!sharing || left) {
-            return true;
-        }
-        return policy.takeListener(siblings, self, readable);
+        return turns.takeListener(readable);
     }
 
-    /**
-     * After an accept this worker kept: {@link AcceptPolicy#GO_ON} with the batch,
-     * {@link AcceptPolicy#END_BATCH}, or end it and have the sibling returned look at the
-     * listener now (fountain, a worker the accept turned full: {@link AcceptPolicy#endBatch}).
-     */
     @Override
     public int endBatch() {
-        if (!sharing || left) {
-            return AcceptPolicy.GO_ON;
-        }
-        return policy.endBatch(siblings, self);
+        return turns.endBatch();
     }
 
-    /** After {@link #takeListener} said false: when the loop looks at the listener again. */
     @Override
     public long listenDeadline() {
-        return policy.listenDeadline();
+        return turns.listenDeadline();
     }
 
-    /**
-     * The loop keeps its listener out for reasons of its own, or takes it back (fountain
-     * publishes it: a sibling must not leave new connections to a worker that will not take
-     * them, ADR 0038). Nothing for share and race.
-     */
     @Override
     public void holdListener(boolean held) {
-        if (sharing && !left) {
-            policy.holdListener(siblings, self, held);
-        }
+        turns.holdListener(held);
     }
 
-    /**
-     * Share's gate (ADR 0041): the loop's reading of what its connections did. A change of mode
-     * is published in this worker's BUSY word ({@link LoadShape} keeping: {@link #KEEPING_BIT}),
-     * for {@code m0serve stats}, the listener's deferral (ADR 0056) and the siblings' rebalance
-     * looks (ADR 0059); no pick reads it.
-     */
     @Override
     public void shape(long now, long shortCloses, long reuses) {
-        if (sharing && !left && policy.shape(now, shortCloses, reuses)) {
-            siblings.publishBusy(self, busyWord());
-        }
+        marks.shape(now, shortCloses, reuses);
     }
 
     @Override
     public long shapeDeadline() {
-        return sharing && !left ? policy.shapeDeadline() : Long.MAX_VALUE;
+        return marks.shapeDeadline();
     }
 
-    /**
-     * Every worker that serves keeps: this one by its own shape, each started sibling by the
-     * {@link #KEEPING_BIT} in its BUSY word. A sibling's word may be a window old; the loop's
-     * {@link m0.core.loop.ListenerDeferral} re-asks once a window, so a wrong answer lasts until
-     * then.
-     */
     @Override
     public boolean keepingEverywhere() {
-        return sharing && !left && policy.judgesShape() && !policy.balancing()
-                && siblings.everyLiveSiblingShows(self, KEEPING_BIT);
+        return marks.keepingEverywhere();
     }
 
     /** Idle connections this worker handed over to even the load. */
     public long rebalancedCount() {
-        return rebalanced;
+        return moves.rebalancedCount();
     }
 
     public boolean left() {
-        return left;
+        return leaving.left();
     }
 
     /**
@@ -752,24 +362,14 @@ public final class AcceptShare<C> implements WorkerShare<C> {
         return sharing && heal.requested();
     }
 
-    /** Retire what was received since the last retire: {@code taken -= n; pending -= n}. */
-    private void retire() {
-        long n = received;
-        if (n == 0) {
-            return;
-        }
-        received = 0;
-        heal.note(page.getAndAdd(countsWord, Counts.retire(n))); // one word: no death between taken and pending
-    }
-
     /** Hand-offs this worker sent (fresh accepts passed to a sibling). */
     public long sentCount() {
-        return sent;
+        return publication.sentCount();
     }
 
     /** Sends and keeps not published because the counts they were decided on moved (ADR 0043, 0053): picked again. */
     public long pickedAgainCount() {
-        return pickedAgain;
+        return publication.pickedAgainCount();
     }
 
     /** Picks that passed a sibling over 2 ms into one pass when the batch began (share; else 0). */
@@ -779,16 +379,16 @@ public final class AcceptShare<C> implements WorkerShare<C> {
 
     /** Connections this worker took off its channel. */
     public long receivedCount() {
-        return receivedTotal;
+        return receipts.receivedCount();
     }
 
     /** Connections this worker, leaving, forwarded or handed over to a sibling. */
     public long forwardedCount() {
-        return forwarded;
+        return leaving.forwardedCount();
     }
 
     /** Receipts that carried no connection (see {@link Channel#lost}): taken and retired, counted. */
     public long lostCount() {
-        return lost;
+        return receipts.lostCount();
     }
 }
