@@ -368,18 +368,7 @@ final class PipedExchange implements Exchange {
             boolean wasEmpty;
             lock.lock();
             try {
-                while (!aborted && queued >= PIPE_BYTES) {
-                    try {
-                        // Bounded wait: the loop's take signals; the timeout only re-checks.
-                        room.await(100, TimeUnit.MILLISECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new java.io.InterruptedIOException("interrupted writing a response body");
-                    }
-                }
-                if (aborted) {
-                    throw new IOException("connection closed");
-                }
+                awaitRoom(() -> queued >= PIPE_BYTES);
                 wasEmpty = pieces.isEmpty();
                 pieces.addLast(new Piece(piece, 0, n));
                 queued += n;
