@@ -29,11 +29,15 @@ measure() { # arm pid port
   [ -r "/proc/$2/stat" ] || { echo "round $r $1: no process to measure (pid '$2')" >&2; exit 1; }
   wrk -t1 -c4 -d3s "http://127.0.0.1:$3$path" >/dev/null 2>&1 || true
   t0=$(awk '{print $14+$15}' "/proc/$2/stat")
-  res=$(wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" 2>&1) || true
+  # wrk's own CPU too: on loopback the receive path's softirq is charged to whichever side is on
+  # the CPU, so the worker's figure alone moves with timing; worker + client is the pair's cost.
+  local TIMEFORMAT='%U %S'
+  { time wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" >"$work/wrk.out" 2>&1; } 2>"$work/wrk.time" || true
   t1=$(awk '{print $14+$15}' "/proc/$2/stat")
+  res=$(cat "$work/wrk.out")
   n=$(echo "$res" | grep -o "[0-9]* requests in" | grep -o "^[0-9]*") || { echo "round $r $1: wrk counted nothing: $res" >&2; exit 1; }
-  awk -v a="$1" -v r="$r" -v n="$n" -v t=$((t1-t0)) -v hz="$hz" -v p="$path" \
-    'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n}'
+  awk -v a="$1" -v r="$r" -v n="$n" -v t=$((t1-t0)) -v hz="$hz" -v p="$path" -v c="$(awk '{print $1+$2}' "$work/wrk.time")" \
+    'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response  client %6.1f us/response  pair %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n, c*1e6/n, (t/hz+c)*1e6/n}'
 }
 if [[ $arms == *jetty* ]]; then
   JETTY_LIB=${JETTY_LIB:-/tmp/m0-jetty-spi-12.1.14}; . "$root/prod-server/bench/jdkhttp/common.sh"; jetty_lib
