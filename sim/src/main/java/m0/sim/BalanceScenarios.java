@@ -70,7 +70,7 @@ public final class BalanceScenarios {
         Worker w1 = s.worker(1).accepts(false);
         started(s, w0, w1);
         s.balanceOracle = true;
-        s.balanceSlack = Oracles.BALANCE_SLACK;
+        s.balanceSlack = QuiescenceOracles.BALANCE_SLACK;
         s.actor("clients", () -> {
             s.sleep(260 * Sim.MS);
             s.connect();
@@ -128,7 +128,7 @@ public final class BalanceScenarios {
         started(s, w0, w1);
         s.clients(clients);
         s.balanceOracle = true;
-        s.balanceSlack = Oracles.BALANCE_SLACK; // one acceptor or two (ADR 0043, ADR 0053)
+        s.balanceSlack = QuiescenceOracles.BALANCE_SLACK; // one acceptor or two (ADR 0043, ADR 0053)
         s.loop(w0, () -> w0.run(Sim.T0 + 30 * Sim.MS));
         s.loop(w1, () -> w1.run(Sim.T0 + 30 * Sim.MS));
     }

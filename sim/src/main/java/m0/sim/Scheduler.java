@@ -85,7 +85,7 @@ final class Scheduler {
         running = false;
         ended = true;
         if (quiescent) {
-            Oracles.atQuiescence(sim);
+            QuiescenceOracles.atQuiescence(sim);
         }
         runsEnded++;
         return new RunResult(sim, quiescent);

@@ -43,8 +43,8 @@ public final class Sim {
     boolean balanceOracle;
     /** SHAPE-FLAP: how often share's gate may change one worker's mode (-1: not judged). */
     long shapeSwitchBound = -1;
-    /** BALANCE's bound, max - min at quiescence ({@link Oracles#BALANCE_SLACK} unless a world says more). */
-    long balanceSlack = Oracles.BALANCE_SLACK;
+    /** BALANCE's bound, max - min at quiescence ({@link QuiescenceOracles.BALANCE_SLACK} unless a world says more). */
+    long balanceSlack = QuiescenceOracles.BALANCE_SLACK;
     /**
      * The rebalance oracles (ADR 0014): at quiescence every connection is held once by a live
      * worker or was closed by a death or leave, moves stay within the initial excess, the loads
