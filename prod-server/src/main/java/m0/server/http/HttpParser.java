@@ -1,9 +1,17 @@
 package m0.server.http;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import static m0.server.http.HeadBytes.digits;
+import static m0.server.http.HeadBytes.hex;
+import static m0.server.http.HeadBytes.indexOf;
+import static m0.server.http.HeadBytes.indexOfLf;
+import static m0.server.http.HeadBytes.isTchar;
+import static m0.server.http.HeadBytes.method;
+import static m0.server.http.HeadBytes.nameIs;
+import static m0.server.http.HeadBytes.validHost;
+import static m0.server.http.HeadBytes.validValue;
+import static m0.server.http.HeadBytes.valueIs;
+
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -44,27 +52,8 @@ final class HttpParser {
     /** A transfer coding other than chunked (RFC 9112 6.1: SHOULD be 501). */
     static final int NOT_IMPLEMENTED = 501;
 
-    /** The API's token table (app-api's HttpTokens): the parser and Response check names alike. */
-    private static final boolean[] TCHAR = HttpTokens.TCHAR;
-    /** reg-name bytes: unreserved, sub-delims and "%" (pct-encoded) are HOST_NAME but ".": HOST_DOT. */
-    private static final byte[] HOST_CLASS = new byte[256];
-    private static final int HOST_NAME = 1;
-    private static final int HOST_DOT = 2;
     private static final byte[] EMPTY = new byte[0];
     private static final byte[] OPTIONS = "OPTIONS".getBytes(StandardCharsets.ISO_8859_1);
-    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final long ONES = 0x0101010101010101L;
-    private static final long HIGHS = 0x8080808080808080L;
-    private static final long LFS = ONES * '\n';
-
-    static {
-        for (int c = '0'; c <= '9'; c++) HOST_CLASS[c] = HOST_NAME;
-        for (int c = 'a'; c <= 'z'; c++) HOST_CLASS[c] = HOST_NAME;
-        for (int c = 'A'; c <= 'Z'; c++) HOST_CLASS[c] = HOST_NAME;
-        for (char c : "-_~!$&'()*+,;=%".toCharArray()) HOST_CLASS[c] = HOST_NAME;
-        HOST_CLASS['.'] = HOST_DOT;
-    }
-
     private final int maxHead;
     private final long maxBody;
 
@@ -147,14 +136,6 @@ final class HttpParser {
     /** A streamed body is being read. */
     boolean streaming() {
         return sink != null;
-    }
-
-    static boolean isTchar(byte b) {
-        return TCHAR[b & 0xff];
-    }
-
-    static int lower(int c) {
-        return HttpTokens.lower(c);
     }
 
     /** Takes all of src's remaining bytes. */
@@ -309,7 +290,7 @@ final class HttpParser {
     /** name ":" value with a token name (so no obs-fold) and no control byte but HTAB in the value. */
     private static boolean headerLine(byte[] b, int p, int end) {
         int colon = p;
-        while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
+        while (colon < end && isTchar(b[colon])) colon++;
         return colon != p && colon < end && b[colon] == ':' && validValue(b, colon + 1, end);
     }
 
@@ -320,7 +301,7 @@ final class HttpParser {
      */
     private int requestLine(byte[] b, int p, int end) {
         int sp1 = p;
-        while (sp1 < end && TCHAR[b[sp1] & 0xff]) sp1++;
+        while (sp1 < end && isTchar(b[sp1])) sp1++;
         if (sp1 == p || sp1 >= end || b[sp1] != ' ') return 400;
         int t0 = sp1 + 1;
         int sp2 = t0;
@@ -352,92 +333,6 @@ final class HttpParser {
         while (z < to && b[z] != '/' && b[z] != '?') z++;
         return validHost(b, a, z);
     }
-
-    /**
-     * A Host value (RFC 9110 7.2, RFC 3986 3.2.2): reg-name or IPv4 characters, or an IP-literal
-     * in brackets, then an optional ":" port of digits. Never empty: an origin server always has
-     * an authority to name, and nginx refuses an empty one too.
-     */
-    static boolean validHost(byte[] b, int from, int to) {
-        if (from >= to) return false;
-        int p = from;
-        if (b[p] == '[') {
-            while (p < to && b[p] != ']') {
-                int c = b[p];
-                if (p > from && hex((byte) c) < 0 && c != ':' && c != '.' && c != 'v' && c != 'V') return false;
-                p++;
-            }
-            if (p >= to) return false;
-            p++;
-        } else {
-            // One table lookup a byte (it runs on every request): no "..", no leading dot (nginx
-            // refuses both: a path-like host is a trap for apps).
-            int prev = HOST_DOT;
-            for (; p < to; p++) {
-                int k = HOST_CLASS[b[p] & 0xff];
-                if (k == HOST_NAME || (k == HOST_DOT && prev != HOST_DOT)) {
-                    prev = k;
-                } else {
-                    break;
-                }
-            }
-            if (p == from) return false;
-        }
-        if (p == to) return true;
-        if (b[p++] != ':') return false;
-        for (; p < to; p++) {
-            if ((b[p] - '0' & 0xff) > 9) return false;
-        }
-        return true;
-    }
-
-    /** No control byte but HTAB in b[from, to): bytes 0x20-0x7E and obs-text 0x80-0xFF. */
-    static boolean validValue(byte[] b, int from, int to) {
-        int i = from;
-        for (; i + 8 <= to; i += 8) {
-            long x = (long) LONGS.get(b, i);
-            // Flags a byte below 0x20 or equal to 0x7F (exact for the lowest; may over-flag above
-            // it), so a flagged word is checked byte by byte: HTAB is legal.
-            long low = (x - ONES * 0x20) & ~x & HIGHS;
-            long y = x ^ (ONES * 0x7f);
-            long del = (y - ONES) & ~y & HIGHS;
-            if ((low | del) != 0 && !validBytes(b, i, i + 8)) return false;
-        }
-        return validBytes(b, i, to);
-    }
-
-    private static boolean validBytes(byte[] b, int from, int to) {
-        for (int k = from; k < to; k++) {
-            int c = b[k] & 0xff;
-            if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
-        }
-        return true;
-    }
-
-    private static int indexOf(byte[] b, int from, int to, byte c) {
-        for (int i = from; i < to; i++) {
-            if (b[i] == c) return i;
-        }
-        return -1;
-    }
-
-    /**
-     * The first LF in b[from, to), or -1. Eight bytes at a time (the "has zero byte" trick on
-     * x ^ LF...): the lowest flagged byte is always a true match, so the first hit is exact.
-     */
-    static int indexOfLf(byte[] b, int from, int to) {
-        int i = from;
-        for (; i + 8 <= to; i += 8) {
-            long x = (long) LONGS.get(b, i) ^ LFS;
-            long t = (x - ONES) & ~x & HIGHS;
-            if (t != 0) return i + (Long.numberOfTrailingZeros(t) >>> 3);
-        }
-        for (; i < to; i++) {
-            if (b[i] == '\n') return i;
-        }
-        return -1;
-    }
-
     private int parseHead(int headEnd) {
         // The head is b[rd, headEnd): each of its lines ends in an LF before headEnd.
         byte[] b = in.bytes;
@@ -466,7 +361,7 @@ final class HttpParser {
             if (end == p) break; // the blank line
             // A line starting with SP or HTAB (obs-fold, RFC 9112 5.2) fails here: not a tchar.
             int colon = p;
-            while (colon < end && TCHAR[b[colon] & 0xff]) colon++;
+            while (colon < end && isTchar(b[colon])) colon++;
             if (colon == p || colon >= end || b[colon] != ':') return fail(400);
             int v = colon + 1;
             if (!validValue(b, v, end)) return fail(400); // CR, NUL, DEL... in a value
@@ -571,38 +466,6 @@ final class HttpParser {
         return next();
     }
 
-    private static boolean nameIs(byte[] b, int at, String lowerName) {
-        for (int k = 0; k < lowerName.length(); k++) {
-            if (lower(b[at + k]) != lowerName.charAt(k)) return false;
-        }
-        return true;
-    }
-
-    private static boolean valueIs(byte[] b, int from, int to, String lowerValue) {
-        return to - from == lowerValue.length() && nameIs(b, from, lowerValue);
-    }
-
-    /** A Content-Length value: 1 to 18 digits, else -1. */
-    private static long digits(byte[] b, int from, int to) {
-        if (to <= from || to - from > 18) return -1;
-        long n = 0;
-        for (int k = from; k < to; k++) {
-            int d = b[k] - '0';
-            if (d < 0 || d > 9) return -1;
-            n = n * 10 + d;
-        }
-        return n;
-    }
-
-    private static String method(byte[] b, int from, int to) {
-        int n = to - from;
-        // The common methods share one String each: no allocation on the hot path.
-        if (n == 3 && b[from] == 'G' && b[from + 1] == 'E' && b[from + 2] == 'T') return "GET";
-        if (n == 4 && b[from] == 'H' && b[from + 1] == 'E' && b[from + 2] == 'A' && b[from + 3] == 'D') return "HEAD";
-        if (n == 4 && b[from] == 'P' && b[from + 1] == 'O' && b[from + 2] == 'S' && b[from + 3] == 'T') return "POST";
-        if (n == 3 && b[from] == 'P' && b[from + 1] == 'U' && b[from + 2] == 'T') return "PUT";
-        return new String(b, from, n, StandardCharsets.ISO_8859_1);
-    }
 
     private int bodyLength() {
         if (sink != null) {
@@ -746,13 +609,6 @@ final class HttpParser {
     private void nextChunk() {
         state = CHUNK_SIZE;
         resetChunkLine();
-    }
-
-    private static int hex(byte c) {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        return -1;
     }
 
     private int complete() {

@@ -26,7 +26,7 @@ class ScanTest {
                             break;
                         }
                     }
-                    assertEquals(expected, HttpParser.indexOfLf(b, from, to));
+                    assertEquals(expected, HeadBytes.indexOfLf(b, from, to));
                     checked++;
                 }
             }
@@ -53,7 +53,7 @@ class ScanTest {
                         if ((c < 0x20 && c != 0x09) || c == 0x7f) expected = false;
                     }
                     if (!expected) bad++;
-                    assertEquals(expected, HttpParser.validValue(b, from, to), "from " + from + " to " + to);
+                    assertEquals(expected, HeadBytes.validValue(b, from, to), "from " + from + " to " + to);
                 }
             }
         }
