@@ -24,6 +24,8 @@ final class AppCalls {
     private byte[] peer;
     /** The connection's TLS session, or null: plain HTTP (ADR 0069). */
     private Supplier<SSLSession> tls;
+    /** The connection's socket, which a gathering body's writer may write itself; null: never. */
+    private SocketWrites socket;
 
     AppCalls(App app, Executor pool, Runnable wakeLoop, HandlerFailures failures, OwedAnswers owed) {
         this.app = app;
@@ -41,6 +43,10 @@ final class AppCalls {
         this.tls = session;
     }
 
+    void socket(SocketWrites socket) {
+        this.socket = socket;
+    }
+
     /**
      * {@code request}'s app code, answered with {@code conn} (the Connection field, or null) and
      * no body for HEAD; {@code streamedBody}: its body as it streams (else null); {@code start}:
@@ -54,7 +60,8 @@ final class AppCalls {
                 owed.respond(HttpSession.SERVER_ERROR, conn, head, request, start);
                 return;
             }
-            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer);
+            OwedResponse s = new OwedResponse(request, conn, head, app, wakeLoop, OwedResponse.SERVE, peer,
+                    tls == null ? socket : null); // TLS records are the loop's to make
             if (streamedBody != null) s.exchange.streamBody(streamedBody);
             if (tls != null) s.exchange.tls(tls.get()); // the handshake is done: a request was read
             owed.offLoop(s, ex, start, streamedBody);

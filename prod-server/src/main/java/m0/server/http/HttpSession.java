@@ -130,6 +130,15 @@ public final class HttpSession {
         calls.tls(session);
     }
 
+    /**
+     * The connection's socket, which a gathering body's writer may write itself while the loop
+     * has nothing to write before it (ADR 0071's last addendum; plain connections only).
+     */
+    public HttpSession socket(SocketWrites socket) {
+        calls.socket(socket);
+        return this;
+    }
+
     /** Bytes read from the socket, position..limit; consumes all of them. */
     public void onBytes(ByteBuffer in, long nowNanos) {
         lastNow = nowNanos;
@@ -305,10 +314,10 @@ public final class HttpSession {
         }
         quiet = true;
         closing = true;
+        owed.abortAll(); // before the cut is logged: a writer lent the socket has stopped, its count is final
         parser.kill();
         cutStream();
         out.drop();
-        owed.abortAll();
     }
 
     /**
@@ -341,11 +350,13 @@ public final class HttpSession {
      * (a partial head, unwritten output), so the next borrower does not keep a dead one's bytes.
      */
     public void closed() {
+        // First: a writer lent the socket stops writing it before the loop closes the descriptor
+        // (PipedExchange#abort), whatever below throws; and its count of bytes sent is final.
+        owed.abortAll();
         closing = true;
         parser.kill();
         cutStream();
         out.drop();
-        owed.abortAll();
     }
 
     /** A streamed answer whose head is out ends here, short: logged with what it sent and the mark. */

@@ -67,6 +67,7 @@ final class OwedAnswers {
         OwedResponse s = slots.peekFirst();
         if (s != null && s.headOut && observer != null) {
             slots.pollFirst(); // logged once: a later close finds it gone
+            s.bodySent += s.exchange.takeDirectBytes();
             observer.responded(s.request, s.exchange.status(), s.bodySent, s.start, true);
         }
     }
@@ -170,8 +171,16 @@ final class OwedAnswers {
         int room = Math.min(HttpSession.OUT_HIGH_WATER - out.size(), out.held().roomInScratch());
         int before = out.size();
         boolean complete = room > 0 && x.moveTo(out.held(), room);
-        s.bodySent += out.size() - before;
-        if (!complete) return false;
+        s.bodySent += out.size() - before + x.takeDirectBytes();
+        if (!complete) {
+            if (out.size() == 0) {
+                // All before this body's next byte is written, and nothing of it waits: its writer
+                // may write the socket itself until a write falls short (PipedExchange's rule).
+                // Nothing else enters the output meanwhile: this is the oldest answer owed.
+                x.lendSocket();
+            }
+            return false;
+        }
         out.held().streaming(false);
         slots.pollFirst();
         boolean broken = x.broken();

@@ -43,6 +43,12 @@ final class OwedResponse implements Runnable {
     }
 
     OwedResponse(Request request, byte[] conn, boolean head, App app, Runnable wake, int kind, byte[] peer) {
+        this(request, conn, head, app, wake, kind, peer, null);
+    }
+
+    /** {@code socket}: the connection's, lent to a gathering body's writer ({@link PipedExchange#lendSocket}). */
+    OwedResponse(Request request, byte[] conn, boolean head, App app, Runnable wake, int kind, byte[] peer,
+                 SocketWrites socket) {
         this.request = request;
         this.conn = conn;
         this.head = head;
@@ -51,8 +57,12 @@ final class OwedResponse implements Runnable {
         this.kind = kind;
         // A blocking handle may answer with a streamed response too, so every slot that runs
         // off the loop has one; a slot of a known response (request null) has none.
+        boolean gathers = app instanceof ExchangeApp x && x.gathersWrites();
+        // Only a gathering body's writer writes the socket itself: its writes come 64 KiB at a
+        // time or at a flush, as the JDK's server writes its socket; an App's stream of small
+        // writes is coalesced by the loop instead.
         this.exchange = request == null || wake == null ? null : new PipedExchange(request, wake, peer,
-                app instanceof ExchangeApp x && x.gathersWrites());
+                gathers, gathers ? socket : null);
     }
 
     @Override

@@ -17,8 +17,27 @@ import java.util.concurrent.locks.ReentrantLock;
  * connection, whatever its length.
  *
  * <p>Threads: {@link #sendHead}, {@link #body()} and {@link #finish()} are the writer's (one
- * thread at a time); {@link #moveTo}, {@link #abort} and the getters the loop's. Shared state is
- * under {@link #lock}.
+ * thread at a time); {@link #moveTo}, {@link #abort}, {@link #lendSocket} and the getters the
+ * loop's. Shared state is under {@link #lock}.
+ *
+ * <p>Direct writes (a plain connection's gathering body, ADR 0071's last addendum): the loop may
+ * lend the writer the socket ({@link #lendSocket}) and the writer then writes its bytes itself,
+ * without waking the loop, until a write falls short. Who writes the socket, one at a time:
+ * <ul>
+ * <li>{@link #direct} is set only by the loop, under the lock, when it has written everything
+ *     before this body's next byte (the session's output is empty) and nothing waits in the pipe.
+ *     From then until it is cleared the loop puts nothing into the connection's output (this is
+ *     the oldest answer owed, so only its pipe feeds the output, and the pipe stays empty) and so
+ *     writes nothing to the socket.</li>
+ * <li>The writer writes the socket only under the lock and only while {@link #direct}, and queues
+ *     a piece only while it is not set, looked at in the same hold of the lock: so
+ *     {@code direct} implies an empty pipe, always. It clears it when the socket takes less than
+ *     it was offered, or fails, queuing the rest in that same hold: bytes stay in order, and the
+ *     loop's EPOLLOUT carries the rest.</li>
+ * <li>{@link #abort} (the loop's, before it closes the descriptor) and {@link #end} clear it
+ *     under the lock: no write from the writer can reach a descriptor closed, or its number
+ *     reused, after the connection's close.</li>
+ * </ul>
  */
 final class PipedExchange implements Exchange {
 
@@ -68,12 +87,25 @@ final class PipedExchange implements Exchange {
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
     private final byte[] peer;
 
+    /** The socket the writer may write itself while lent it; null: every byte goes through the loop. */
+    private final SocketWrites socket;
+    /** Under lock: the writer holds the socket (see the class comment for who sets and clears it). */
+    private boolean direct;
+    /** Under lock: bytes the writer wrote itself that the loop has not yet counted ({@link #takeDirectBytes}). */
+    private long directBytes;
+
     PipedExchange(Request request, Runnable wake, byte[] peer) {
         this(request, wake, peer, false);
     }
 
     /** {@code gathers}: the body's writes gather until a flush ({@link ExchangeApp#gathersWrites}). */
     PipedExchange(Request request, Runnable wake, byte[] peer, boolean gathers) {
+        this(request, wake, peer, gathers, null);
+    }
+
+    /** {@code socket}: the connection's, which the loop may lend the writer; null: never lent. */
+    PipedExchange(Request request, Runnable wake, byte[] peer, boolean gathers, SocketWrites socket) {
+        this.socket = socket;
         this.body = new FramedBody(this, gathers);
         this.request = request;
         this.peer = peer;
@@ -341,10 +373,56 @@ final class PipedExchange implements Exchange {
         }
     }
 
-    /** The connection closed: a writer blocked or yet to write fails. */
+    /**
+     * The loop has written all the connection's output and holds nothing of this body: the writer
+     * may write the socket itself until a write falls short. A no-op without a socket, or while
+     * bytes wait in the pipe, or once the body ended or the connection is gone.
+     */
+    void lendSocket() {
+        if (socket == null) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (!aborted && !finished && !broken && pieces.isEmpty()) {
+                direct = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the writer holds the socket now (tests). */
+    boolean socketLent() {
+        lock.lock();
+        try {
+            return direct;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes the writer wrote to the socket itself since the last call: the loop counts them as sent. */
+    long takeDirectBytes() {
+        lock.lock();
+        try {
+            long n = directBytes;
+            directBytes = 0;
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The connection closed: a writer blocked or yet to write fails. Called before the descriptor
+     * closes: a direct write in flight holds the lock, so it has ended when this returns, and
+     * none follows.
+     */
     void abort() {
         lock.lock();
         try {
+            direct = false;
             aborted = true;
             pieces.clear();
             queued = 0;
@@ -356,7 +434,13 @@ final class PipedExchange implements Exchange {
 
     // ---- the writer's side ----
 
-    /** Queues bytes for the loop, blocking while the pipe is full; wakes the loop when it was empty. */
+    /**
+     * Queues bytes for the loop, blocking while the pipe is full, and wakes it when the pipe was
+     * empty; or, while the loop lends the writer the socket, writes them there. Whether the socket
+     * is lent is looked at in the same hold of the lock that would queue a piece, so a piece is
+     * never queued while it is lent, and the socket is lent only while the pipe is empty: what
+     * the writer writes itself is never ahead of bytes waiting in the pipe.
+     */
     void enqueue(byte[] b, int off, int len) throws IOException {
         if (len >= LEND) {
             lend(b, off, len);
@@ -364,18 +448,22 @@ final class PipedExchange implements Exchange {
         }
         while (len > 0) {
             int n = Math.min(len, PIECE);
-            byte[] piece = java.util.Arrays.copyOfRange(b, off, off + n);
-            boolean wasEmpty;
+            boolean wakeLoop;
             lock.lock();
             try {
-                awaitRoom(() -> queued >= PIPE_BYTES);
-                wasEmpty = pieces.isEmpty();
-                pieces.addLast(new Piece(piece, 0, n));
-                queued += n;
+                awaitRoom(() -> !direct && queued >= PIPE_BYTES);
+                if (direct) {
+                    wakeLoop = writeLent(b, off, len) != null; // all that is left, not just this piece
+                    n = len;
+                } else {
+                    wakeLoop = pieces.isEmpty();
+                    pieces.addLast(new Piece(java.util.Arrays.copyOfRange(b, off, off + n), 0, n));
+                    queued += n;
+                }
             } finally {
                 lock.unlock();
             }
-            if (wasEmpty) {
+            if (wakeLoop) {
                 wake.run();
             }
             off += n;
@@ -385,22 +473,35 @@ final class PipedExchange implements Exchange {
 
     /**
      * Queues the writer's own bytes, uncopied, once the pipe has room, and waits until the loop
-     * has taken them all: the array is the writer's again when this returns (or throws).
+     * has taken them all: the array is the writer's again when this returns (or throws). While
+     * the socket is lent, writes them there, and lends the loop only what it did not take.
      */
     private void lend(byte[] b, int off, int len) throws IOException {
-        Piece lent = new Piece(b, off, off + len);
+        Piece lent;
         boolean wasEmpty;
         lock.lock();
         try {
-            awaitRoom(() -> queued >= PIPE_BYTES);
-            wasEmpty = pieces.isEmpty();
-            pieces.addLast(lent);
-            queued += len;
+            awaitRoom(() -> !direct && queued >= PIPE_BYTES);
+            if (direct) {
+                lent = writeLent(b, off, len);
+                if (lent == null) {
+                    return; // the socket took it all
+                }
+                wasEmpty = true;
+            } else {
+                lent = new Piece(b, off, off + len);
+                wasEmpty = pieces.isEmpty();
+                pieces.addLast(lent);
+                queued += len;
+            }
         } finally {
             lock.unlock();
         }
         if (wasEmpty) {
             wake.run();
+        }
+        if (lent.bytes != b) {
+            return; // a copy of the rest: nothing of the writer's to wait for
         }
         lock.lock();
         try {
@@ -408,6 +509,36 @@ final class PipedExchange implements Exchange {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Under the lock, while the socket is lent: writes what the socket takes now. When it takes
+     * less, or fails, the socket goes back to the loop, with the rest queued in this same hold of
+     * the lock (the loop must never find the socket free and the pipe empty with bytes unsent: it
+     * would lend the socket again, and a later write would pass them). The rest is lent as a
+     * large write is (the caller waits for it), or copied. The abort waits for this: it takes the
+     * lock. Null when the socket took it all, else the rest's piece.
+     */
+    private Piece writeLent(byte[] b, int off, int len) throws IOException {
+        int n;
+        try {
+            n = socket.write(b, off, len);
+        } catch (IOException e) {
+            direct = false;
+            broken = true; // the connection is gone: no keep-alive after this answer
+            throw e;
+        }
+        directBytes += n;
+        if (n >= len) {
+            return null;
+        }
+        direct = false; // full: the loop writes the rest when EPOLLOUT says
+        int rest = len - n;
+        Piece p = rest >= LEND ? new Piece(b, off + n, off + len)
+                : new Piece(java.util.Arrays.copyOfRange(b, off + n, off + len), 0, rest);
+        pieces.addLast(p);
+        queued += rest;
+        return p;
     }
 
     /** Under lock: waits while {@code full} and the connection lives; throws once it is gone. */
@@ -429,6 +560,7 @@ final class PipedExchange implements Exchange {
     void end(boolean breaks) {
         lock.lock();
         try {
+            direct = false; // the loop writes what follows this answer
             finished = true;
             broken |= breaks;
         } finally {

@@ -105,6 +105,9 @@ final class ConnectionAdmission {
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
         c.session.files(bodyFiles);
+        if (tls == null) {
+            c.session.socket(new DirectWrites(c, recorder)); // TLS records stay the loop's to make
+        }
         if (tls != null) {
             try {
                 tls.admit(c);

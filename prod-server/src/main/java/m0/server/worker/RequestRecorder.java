@@ -14,12 +14,15 @@ import m0.server.stats.RequestStats;
 /**
  * What a worker records per request when the operator asked for it (docs/adr/0017): the
  * counters the supervisor's metrics read, and the access log. Absent (null in the loop) when
- * neither is on, so the default loop pays nothing. Loop thread only, but for {@link #requestReopen}.
+ * neither is on, so the default loop pays nothing. Loop thread only, but for {@link #requestReopen}
+ * and {@link #writerBytesOut}.
  */
 final class RequestRecorder {
 
     private final RequestStats stats;
     private final AccessLog log;
+    /** Bytes out written by writers' threads ({@link DirectWrites}), folded into the stats at a pass's end. */
+    private final java.util.concurrent.atomic.AtomicLong writersOut = new java.util.concurrent.atomic.AtomicLong();
 
     private RequestRecorder(RequestStats stats, AccessLog log) {
         this.stats = stats;
@@ -64,9 +67,20 @@ final class RequestRecorder {
         }
     }
 
+    /** Bytes out written from a writer's thread (any thread): counted at the loop's next pass end. */
+    void writerBytesOut(int n) {
+        if (stats != null) {
+            writersOut.addAndGet(n);
+        }
+    }
+
     /** End of a loop pass: counters to shared memory, the log's batch to its file. */
     void endOfPass() {
         if (stats != null) {
+            long w = writersOut.getAndSet(0);
+            if (w > 0) {
+                stats.bytesOut(w);
+            }
             stats.publish();
         }
         if (log != null) {

@@ -1,0 +1,183 @@
+package m0.server.http;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A session lends its socket to a gathering body's writer only once everything before the body's
+ * next byte is written (ADR 0071's last addendum): the head first, then the body in order, the
+ * writer's writes and the loop's interleaved as the socket fills and drains, then a pipelined
+ * answer after the body's end; the access log counts what the writer wrote itself. This test
+ * thread is the loop; the pool's threads are the app's; the "socket" is one byte stream both write.
+ */
+@Timeout(60)
+class LentSocketSessionTest {
+
+    private final ExecutorService pool = Executors.newFixedThreadPool(2);
+    private final Semaphore wakes = new Semaphore(0);
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    /** The socket: both the loop and a writer lent it write here; it takes up to {@link #room}. */
+    static final class Wire implements SocketWrites {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int room = Integer.MAX_VALUE;
+        int writerWrites;
+
+        @Override
+        public synchronized int write(byte[] b, int off, int len) {
+            writerWrites++;
+            return take(b, off, len);
+        }
+
+        synchronized int loopWrite(ByteBuffer o) {
+            byte[] b = new byte[o.remaining()];
+            o.get(b);
+            return take(b, 0, b.length);
+        }
+
+        private int take(byte[] b, int off, int len) {
+            int n = Math.min(len, room);
+            room -= n;
+            bytes.write(b, off, n);
+            return n;
+        }
+
+        synchronized void room(int n) {
+            room = n;
+        }
+
+        synchronized int writerWrites() {
+            return writerWrites;
+        }
+
+        synchronized byte[] all() {
+            return bytes.toByteArray();
+        }
+    }
+
+    /** Repeated: the writer's and the loop's turns interleave differently each time. */
+    @RepeatedTest(8)
+    void theHeadThenTheBodyInOrderThenThePipelinedAnswer() throws Exception {
+        byte[] mib = new byte[1 << 20];
+        new Random(11).nextBytes(mib);
+        CountDownLatch headTaken = new CountDownLatch(1);
+        CountDownLatch firstWritten = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                if (x.request().path().equals("/b")) {
+                    x.sendHead(200, 2);
+                    x.body().write("ok".getBytes(StandardCharsets.ISO_8859_1));
+                    x.finish();
+                    return;
+                }
+                x.sendHead(200, Exchange.CHUNKED);
+                assertTrue(headTaken.await(10, TimeUnit.SECONDS));
+                try (OutputStream body = x.body()) {
+                    body.write(mib, 0, 16 * 1024); // the head is in the output, not yet written
+                    firstWritten.countDown();
+                    assertTrue(go.await(10, TimeUnit.SECONDS)); // until all before is written: the socket is lent
+                    for (int at = 16 * 1024; at < mib.length; at += 16 * 1024) {
+                        body.write(mib, at, 16 * 1024);
+                    }
+                }
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        Map<String, Long> logged = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
+                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
+        Wire wire = new Wire();
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
+        byte[] gets = "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1);
+        s.onBytes(ByteBuffer.wrap(gets), 1L);
+
+        // The head reaches the output; the writer's first write is made before the loop writes it.
+        while (!s.hasOutput()) {
+            assertTrue(wakes.tryAcquire(10, TimeUnit.SECONDS), "no head");
+            s.pollCompletions(1L);
+        }
+        headTaken.countDown();
+        assertTrue(firstWritten.await(10, TimeUnit.SECONDS));
+
+        Random rnd = new Random(System.nanoTime());
+        byte[] expectedB = "ok".getBytes(StandardCharsets.ISO_8859_1);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!logged.containsKey("/b") || s.hasOutput()) { // logged as encoded: then written
+            assertTrue(System.nanoTime() - until < 0, "the answers never completed: " + logged);
+            s.pollCompletions(1L);
+            ByteBuffer o;
+            while ((o = s.output()) != null) {
+                int len = o.remaining();
+                int n = wire.loopWrite(o);
+                s.written(n);
+                if (n < len) {
+                    break; // full: EPOLLOUT would bring the loop back
+                }
+            }
+            if (go.getCount() > 0 && !s.hasOutput() && wire.all().length > 16 * 1024) {
+                go.countDown(); // the head and the first write are out: the loop lent the socket
+            }
+            wire.room(rnd.nextInt(3) == 0 ? rnd.nextInt(1000) : rnd.nextInt(200 * 1024)); // the client reads
+            if (!s.hasOutput()) {
+                wakes.tryAcquire(50, TimeUnit.MILLISECONDS); // the writer's end, or its full socket
+            }
+        }
+        byte[] got = wire.all();
+        String text = new String(got, StandardCharsets.ISO_8859_1);
+        assertTrue(text.startsWith("HTTP/1.1 200 OK\r\n"), "the head first: " + text.substring(0, 40));
+        int headEnd = text.indexOf("\r\n\r\n") + 4;
+        assertTrue(text.substring(0, headEnd).contains("Transfer-Encoding: chunked"));
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        int at = headEnd;
+        while (true) {
+            int eol = text.indexOf("\r\n", at);
+            int size = Integer.parseInt(text.substring(at, eol), 16);
+            at = eol + 2;
+            if (size == 0) {
+                at += 2;
+                break;
+            }
+            body.write(got, at, size);
+            at += size;
+            assertEquals("\r\n", text.substring(at, at + 2), "a chunk's end at " + at);
+            at += 2;
+        }
+        assertArrayEquals(mib, body.toByteArray(), "the body, in order");
+        assertEquals(at - headEnd, logged.get("/a"), "the access log counts every byte of the body sent");
+        String second = text.substring(at);
+        assertTrue(second.startsWith("HTTP/1.1 200 OK\r\n") && second.endsWith("\r\n\r\nok"),
+                "the pipelined answer after the body's end: " + second);
+        assertEquals(expectedB.length, logged.get("/b"));
+        assertTrue(wire.writerWrites() > 0, "the writer wrote the socket itself once it was lent");
+    }
+}
