@@ -3,6 +3,7 @@ package m0.server.worker;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import m0.server.http.App;
+import m0.server.http.ExchangeApp;
 import m0.server.http.HttpConfig;
 import m0.server.http.HttpSession;
 import m0.server.http.Scratch;
@@ -25,6 +26,8 @@ final class ConnectionAdmission {
     private final ConnectionTable table;
     private final HttpConfig http;
     private final App app;
+    /** Plain connections' sessions get their socket for a gathering body's writer; TLS records stay the loop's. */
+    private final boolean lendsSocket;
     private final BlockingPool pool;
     private final RateLimitedLog failures;
     private final KeepAliveCounts counts;
@@ -49,6 +52,8 @@ final class ConnectionAdmission {
         this.table = table;
         this.http = http;
         this.app = app;
+        // Only a gathering body's writer is lent the socket (ADR 0071): no other app pays for it.
+        this.lendsSocket = app instanceof ExchangeApp x && x.gathersWrites();
         this.pool = pool;
         this.failures = failures;
         this.counts = counts;
@@ -105,8 +110,8 @@ final class ConnectionAdmission {
                 recorder == null ? null : recorder.observer(peer), inScratch, outScratch, handlerFailures);
         c.session.peer(peer);
         c.session.files(bodyFiles);
-        if (tls == null) {
-            c.session.socket(new DirectWrites(c, recorder)); // TLS records stay the loop's to make
+        if (lendsSocket && tls == null) {
+            c.session.socket(new DirectWrites(c, recorder));
         }
         if (tls != null) {
             try {
