@@ -118,7 +118,7 @@ final class PrometheusText {
         loopWord(b, live, loops, "m0serve_worker_ring_calls_total",
                 "io_uring_enter calls that carried the worker's answers' sends", WorkerCounters.RING_CALLS, false);
         loopWord(b, live, loops, "m0serve_worker_writes_total",
-                "answers' write(2) calls the worker made", WorkerCounters.WRITES, false);
+                "answers' write(2) calls the worker's loop made (a --main handler's own writes to its socket are not counted here; their bytes are)", WorkerCounters.WRITES, false);
         loopWord(b, live, loops, "m0serve_worker_handler_failures_total",
                 "requests whose app code threw or answered nothing: answered 500, or cut after what was sent",
                 WorkerCounters.HANDLER_FAILURES, false);
