@@ -70,7 +70,11 @@ public final class BoringTls implements EngineSource {
             // holds one)
             SslContext context = SslContextBuilder.forServer(
                             new OpenSslCachingX509KeyManagerFactory(new Keys(new SniKeyManager(entries))))
-                    .sslProvider(SslProvider.OPENSSL)
+                    // REFCNT: engines without a finalizer (ADR 0073's storm addendum). OPENSSL's
+                    // OpenSslEngine overrides finalize(), so each handshake's engine was registered
+                    // with the Finalizer and outlived a GC; every connection releases its engine at
+                    // its close (TlsLink.release), and netty's leak detector names one that is not.
+                    .sslProvider(SslProvider.OPENSSL_REFCNT)
                     .protocols(TlsContext.PROTOCOLS)
                     .ciphers(List.of(suites))
                     .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
