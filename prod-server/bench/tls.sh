@@ -34,7 +34,8 @@
 #   mib    1 MiB over TLS: a 1 MiB file, nginx's `root` against m0serve's StaticFilesApp
 #          (examples/, compiled here; a file answer), wrk -t2 -c32, at MIB_WORKERS (default 1).
 # ARMS (default "nginx share race fountain"): share, race and fountain are m0serve's
-# --accept-policy; MIB_ARMS (default "nginx share"). WARM (default 5) s of unmeasured wrk per arm
+# --accept-policy; POLICY+TAG is that policy with the m0serve arguments in $ARGS_TAG, e.g.
+# ARMS="nginx share share+t10" ARGS_t10="--worker-java-opts -XX:TrimNativeHeapInterval=10000"; MIB_ARMS (default "nginx share"). WARM (default 5) s of unmeasured wrk per arm
 # before ka and mib rounds; the storm's warm-up is above. KEY=ec (default, ECDSA P-256) or rsa (RSA-2048).
 #
 # Protocol and suite are pinned on the client side, so both servers choose among one offer:
@@ -118,8 +119,11 @@ start_arm() {
   local arm=$1 name=$2 port=$3 w=$4; shift 4
   case $arm in
     nginx) nginx_tls_start "$name" "$port" "$w" ;;
-    *) m0serve_start "$name" "$port" --workers "$w" --blocking-threads 0 --accept-policy "$arm" \
-         --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" "$@" ;;
+    *) local policy=${arm%%+*} more=()
+       # POLICY+TAG: the policy's arm with the arguments in $ARGS_TAG (an A/B beside the plain arm)
+       if [ "$policy" != "$arm" ]; then local v="ARGS_${arm#*+}"; read -r -a more <<<"${!v:?set $v for arm $arm}"; fi
+       m0serve_start "$name" "$port" --workers "$w" --blocking-threads 0 --accept-policy "$policy" \
+         --tls-cert "$WORK/cert.pem" --tls-key "$WORK/key.pem" ${more[@]+"${more[@]}"} "$@" ;;
   esac
 }
 
