@@ -133,8 +133,8 @@ start_arms() {
   declare -gA PORT=() PID=()
   for a in "$@"; do
     PORT[$a]=$(free_port)
-    start_arm "$a" "${tag}_${a}_$w" "${PORT[$a]}" "$w" ${APP_ARGS[@]+"${APP_ARGS[@]}"}
-    v="BENCH_PID_${tag}_${a}_$w"; PID[$a]=${!v}
+    start_arm "$a" "${tag}_${a//+/_}_$w" "${PORT[$a]}" "$w" ${APP_ARGS[@]+"${APP_ARGS[@]}"}
+    v="BENCH_PID_${tag}_${a//+/_}_$w"; PID[$a]=${!v}
   done
 }
 stop_arms() { local a; for a in "$@"; do bench_stop "${PID[$a]}"; done; }
