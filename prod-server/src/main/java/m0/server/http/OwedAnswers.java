@@ -190,7 +190,9 @@ final class OwedAnswers {
         out.held().streaming(false);
         slots.pollFirst();
         boolean broken = x.broken();
-        if (s.failure != null) {
+        // A failure after the writer's own write found the connection gone is the client's reset,
+        // not the app's: unreported, as when the loop finds it first (its close forgets the answer).
+        if (s.failure != null && !x.lost()) {
             failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
         }
         if (observer != null) {

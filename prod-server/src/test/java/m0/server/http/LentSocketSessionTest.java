@@ -258,4 +258,65 @@ class LentSocketSessionTest {
         assertTrue(s.closeAfterFlush(), "a client that stops reading is idle, as before");
         assertEquals(Boolean.TRUE, cut.get("/a"), "logged cut");
     }
+    /**
+     * The client resets the connection while the writer holds the socket: its own write fails,
+     * and the handler throws what it got. That is the client's going, not the app's failure: the
+     * loop, had it written, would have closed the connection and the handler's failure would have
+     * gone unreported (its answer forgotten). Logged cut; not a handler failure; closed. An app
+     * that fails on its own after writing itself is still one.
+     */
+    @RepeatedTest(2)
+    void aResetSeenByTheWriterIsTheClientsNotAHandlerFailure(org.junit.jupiter.api.RepetitionInfo r) throws Exception {
+        boolean reset = r.getCurrentRepetition() == 1; // 2: the negative control, the app's own failure
+        byte[] chunk = new byte[1000];
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, Exchange.CHUNKED);
+                OutputStream body = x.body();
+                for (int i = 0; i < 100; i++) {
+                    body.write(chunk);
+                    body.flush();
+                }
+                throw new IllegalStateException("the app's own bug");
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        java.util.List<Throwable> failed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Map<String, Boolean> cut = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, c) -> cut.put(request.path(), c);
+        Wire wire = new Wire();
+        java.util.concurrent.atomic.AtomicInteger direct = new java.util.concurrent.atomic.AtomicInteger();
+        SocketWrites socket = (b, off, len) -> {
+            if (reset && direct.incrementAndGet() > 3) {
+                throw new IOException("writing the response: write: Connection reset by peer");
+            }
+            return wire.write(b, off, len);
+        };
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024), (request, failure) -> failed.add(failure)).socket(socket);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!cut.containsKey("/a")) {
+            assertTrue(System.nanoTime() - until < 0, "never answered");
+            wakes.tryAcquire(50, TimeUnit.MILLISECONDS);
+            s.pollCompletions(1L);
+            ByteBuffer o;
+            while ((o = s.output()) != null) {
+                s.written(wire.loopWrite(o));
+            }
+        }
+        assertEquals(Boolean.TRUE, cut.get("/a"), "logged cut");
+        assertTrue(s.closeAfterFlush(), "the connection closes");
+        if (reset) {
+            assertEquals(java.util.List.of(), failed, "the client's reset is no handler failure");
+        } else {
+            assertEquals(1, failed.size(), "the app's own failure is reported");
+            assertTrue(wire.writerWrites() > 0, "the writer wrote itself before it failed");
+        }
+    }
 }
