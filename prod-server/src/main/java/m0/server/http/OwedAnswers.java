@@ -171,7 +171,13 @@ final class OwedAnswers {
         int room = Math.min(HttpSession.OUT_HIGH_WATER - out.size(), out.held().roomInScratch());
         int before = out.size();
         boolean complete = room > 0 && x.moveTo(out.held(), room);
-        s.bodySent += out.size() - before + x.takeDirectBytes();
+        long direct = x.takeDirectBytes();
+        s.bodySent += out.size() - before + direct;
+        if (direct > 0) {
+            // The loop saw none of them leave: without this a download its writer wrote for longer
+            // than the idle timeout would be cut as idle at the first full socket.
+            out.progressed();
+        }
         if (!complete) {
             if (out.size() == 0) {
                 // All before this body's next byte is written, and nothing of it waits: its writer
@@ -184,7 +190,9 @@ final class OwedAnswers {
         out.held().streaming(false);
         slots.pollFirst();
         boolean broken = x.broken();
-        if (s.failure != null) {
+        // A failure after the writer's own write found the connection gone is the client's reset,
+        // not the app's: unreported, as when the loop finds it first (its close forgets the answer).
+        if (s.failure != null && !x.lost()) {
             failures.failed(s.request, s.failure); // after its head: the close below is the client's sign
         }
         if (observer != null) {

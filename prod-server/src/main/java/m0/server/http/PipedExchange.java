@@ -93,6 +93,8 @@ final class PipedExchange implements Exchange {
     private boolean direct;
     /** Under lock: bytes the writer wrote itself that the loop has not yet counted ({@link #takeDirectBytes}). */
     private long directBytes;
+    /** Under lock: the writer's own write found the connection gone (reset, broken pipe). */
+    private boolean lost;
 
     PipedExchange(Request request, Runnable wake, byte[] peer) {
         this(request, wake, peer, false);
@@ -352,6 +354,19 @@ final class PipedExchange implements Exchange {
         }
     }
 
+    /**
+     * Whether the writer's own write found the connection gone: what the app throws after it is
+     * the client's going, as when the loop finds it gone first and aborts the writer.
+     */
+    boolean lost() {
+        lock.lock();
+        try {
+            return lost;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Whether the first bytes waiting are {@code b} itself, lent by a waiting writer (tests). */
     boolean lends(byte[] b) {
         lock.lock();
@@ -526,6 +541,7 @@ final class PipedExchange implements Exchange {
         } catch (IOException e) {
             direct = false;
             broken = true; // the connection is gone: no keep-alive after this answer
+            lost = true;
             throw e;
         }
         directBytes += n;

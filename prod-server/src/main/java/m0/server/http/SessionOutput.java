@@ -90,6 +90,14 @@ final class SessionOutput {
         return true;
     }
 
+    /**
+     * Bytes left without the loop's write (a writer lent the socket wrote them, ADR 0071's last
+     * addendum): the peer is reading, as a partial write of ours would say.
+     */
+    void progressed() {
+        writeProgress = true;
+    }
+
     /** What is unwritten is dropped and its scratch let go, without copying. */
     void drop() {
         out.holdNothing();

@@ -129,6 +129,12 @@ final class ConnectionTraffic {
                 try {
                     c.session.pollCompletions(now);
                     answers.flush(c, now);
+                    if (!c.closed) {
+                        // Its deadline may have come back from none: a writer lent the socket gave
+                        // it back full (ADR 0071's last addendum), or a streamed body's bytes wait
+                        // for a client that may have stopped reading. A sweep then comes for it.
+                        timeouts.soon(TlsReads.deadline(c));
+                    }
                 } catch (RuntimeException e) {
                     closer.fail(c, e);
                 } catch (Error e) {

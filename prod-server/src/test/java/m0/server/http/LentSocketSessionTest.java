@@ -2,6 +2,7 @@ package m0.server.http;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -179,5 +180,143 @@ class LentSocketSessionTest {
                 "the pipelined answer after the body's end: " + second);
         assertEquals(expectedB.length, logged.get("/b"));
         assertTrue(wire.writerWrites() > 0, "the writer wrote the socket itself once it was lent");
+    }
+    /**
+     * A download the writer writes itself for longer than the idle timeout, to a client that
+     * reads all along: when the socket fills at last and the loop holds the rest, the idle clock
+     * must not say the connection has been idle since the request. The loop saw no byte leave
+     * (the writer wrote them), so what the writer wrote counts as the peer's progress.
+     */
+    @org.junit.jupiter.api.Test
+    void aLongDirectDownloadIsNotIdleWhenTheSocketFillsAtLast() throws Exception {
+        long idle = 1_000_000_000L;
+        HttpConfig config = new HttpConfig(16 * 1024, 1024 * 1024, idle, 10 * idle, 10 * idle);
+        byte[] chunk = new byte[64 * 1024];
+        Semaphore wrote = new Semaphore(0);
+        Semaphore more = new Semaphore(0);
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, Exchange.CHUNKED);
+                try (OutputStream body = x.body()) {
+                    while (true) {
+                        assertTrue(more.tryAcquire(10, TimeUnit.SECONDS));
+                        body.write(chunk);
+                        body.flush();
+                        wrote.release();
+                    }
+                }
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        Map<String, Boolean> cut = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, c) -> cut.put(request.path(), c);
+        Wire wire = new Wire();
+        HttpSession s = new HttpSession(config, app, pool, wakes::release, 0L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 0L);
+        while (!s.hasOutput()) {
+            assertTrue(wakes.tryAcquire(10, TimeUnit.SECONDS), "no head");
+            s.pollCompletions(0L);
+        }
+        ByteBuffer head = s.output();
+        int len = head.remaining();
+        assertEquals(len, wire.loopWrite(head));
+        s.written(len, 0L); // the head is out: the socket is lent
+        assertEquals(Long.MAX_VALUE, s.deadline(), "the app writes: a request still running");
+
+        // Ten seconds of the writer writing the socket itself, a chunk a second; the client reads.
+        for (int second = 1; second <= 10; second++) {
+            more.release();
+            assertTrue(wrote.tryAcquire(10, TimeUnit.SECONDS));
+        }
+        assertTrue(wire.writerWrites() >= 10, "the writer wrote them itself");
+        long now = 10 * 1_000_000_000L;
+        wire.room(1000); // the client's window is full at last: the writer's write falls short
+        more.release();
+        assertTrue(wrote.tryAcquire(10, TimeUnit.SECONDS));
+        assertTrue(wakes.tryAcquire(10, TimeUnit.SECONDS), "the short write wakes the loop");
+        s.pollCompletions(now);
+        assertTrue(s.hasOutput(), "the rest is the loop's to write");
+        ByteBuffer o = s.output();
+        assertEquals(0, wire.loopWrite(o), "the socket is full: EAGAIN, EPOLLOUT armed");
+
+        // A sweep comes now (another connection's deadline): this one was busy a moment ago.
+        if (now - s.deadline() >= 0) {
+            s.onTimeout(now);
+        }
+        assertFalse(s.closeAfterFlush(), "a download the client reads all along is not idle");
+        assertTrue(s.hasOutput(), "its rest is still to be written");
+        assertEquals(null, cut.get("/a"), "not cut");
+        long later = now + idle + 1;
+        assertTrue(later - s.deadline() >= 0, "the idle clock runs from the writer's last bytes: " + s.deadline());
+        s.onTimeout(later);
+        assertTrue(s.closeAfterFlush(), "a client that stops reading is idle, as before");
+        assertEquals(Boolean.TRUE, cut.get("/a"), "logged cut");
+    }
+    /**
+     * The client resets the connection while the writer holds the socket: its own write fails,
+     * and the handler throws what it got. That is the client's going, not the app's failure: the
+     * loop, had it written, would have closed the connection and the handler's failure would have
+     * gone unreported (its answer forgotten). Logged cut; not a handler failure; closed. An app
+     * that fails on its own after writing itself is still one.
+     */
+    @RepeatedTest(2)
+    void aResetSeenByTheWriterIsTheClientsNotAHandlerFailure(org.junit.jupiter.api.RepetitionInfo r) throws Exception {
+        boolean reset = r.getCurrentRepetition() == 1; // 2: the negative control, the app's own failure
+        byte[] chunk = new byte[1000];
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, Exchange.CHUNKED);
+                OutputStream body = x.body();
+                for (int i = 0; i < 100; i++) {
+                    body.write(chunk);
+                    body.flush();
+                }
+                throw new IllegalStateException("the app's own bug");
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        java.util.List<Throwable> failed = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        Map<String, Boolean> cut = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, c) -> cut.put(request.path(), c);
+        Wire wire = new Wire();
+        java.util.concurrent.atomic.AtomicInteger direct = new java.util.concurrent.atomic.AtomicInteger();
+        SocketWrites socket = (b, off, len) -> {
+            if (reset && direct.incrementAndGet() > 3) {
+                throw new IOException("writing the response: write: Connection reset by peer");
+            }
+            return wire.write(b, off, len);
+        };
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024), (request, failure) -> failed.add(failure)).socket(socket);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!cut.containsKey("/a")) {
+            assertTrue(System.nanoTime() - until < 0, "never answered");
+            wakes.tryAcquire(50, TimeUnit.MILLISECONDS);
+            s.pollCompletions(1L);
+            ByteBuffer o;
+            while ((o = s.output()) != null) {
+                s.written(wire.loopWrite(o));
+            }
+        }
+        assertEquals(Boolean.TRUE, cut.get("/a"), "logged cut");
+        assertTrue(s.closeAfterFlush(), "the connection closes");
+        if (reset) {
+            assertEquals(java.util.List.of(), failed, "the client's reset is no handler failure");
+        } else {
+            assertEquals(1, failed.size(), "the app's own failure is reported");
+            assertTrue(wire.writerWrites() > 0, "the writer wrote itself before it failed");
+        }
     }
 }

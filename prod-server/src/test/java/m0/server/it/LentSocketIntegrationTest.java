@@ -55,6 +55,14 @@ class LentSocketIntegrationTest {
                     }
                 }
             });
+            s.createContext("/endless", x -> {
+                x.sendResponseHeaders(200, 0);
+                try (OutputStream o = x.getResponseBody()) {
+                    while (true) {
+                        o.write(mib, 0, 16 * 1024); // until the connection is gone
+                    }
+                }
+            });
             s.createContext("/small", x -> {
                 x.sendResponseHeaders(200, 2);
                 try (OutputStream o = x.getResponseBody()) {
@@ -135,6 +143,47 @@ class LentSocketIntegrationTest {
                 Thread.sleep(20); // polling the scrape until the worker's pass publishes, bounded
             }
             assertTrue(sent >= received, "sent " + sent + " bytes counted, the clients read " + received);
+        }
+    }
+
+    /**
+     * A client that reads a download for a while, its handler thread writing the socket itself,
+     * then stops reading without closing: the worker must close it after the idle timeout, as it
+     * does when the loop writes. The lent socket's deadline is none (the app is writing) at the
+     * sweeps while it reads; the sweep must come again once the loop holds the rest.
+     */
+    @Test
+    @Timeout(120)
+    void aClientThatStopsReadingALentDownloadIsClosedAfterTheIdleTimeout() throws Exception {
+        try (ServerProcess s = ServerProcess.start("--workers", "1", "--main", Streams.class.getName(),
+                "--idle-timeout-ms", "1000")) {
+            assertNotNull(s.awaitReady(60));
+            try (Socket c = client(s.port)) {
+                c.getOutputStream().write("GET /endless HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                InputStream in = c.getInputStream();
+                head(in);
+                byte[] buf = new byte[64 * 1024];
+                long readUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3500); // past a few sweeps
+                while (System.nanoTime() - readUntil < 0) {
+                    assertTrue(in.read(buf) > 0, "the download goes on while the client reads");
+                }
+                Thread.sleep(6000); // the client stops reading: idle for six idle timeouts
+                c.setSoTimeout(10_000);
+                // Closed: what the two sockets' buffers held, then the end. Open: the download
+                // goes on once the client reads again, past anything buffers hold.
+                long after = 0;
+                boolean ended = false;
+                try {
+                    int n;
+                    while (after < 64L * MIB && (n = in.read(buf)) >= 0) {
+                        after += n;
+                    }
+                    ended = after < 64L * MIB;
+                } catch (java.net.SocketException reset) {
+                    ended = true; // closed with bytes unread: a reset
+                }
+                assertTrue(ended, "the server closes a client that stopped reading; it read " + after + " more");
+            }
         }
     }
 
