@@ -269,12 +269,18 @@ class LentSocketSessionTest {
     void aResetSeenByTheWriterIsTheClientsNotAHandlerFailure(org.junit.jupiter.api.RepetitionInfo r) throws Exception {
         boolean reset = r.getCurrentRepetition() == 1; // 2: the negative control, the app's own failure
         byte[] chunk = new byte[1000];
+        CountDownLatch firstWritten = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
         ExchangeApp app = new ExchangeApp() {
             @Override
             public void serve(Exchange x) throws Exception {
                 x.sendHead(200, Exchange.CHUNKED);
                 OutputStream body = x.body();
-                for (int i = 0; i < 100; i++) {
+                body.write(chunk);
+                body.flush();
+                firstWritten.countDown();
+                assertTrue(go.await(10, TimeUnit.SECONDS)); // until all before is written: the socket is lent
+                for (int i = 1; i < 100; i++) {
                     body.write(chunk);
                     body.flush();
                 }
@@ -308,6 +314,9 @@ class LentSocketSessionTest {
             ByteBuffer o;
             while ((o = s.output()) != null) {
                 s.written(wire.loopWrite(o));
+            }
+            if (go.getCount() > 0 && firstWritten.getCount() == 0 && !s.hasOutput() && wire.all().length > chunk.length) {
+                go.countDown(); // the head and the first write are out: the last look at the output lent the socket
             }
         }
         assertEquals(Boolean.TRUE, cut.get("/a"), "logged cut");
