@@ -24,17 +24,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * lend the writer the socket ({@link #lendSocket}) and the writer then writes its bytes itself,
  * without waking the loop, until a write falls short. Who writes the socket, one at a time:
  * <ul>
- * <li>{@link #direct} is set only by the loop, under the lock, when it has written everything
+ * <li>{@link #socket} is lent only by the loop, under the lock, when it has written everything
  *     before this body's next byte (the session's output is empty) and nothing waits in the pipe.
- *     From then until it is cleared the loop puts nothing into the connection's output (this is
+ *     From then until it is taken back the loop puts nothing into the connection's output (this is
  *     the oldest answer owed, so only its pipe feeds the output, and the pipe stays empty) and so
  *     writes nothing to the socket.</li>
- * <li>The writer writes the socket only under the lock and only while {@link #direct}, and queues
- *     a piece only while it is not set, looked at in the same hold of the lock: so
- *     {@code direct} implies an empty pipe, always. It clears it when the socket takes less than
+ * <li>The writer writes the socket only under the lock and only while it is lent, and queues
+ *     a piece only while it is not, looked at in the same hold of the lock: so a lent socket
+ *     implies an empty pipe, always. The write takes it back when the socket takes less than
  *     it was offered, or fails, queuing the rest in that same hold: bytes stay in order, and the
  *     loop's EPOLLOUT carries the rest.</li>
- * <li>{@link #abort} (the loop's, before it closes the descriptor) and {@link #end} clear it
+ * <li>{@link #abort} (the loop's, before it closes the descriptor) and {@link #end} take it back
  *     under the lock: no write from the writer can reach a descriptor closed, or its number
  *     reused, after the connection's close.</li>
  * </ul>
@@ -87,14 +87,8 @@ final class PipedExchange implements Exchange {
     /** The peer's raw sockaddr, or null when the worker does not keep it. */
     private final byte[] peer;
 
-    /** The socket the writer may write itself while lent it; null: every byte goes through the loop. */
-    private final SocketWrites socket;
-    /** Under lock: the writer holds the socket (see the class comment for who sets and clears it). */
-    private boolean direct;
-    /** Under lock: bytes the writer wrote itself that the loop has not yet counted ({@link #takeDirectBytes}). */
-    private long directBytes;
-    /** Under lock: the writer's own write found the connection gone (reset, broken pipe). */
-    private boolean lost;
+    /** Under lock: the socket the writer may write itself while lent it (see the class comment). */
+    private final LentSocket socket;
 
     PipedExchange(Request request, Runnable wake, byte[] peer) {
         this(request, wake, peer, false);
@@ -107,7 +101,7 @@ final class PipedExchange implements Exchange {
 
     /** {@code socket}: the connection's, which the loop may lend the writer; null: never lent. */
     PipedExchange(Request request, Runnable wake, byte[] peer, boolean gathers, SocketWrites socket) {
-        this.socket = socket;
+        this.socket = new LentSocket(socket);
         this.body = new FramedBody(this, gathers);
         this.request = request;
         this.peer = peer;
@@ -361,7 +355,7 @@ final class PipedExchange implements Exchange {
     boolean lost() {
         lock.lock();
         try {
-            return lost;
+            return socket.lost();
         } finally {
             lock.unlock();
         }
@@ -394,13 +388,13 @@ final class PipedExchange implements Exchange {
      * bytes wait in the pipe, or once the body ended or the connection is gone.
      */
     void lendSocket() {
-        if (socket == null) {
+        if (!socket.lendable()) {
             return;
         }
         lock.lock();
         try {
             if (!aborted && !finished && !broken && pieces.isEmpty()) {
-                direct = true;
+                socket.lend();
             }
         } finally {
             lock.unlock();
@@ -411,7 +405,7 @@ final class PipedExchange implements Exchange {
     boolean socketLent() {
         lock.lock();
         try {
-            return direct;
+            return socket.lent();
         } finally {
             lock.unlock();
         }
@@ -421,9 +415,7 @@ final class PipedExchange implements Exchange {
     long takeDirectBytes() {
         lock.lock();
         try {
-            long n = directBytes;
-            directBytes = 0;
-            return n;
+            return socket.takeCount();
         } finally {
             lock.unlock();
         }
@@ -437,7 +429,7 @@ final class PipedExchange implements Exchange {
     void abort() {
         lock.lock();
         try {
-            direct = false;
+            socket.takeBack();
             aborted = true;
             pieces.clear();
             queued = 0;
@@ -466,8 +458,8 @@ final class PipedExchange implements Exchange {
             boolean wakeLoop;
             lock.lock();
             try {
-                awaitRoom(() -> !direct && queued >= PIPE_BYTES);
-                if (direct) {
+                awaitRoom(() -> !socket.lent() && queued >= PIPE_BYTES);
+                if (socket.lent()) {
                     wakeLoop = writeLent(b, off, len) != null; // all that is left, not just this piece
                     n = len;
                 } else {
@@ -496,8 +488,8 @@ final class PipedExchange implements Exchange {
         boolean wasEmpty;
         lock.lock();
         try {
-            awaitRoom(() -> !direct && queued >= PIPE_BYTES);
-            if (direct) {
+            awaitRoom(() -> !socket.lent() && queued >= PIPE_BYTES);
+            if (socket.lent()) {
                 lent = writeLent(b, off, len);
                 if (lent == null) {
                     return; // the socket took it all
@@ -537,18 +529,14 @@ final class PipedExchange implements Exchange {
     private Piece writeLent(byte[] b, int off, int len) throws IOException {
         int n;
         try {
-            n = socket.write(b, off, len);
+            n = socket.write(b, off, len); // short or failed: the socket is the loop's again
         } catch (IOException e) {
-            direct = false;
             broken = true; // the connection is gone: no keep-alive after this answer
-            lost = true;
             throw e;
         }
-        directBytes += n;
         if (n >= len) {
             return null;
         }
-        direct = false; // full: the loop writes the rest when EPOLLOUT says
         int rest = len - n;
         Piece p = rest >= LEND ? new Piece(b, off + n, off + len)
                 : new Piece(java.util.Arrays.copyOfRange(b, off + n, off + len), 0, rest);
@@ -576,7 +564,7 @@ final class PipedExchange implements Exchange {
     void end(boolean breaks) {
         lock.lock();
         try {
-            direct = false; // the loop writes what follows this answer
+            socket.takeBack(); // the loop writes what follows this answer
             finished = true;
             broken |= breaks;
         } finally {
