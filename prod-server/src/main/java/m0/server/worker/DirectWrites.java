@@ -22,13 +22,25 @@ final class DirectWrites implements SocketWrites {
     /** Each writer thread's native buffer: a pool thread serves one connection at a time. */
     private static final ThreadLocal<Memory> OUT = ThreadLocal.withInitial(() -> new Memory(ConnectionIo.IO_BYTES));
 
+    /** One write(2) from native memory, as {@link Fds#write} makes it: bytes, -1 when full, else throws. */
+    interface RawWrite {
+        int write(int fd, long address, int length);
+    }
+
     private final Connection c;
     /** Bytes out for the metrics (docs/adr/0017); null when not recorded. */
     private final RequestRecorder recorder;
+    private final RawWrite raw;
 
     DirectWrites(Connection c, RequestRecorder recorder) {
+        this(c, recorder, Fds::write);
+    }
+
+    /** {@code raw}: write(2), or a test's stand-in that fails where it is told to. */
+    DirectWrites(Connection c, RequestRecorder recorder, RawWrite raw) {
         this.c = c;
         this.recorder = recorder;
+        this.raw = raw;
     }
 
     @Override
@@ -43,7 +55,7 @@ final class DirectWrites implements SocketWrites {
             while (wrote < len) {
                 int n = Math.min(len - wrote, m.size());
                 m.buffer().put(0, b, off + wrote, n);
-                int w = Fds.write(c.fd, m.address(), n);
+                int w = raw.write(c.fd, m.address(), n);
                 if (w <= 0) {
                     break; // full
                 }
@@ -53,6 +65,11 @@ final class DirectWrites implements SocketWrites {
                 }
             }
         } catch (NativeException e) {
+            if (wrote > 0) {
+                // What went out before the failure is a short write, counted by the caller and the
+                // access log; the socket goes back to the loop, whose own write meets the failure.
+                return wrote;
+            }
             throw new IOException("writing the response: " + e.getMessage(), e);
         } finally {
             if (wrote > 0 && recorder != null) {
