@@ -7,6 +7,8 @@
 # app and main also run a jetty arm: MainApp (the same 1 MiB, same bytes, at /1m) under plain `java` on
 # Jetty's HttpServer provider (jetty-http-spi 12.1.14, JETTY_LIB or the jdkhttp bench's jars), the whole
 # JVM's CPU; for m0serve the worker's (the supervisor only waits). /1m only; NOJETTY=1 leaves it out.
+# Each round also prints wrk's CPU, the pair's (worker + wrk) and the machine's (every CPU's busy
+# time, meaningful only on an otherwise quiet machine); the end prints after ÷ the reference arm.
 set -e
 rounds=${1:-3}; kind=${2:-app}; path=${3:-/1m}
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
@@ -25,20 +27,24 @@ esac
 # a failed round says why and the script stops, leaving no server behind
 sup=; jp=; ng=
 trap 'for p in $sup $jp $ng; do kill -TERM "$p" 2>/dev/null || true; done' EXIT
+# Every CPU's busy ticks (user nice system irq softirq, /proc/stat): with the machine otherwise
+# quiet, the whole cost of a response on loopback, ksoftirqd's share included, whoever was charged.
+machine_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8; exit}' /proc/stat; }
 measure() { # arm pid port
   [ -r "/proc/$2/stat" ] || { echo "round $r $1: no process to measure (pid '$2')" >&2; exit 1; }
   wrk -t1 -c4 -d3s "http://127.0.0.1:$3$path" >/dev/null 2>&1 || true
-  t0=$(awk '{print $14+$15}' "/proc/$2/stat")
+  t0=$(awk '{print $14+$15}' "/proc/$2/stat"); mt0=$(machine_ticks)
   # wrk's own CPU too: on loopback the receive path's softirq is charged to whichever side is on
   # the CPU, so the worker's figure alone moves with timing; worker + client is the pair's cost.
   local TIMEFORMAT='%U %S'
   { time wrk -t1 -c4 -d8s "http://127.0.0.1:$3$path" >"$work/wrk.out" 2>&1; } 2>"$work/wrk.time" || true
-  t1=$(awk '{print $14+$15}' "/proc/$2/stat")
+  t1=$(awk '{print $14+$15}' "/proc/$2/stat"); mt1=$(machine_ticks)
   res=$(cat "$work/wrk.out")
   n=$(echo "$res" | grep -o "[0-9]* requests in" | grep -o "^[0-9]*") || { echo "round $r $1: wrk counted nothing: $res" >&2; exit 1; }
   awk -v a="$1" -v r="$r" -v n="$n" -v t=$((t1-t0)) -v hz="$hz" -v p="$path" -v c="$(awk '{print $1+$2}' "$work/wrk.time")" \
-    'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response  client %6.1f us/response  pair %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n, c*1e6/n, (t/hz+c)*1e6/n}'
+    -v m=$((mt1-mt0)) 'BEGIN{printf "round %d %-6s %s responses %7d  worker CPU %6.2f s  %6.1f us/response  client %6.1f us/response  pair %6.1f us/response  machine %6.1f us/response\n", r, a, p, n, t/hz, t/hz*1e6/n, c*1e6/n, (t/hz+c)*1e6/n, m/hz*1e6/n}' | tee -a "$work/rounds.txt"
 }
+: >"$work/rounds.txt"
 if [[ $arms == *jetty* ]]; then
   JETTY_LIB=${JETTY_LIB:-/tmp/m0-jetty-spi-12.1.14}; . "$root/prod-server/bench/jdkhttp/common.sh"; jetty_lib
 fi
@@ -69,3 +75,18 @@ for r in $(seq 1 "$rounds"); do
     kill -TERM $sup; wait $sup 2>/dev/null || true; sup=
   done
 done
+# after ÷ the reference arm (nginx for file, jetty otherwise), round by round, and the median of
+# the per-round ratios: the figure to quote on a shared machine
+ref=nginx; [ "$kind" = file ] || ref=jetty
+[[ " $arms " == *" $ref "* ]] || exit 0
+awk -v ref="$ref" '
+  { k = $3 "," $2; w[k] = $11; p[k] = $17; m[k] = $20 }
+  function med(a, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+  END { n = 0; for (r = 1; ("after," r) in w && (ref "," r) in w; r++) { n++
+      rw[n] = w["after," r] / w[ref "," r]; rp[n] = p["after," r] / p[ref "," r]; rm[n] = m["after," r] / m[ref "," r]
+      lw = lw sprintf(" %.2f", rw[n]); lp = lp sprintf(" %.2f", rp[n]); lm = lm sprintf(" %.2f", rm[n]) }
+    if (n == 0) exit
+    printf "after / %s, worker:  median %.2f (rounds:%s)\n", ref, med(rw, n), lw
+    printf "after / %s, pair:    median %.2f (rounds:%s)\n", ref, med(rp, n), lp
+    printf "after / %s, machine: median %.2f (rounds:%s)\n", ref, med(rm, n), lm }' "$work/rounds.txt"

@@ -22,6 +22,8 @@
 #   arms: auto    the new jar's defaults (2 workers: the loop threads pinned one per CPU)
 #         off     the new jar, --cpu-affinity off
 #         one     the new jar, 1 worker
+#         one2    the new jar, 1 worker with twice BT handler threads: 2 workers' threads in one
+#                 process, which tells the cost of a second process from the policy's
 #         race    the new jar, --accept-policy race
 #         fountain the new jar, --accept-policy fountain
 #         old-auto, old-off, old-one: the same on OLD_JAR
@@ -75,6 +77,7 @@ arm_flags() { # NAME -> m0serve flags (the jar is chosen by arm_jar)
     auto) ;;
     off) flags+=(--cpu-affinity off) ;;
     one) flags=(--workers 1 --blocking-threads "$BT") ;;
+    one2) flags=(--workers 1 --blocking-threads $((2 * BT))) ;;
     race) flags+=(--accept-policy race) ;;
     fountain) flags+=(--accept-policy fountain) ;;
     *) echo "unknown arm $1" >&2; exit 2 ;;
