@@ -17,7 +17,8 @@ import java.util.concurrent.Executor;
  *
  * <p>The session is the state machine; its parts: {@link AppCalls} runs the app,
  * {@link OwedAnswers} keeps the answers owed in request order, {@link SessionOutput} holds what
- * is to be written and accounts for what was.
+ * is to be written and accounts for what was, {@link StreamedRequest} keeps the request whose
+ * body is read as it streams.
  */
 public final class HttpSession {
 
@@ -51,6 +52,8 @@ public final class HttpSession {
     private final SessionOutput out;
     /** Runs each request's app code, inline or off the loop. */
     private final AppCalls calls;
+    /** The request whose body is read as it streams, from its head to its body's end. */
+    private final StreamedRequest streamed;
 
     /** No more requests will be read; the last queued response ends the connection. */
     private boolean closing;
@@ -103,16 +106,10 @@ public final class HttpSession {
         this.out = new SessionOutput(out, observer, failures, this::afterFlush, this::closeNow);
         this.owed = new OwedAnswers(this.out, parser, observer, failures, this::closeNow);
         this.calls = new AppCalls(app, pool, this.wakeLoop, failures, owed);
+        this.streamed = new StreamedRequest(this.wakeLoop);
         this.lastNow = nowNanos;
         this.lastActive = nowNanos;
     }
-
-    /** The body of the request being dispatched, when it streams (else null). */
-    private RequestBody streamedBody;
-    /** The slot whose request's body is being read as it streams; null when none. */
-    private OwedResponse bodySlot;
-    /** The streamed request being read said Connection: close: close once its body is read. */
-    private boolean closeAfterBody;
 
     /** Files are opened by {@code files} from now on (the worker's: with a descriptor for sendfile). */
     public HttpSession files(BodyFiles files) {
@@ -398,22 +395,12 @@ public final class HttpSession {
             } else if (r == HttpParser.HEAD_READY) {
                 timing = false;
                 requestStart = now;
-                RequestBody body = new RequestBody(wakeLoop);
-                boolean expects = parser.takeContinue();
-                if (expects) body.owesContinue(); // sent when the handler first reads
-                parser.streamTo(body);
-                streamedBody = body;
+                streamed.begin(parser);
                 dispatch(parser.request(), parser.requestKeepAlive());
-                streamedBody = null;
-                OwedResponse last = owed.newest();
-                bodySlot = last != null && last.exchange != null && last.exchange.reads(body) ? last : null;
-                if (expects && bodySlot != null) {
-                    owed.continueOwed(body, last); // its handler runs (a full pool answered 503 instead)
-                }
+                streamed.dispatched(owed);
             } else if (r == HttpParser.BODY_END) {
                 lastActive = now;
-                bodySlot = null;
-                if (closeAfterBody) {
+                if (streamed.end()) {
                     closing = true; // that request was the last: drop anything pipelined after it
                     if (parser.buffered() > 0) lingerWanted = true;
                     parser.kill();
@@ -448,8 +435,9 @@ public final class HttpSession {
         }
         byte[] conn = keepAlive ? (Request.HTTP_1_1.equals(request.version()) ? null : CONN_KEEP_ALIVE) : CONN_CLOSE;
         boolean head = request.method().equals("HEAD");
+        RequestBody streamedBody = streamed.dispatching();
         if (!keepAlive && streamedBody != null) {
-            closeAfterBody = true; // its body is still to be read: close after it
+            streamed.closeAfterBody(); // its body is still to be read: close after it
         } else if (!keepAlive) {
             closing = true; // this response is the last: drop anything pipelined after it
             if (parser.buffered() > 0) lingerWanted = true;
@@ -464,10 +452,7 @@ public final class HttpSession {
     }
 
     private void fail(int status) {
-        if (bodySlot != null) {
-            bodySlot.bodyBroken = true; // its handler's read fails because of this: the answer is ours
-            bodySlot = null;
-        }
+        streamed.broken();
         closing = true;
         lingerWanted = true;
         parser.kill();

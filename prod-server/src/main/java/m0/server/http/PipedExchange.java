@@ -3,8 +3,6 @@ package m0.server.http;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -56,25 +54,11 @@ final class PipedExchange implements Exchange {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition room = lock.newCondition();
-    /** Under lock: pieces not yet taken by the loop, and their bytes. */
-    private final ArrayDeque<Piece> pieces = new ArrayDeque<>();
-    private int queued;
-
-    /** Bytes {@code [at, end)} of {@code bytes}: a copy of the pipe's own, or a waiting writer's array. Under lock. */
-    private static final class Piece {
-        final byte[] bytes;
-        int at;
-        final int end;
-
-        Piece(byte[] bytes, int at, int end) {
-            this.bytes = bytes;
-            this.at = at;
-            this.end = end;
-        }
-    }
-    /** Under lock: set once by the writer; the status line and fields, no Date, no Connection. */
-    private byte[] headBytes;
-    private int status;
+    /** Under lock: the body's bytes not yet taken by the loop. */
+    private final BodyPipe pipe = new BodyPipe();
+    /** Under lock: set once by the writer; null until {@link #sendHead}. */
+    private ExchangeHead sent;
+    /** Under lock: the body ended ({@link #end}); the loop is done once the pipe is empty. */
     private boolean finished;
     /** Under lock: the body broke its framing: the connection ends after what was sent. */
     private boolean broken;
@@ -173,7 +157,7 @@ final class PipedExchange implements Exchange {
     public boolean headSent() {
         lock.lock();
         try {
-            return headBytes != null;
+            return sent != null;
         } finally {
             lock.unlock();
         }
@@ -196,43 +180,16 @@ final class PipedExchange implements Exchange {
             throw new IllegalArgumentException("length " + length);
         }
         body.frame(status, length, head, request.version());
-        StringBuilder sb = new StringBuilder(128);
-        sb.append("HTTP/1.1 ").append(status).append(' ').append(Response.reason(status)).append("\r\n");
-        for (int i = 0; i + 1 < headers.length; i += 2) {
-            String name = headers[i];
-            switch (name.toLowerCase(java.util.Locale.ROOT)) {
-                case "transfer-encoding", "connection", "date" -> {
-                    continue;
-                }
-                case "content-length" -> {
-                    if (!head) {
-                        continue; // the framing below says it; a HEAD's is the handler's to give
-                    }
-                }
-                default -> { }
-            }
-            Response.checkHeader(name, headers[i + 1]);
-            sb.append(name).append(": ").append(headers[i + 1]).append("\r\n");
-        }
-        if (body.chunked()) {
-            sb.append("Transfer-Encoding: chunked\r\n");
-        } else if (body.closeDelimited() || head) {
-            // no framing field: the close ends a 1.0 body; a HEAD's length is what the handler set
-        } else if (status >= 200 && status != 204 && status != 304) {
-            // HEAD says the length a GET would get; 1xx and 204 never have one, 304 may omit it.
-            sb.append("Content-Length: ").append(length == CHUNKED ? 0 : length).append("\r\n");
-        }
-        byte[] bytes = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+        ExchangeHead h = ExchangeHead.of(status, length, head, body, headers);
         lock.lock();
         try {
-            if (headBytes != null) {
+            if (sent != null) {
                 throw new IllegalStateException("response headers already sent");
             }
             if (aborted) {
                 throw new IOException("connection closed");
             }
-            this.status = status;
-            headBytes = bytes;
+            sent = h;
         } finally {
             lock.unlock();
         }
@@ -292,7 +249,7 @@ final class PipedExchange implements Exchange {
     int status() {
         lock.lock();
         try {
-            return status;
+            return sent != null ? sent.status : 0;
         } finally {
             lock.unlock();
         }
@@ -302,7 +259,7 @@ final class PipedExchange implements Exchange {
     byte[] headBytes() {
         lock.lock();
         try {
-            return headBytes;
+            return sent != null ? sent.bytes : null;
         } finally {
             lock.unlock();
         }
@@ -315,24 +272,10 @@ final class PipedExchange implements Exchange {
     boolean moveTo(HeldBytes out, int room) {
         lock.lock();
         try {
-            int moved = 0;
-            Piece p;
-            while (moved < room && (p = pieces.peekFirst()) != null) {
-                int n = Math.min(p.end - p.at, room - moved);
-                out.reserve(n);
-                System.arraycopy(p.bytes, p.at, out.bytes, out.wr, n);
-                out.wr += n;
-                moved += n;
-                p.at += n;
-                if (p.at == p.end) {
-                    pieces.pollFirst();
-                }
-            }
-            if (moved > 0) {
-                queued -= moved;
+            if (pipe.moveTo(out, room) > 0) {
                 this.room.signalAll();
             }
-            return finished && pieces.isEmpty();
+            return finished && pipe.isEmpty();
         } finally {
             lock.unlock();
         }
@@ -365,8 +308,7 @@ final class PipedExchange implements Exchange {
     boolean lends(byte[] b) {
         lock.lock();
         try {
-            Piece p = pieces.peekFirst();
-            return p != null && p.bytes == b;
+            return pipe.startsWith(b);
         } finally {
             lock.unlock();
         }
@@ -376,7 +318,7 @@ final class PipedExchange implements Exchange {
     boolean hasBytes() {
         lock.lock();
         try {
-            return !pieces.isEmpty();
+            return !pipe.isEmpty();
         } finally {
             lock.unlock();
         }
@@ -393,7 +335,7 @@ final class PipedExchange implements Exchange {
         }
         lock.lock();
         try {
-            if (!aborted && !finished && !broken && pieces.isEmpty()) {
+            if (!aborted && !finished && !broken && pipe.isEmpty()) {
                 socket.lend();
             }
         } finally {
@@ -431,8 +373,7 @@ final class PipedExchange implements Exchange {
         try {
             socket.takeBack();
             aborted = true;
-            pieces.clear();
-            queued = 0;
+            pipe.clear();
             room.signalAll();
         } finally {
             lock.unlock();
@@ -458,14 +399,12 @@ final class PipedExchange implements Exchange {
             boolean wakeLoop;
             lock.lock();
             try {
-                awaitRoom(() -> !socket.lent() && queued >= PIPE_BYTES);
+                awaitRoom(() -> !socket.lent() && pipe.full());
                 if (socket.lent()) {
                     wakeLoop = writeLent(b, off, len) != null; // all that is left, not just this piece
                     n = len;
                 } else {
-                    wakeLoop = pieces.isEmpty();
-                    pieces.addLast(new Piece(java.util.Arrays.copyOfRange(b, off, off + n), 0, n));
-                    queued += n;
+                    wakeLoop = pipe.copy(b, off, n);
                 }
             } finally {
                 lock.unlock();
@@ -484,11 +423,11 @@ final class PipedExchange implements Exchange {
      * the socket is lent, writes them there, and lends the loop only what it did not take.
      */
     private void lend(byte[] b, int off, int len) throws IOException {
-        Piece lent;
+        BodyPipe.Piece lent;
         boolean wasEmpty;
         lock.lock();
         try {
-            awaitRoom(() -> !socket.lent() && queued >= PIPE_BYTES);
+            awaitRoom(() -> !socket.lent() && pipe.full());
             if (socket.lent()) {
                 lent = writeLent(b, off, len);
                 if (lent == null) {
@@ -496,10 +435,8 @@ final class PipedExchange implements Exchange {
                 }
                 wasEmpty = true;
             } else {
-                lent = new Piece(b, off, off + len);
-                wasEmpty = pieces.isEmpty();
-                pieces.addLast(lent);
-                queued += len;
+                wasEmpty = pipe.isEmpty();
+                lent = pipe.lend(b, off, len);
             }
         } finally {
             lock.unlock();
@@ -507,12 +444,12 @@ final class PipedExchange implements Exchange {
         if (wasEmpty) {
             wake.run();
         }
-        if (lent.bytes != b) {
+        if (!lent.borrows(b)) {
             return; // a copy of the rest: nothing of the writer's to wait for
         }
         lock.lock();
         try {
-            awaitRoom(() -> lent.at < lent.end);
+            awaitRoom(lent::waiting);
         } finally {
             lock.unlock();
         }
@@ -526,7 +463,7 @@ final class PipedExchange implements Exchange {
      * large write is (the caller waits for it), or copied. The abort waits for this: it takes the
      * lock. Null when the socket took it all, else the rest's piece.
      */
-    private Piece writeLent(byte[] b, int off, int len) throws IOException {
+    private BodyPipe.Piece writeLent(byte[] b, int off, int len) throws IOException {
         int n;
         try {
             n = socket.write(b, off, len); // short or failed: the socket is the loop's again
@@ -534,15 +471,7 @@ final class PipedExchange implements Exchange {
             broken = true; // the connection is gone: no keep-alive after this answer
             throw e;
         }
-        if (n >= len) {
-            return null;
-        }
-        int rest = len - n;
-        Piece p = rest >= LEND ? new Piece(b, off + n, off + len)
-                : new Piece(java.util.Arrays.copyOfRange(b, off + n, off + len), 0, rest);
-        pieces.addLast(p);
-        queued += rest;
-        return p;
+        return n >= len ? null : pipe.rest(b, off + n, off + len);
     }
 
     /** Under lock: waits while {@code full} and the connection lives; throws once it is gone. */
