@@ -17,6 +17,11 @@ final class LentSocket {
     private long uncounted;
     /** A write of the writer's found the connection gone (reset, broken pipe). */
     private boolean lost;
+    /**
+     * The writer's last write came short: the socket was full when it went back to the loop, so
+     * it is not lent again until the loop has written to it itself ({@link #loopWrites}).
+     */
+    private boolean full;
 
     LentSocket(SocketWrites socket) {
         this.socket = socket;
@@ -37,6 +42,16 @@ final class LentSocket {
 
     boolean lent() {
         return lent;
+    }
+
+    /** Whether the writer's last write found the socket full, and the loop has not written since. */
+    boolean full() {
+        return full;
+    }
+
+    /** The loop takes bytes to write itself: once its output is empty again the socket had room. */
+    void loopWrites() {
+        full = false;
     }
 
     boolean lost() {
@@ -66,6 +81,7 @@ final class LentSocket {
         uncounted += n;
         if (n < len) {
             lent = false;
+            full = true;
         }
         return n;
     }

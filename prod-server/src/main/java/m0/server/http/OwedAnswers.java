@@ -170,7 +170,10 @@ final class OwedAnswers {
         // own, doubling, for each batch and dropped it after the write (ADR 0071's addendum).
         int room = Math.min(HttpSession.OUT_HIGH_WATER - out.size(), out.held().roomInScratch());
         int before = out.size();
-        boolean complete = room > 0 && x.moveTo(out.held(), room);
+        // Nothing before this body's next byte is left to write, and that byte is the start of its
+        // writer's own array, waiting: the writer writes it itself (PipedExchange's rule), with no
+        // copy through the output.
+        boolean complete = room > 0 && !(before == 0 && x.returnToWriter()) && x.moveTo(out.held(), room);
         long direct = x.takeDirectBytes();
         s.bodySent += out.size() - before + direct;
         if (direct > 0) {

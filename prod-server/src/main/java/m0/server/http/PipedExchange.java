@@ -23,7 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * without waking the loop, until a write falls short. Who writes the socket, one at a time:
  * <ul>
  * <li>{@link #socket} is lent only by the loop, under the lock, when it has written everything
- *     before this body's next byte (the session's output is empty) and nothing waits in the pipe.
+ *     before this body's next byte (the session's output is empty) and nothing waits in the pipe,
+ *     or only the writer's own array does: then the loop takes the array out untaken in the same
+ *     hold ({@link #returnToWriter}) and the waiting writer writes the rest itself.
  *     From then until it is taken back the loop puts nothing into the connection's output (this is
  *     the oldest answer owed, so only its pipe feeds the output, and the pipe stays empty) and so
  *     writes nothing to the socket.</li>
@@ -64,6 +66,8 @@ final class PipedExchange implements Exchange {
     private boolean broken;
     /** Under lock: the connection is gone: every write fails from now on. */
     private boolean aborted;
+    /** Under lock: the loop's takes that signalled {@link #room}. */
+    private int takesSignalled;
 
     /** The writer's: the body's stream, which keeps the framing the head chose. */
     private final FramedBody body;
@@ -266,16 +270,35 @@ final class PipedExchange implements Exchange {
     }
 
     /**
-     * Moves up to {@code room} waiting bytes into {@code out}, waking a writer blocked on a full
-     * pipe. True when the response is complete and all of it moved.
+     * Moves up to {@code room} waiting bytes into {@code out}, waking the writer only when what it
+     * waits for came: the pipe has room again, or its own array was taken whole. A MiB the writer
+     * lent is taken a scratch at a time; a wake-up at every take was a thread switch each. True
+     * when the response is complete and all of it moved.
      */
     boolean moveTo(HeldBytes out, int room) {
         lock.lock();
         try {
-            if (pipe.moveTo(out, room) > 0) {
+            boolean wasFull = pipe.full();
+            boolean moved = pipe.moveTo(out, room) > 0;
+            if (moved) {
+                socket.loopWrites();
+            }
+            boolean gaveBack = pipe.gaveBack();
+            if (moved && (wasFull && !pipe.full() || gaveBack)) {
+                takesSignalled++;
                 this.room.signalAll();
             }
             return finished && pipe.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many of the loop's takes woke the writer: each is a thread switch (LentBodyTest). */
+    int takesSignalled() {
+        lock.lock();
+        try {
+            return takesSignalled;
         } finally {
             lock.unlock();
         }
@@ -444,12 +467,47 @@ final class PipedExchange implements Exchange {
         if (wasEmpty) {
             wake.run();
         }
-        if (!lent.borrows(b)) {
-            return; // a copy of the rest: nothing of the writer's to wait for
+        while (lent.borrows(b)) { // else a copy of the rest: nothing of the writer's to wait for
+            BodyPipe.Piece waiting = lent;
+            lock.lock();
+            try {
+                awaitRoom(() -> waiting.waiting() && !waiting.returned());
+                if (!waiting.waiting()) {
+                    return; // the loop took it all
+                }
+                // Given back with the socket (returnToWriter): the rest is this thread's to write.
+                lent = writeLent(b, waiting.at(), waiting.end() - waiting.at());
+            } finally {
+                lock.unlock();
+            }
+            if (lent == null) {
+                return; // the socket took it all
+            }
+            wake.run(); // the socket is the loop's again, with the rest queued
+        }
+    }
+
+    /**
+     * The loop's, when everything before this body's next byte is written and that byte is the
+     * start of the rest of the writer's own array, waiting in the pipe: takes the array out
+     * untaken and lends the writer the socket, in one hold of the lock, so a lent socket still
+     * implies an empty pipe. The writer, woken, writes the rest itself: no copy through the
+     * session's output. False, and nothing changes, where it cannot be lent.
+     */
+    boolean returnToWriter() {
+        if (!socket.lendable()) {
+            return false;
         }
         lock.lock();
         try {
-            awaitRoom(lent::waiting);
+            // Not while the socket is full: the loop writes from its output until EPOLLOUT says
+            // there is room, and gives the array back once that output is written.
+            if (aborted || finished || broken || socket.full() || !pipe.returnWritersArray()) {
+                return false;
+            }
+            socket.lend();
+            room.signalAll();
+            return true;
         } finally {
             lock.unlock();
         }

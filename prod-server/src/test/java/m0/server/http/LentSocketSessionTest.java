@@ -45,11 +45,18 @@ class LentSocketSessionTest {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int room = Integer.MAX_VALUE;
         int writerWrites;
+        long writerBytes;
 
         @Override
         public synchronized int write(byte[] b, int off, int len) {
             writerWrites++;
-            return take(b, off, len);
+            int n = take(b, off, len);
+            writerBytes += n;
+            return n;
+        }
+
+        synchronized long writerBytes() {
+            return writerBytes;
         }
 
         synchronized int loopWrite(ByteBuffer o) {
@@ -76,6 +83,121 @@ class LentSocketSessionTest {
         synchronized byte[] all() {
             return bytes.toByteArray();
         }
+    }
+
+    /**
+     * One write of a MiB, made before the loop has written the head (as an app answering from
+     * memory does): the loop sends the head with what its scratch holds of the array, then gives
+     * the rest back to the waiting writer with the socket, rather than copying it through its
+     * output a scratch at a time.
+     */
+    @org.junit.jupiter.api.Test
+    void aLargeWriteTheLoopHasNotTakenGoesBackToItsWriterWithTheSocket() throws Exception {
+        byte[] mib = new byte[1 << 20];
+        new Random(13).nextBytes(mib);
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, mib.length);
+                try (OutputStream body = x.body()) {
+                    body.write(mib);
+                }
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        Map<String, Long> logged = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
+                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
+        Wire wire = new Wire();
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!logged.containsKey("/a") || s.hasOutput()) {
+            assertTrue(System.nanoTime() - until < 0, "the answer never completed: " + logged);
+            s.pollCompletions(1L);
+            ByteBuffer o;
+            while ((o = s.output()) != null) {
+                s.written(wire.loopWrite(o)); // the socket takes all: room is unbounded here
+            }
+            if (!s.hasOutput()) {
+                wakes.tryAcquire(50, TimeUnit.MILLISECONDS); // the writer's queued array, or its end
+            }
+        }
+        byte[] got = wire.all();
+        int headEnd = new String(got, StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n") + 4;
+        assertArrayEquals(mib, java.util.Arrays.copyOfRange(got, headEnd, got.length), "the head, then the body in order");
+        assertEquals(mib.length, logged.get("/a"), "the access log counts every byte");
+        assertTrue(wire.writerBytes() >= mib.length - 64 * 1024,
+                "the writer wrote all but the loop's first scratch itself: " + wire.writerBytes() + " of " + mib.length);
+    }
+
+    /**
+     * The writer's write that finds the socket full gives it back; the loop does not give it to
+     * the writer again until its own write proved room (LentSocket.full): else each pass would
+     * wake the writer for a write of nothing, for as long as the client does not read.
+     */
+    @org.junit.jupiter.api.Test
+    void aSocketTheWriterFoundFullIsNotGivenBackUntilTheLoopWroteToIt() throws Exception {
+        byte[] mib = new byte[1 << 20];
+        new Random(17).nextBytes(mib);
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, mib.length);
+                try (OutputStream body = x.body()) {
+                    body.write(mib);
+                }
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        Map<String, Long> logged = new ConcurrentHashMap<>();
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
+                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
+        Wire wire = new Wire();
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+
+        int passes = 0;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!logged.containsKey("/a") || s.hasOutput()) {
+            assertTrue(System.nanoTime() - until < 0, "the answer never completed: " + logged);
+            if (wire.all().length > 0 && passes < 20) {
+                wire.room(0); // the head is out: the client stops reading for 20 of the loop's passes
+                passes++;
+            } else if (passes == 20) {
+                assertEquals(1, wire.writerWrites(), "the writer wrote once, found the socket full, and was left waiting");
+                wire.room(Integer.MAX_VALUE); // it reads again
+                passes++;
+            }
+            s.pollCompletions(1L);
+            ByteBuffer o;
+            while ((o = s.output()) != null) {
+                int len = o.remaining();
+                int n = wire.loopWrite(o);
+                s.written(n);
+                if (n < len) {
+                    break;
+                }
+            }
+            if (!s.hasOutput()) {
+                wakes.tryAcquire(50, TimeUnit.MILLISECONDS); // the writer's full socket, or its end
+            }
+        }
+        byte[] got = wire.all();
+        int headEnd = new String(got, StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n") + 4;
+        assertArrayEquals(mib, java.util.Arrays.copyOfRange(got, headEnd, got.length), "the head, then the body in order");
+        assertEquals(mib.length, logged.get("/a"));
     }
 
     /** Repeated: the writer's and the loop's turns interleave differently each time. */
