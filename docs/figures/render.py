@@ -231,8 +231,8 @@ def embed_said(rows):
             parts.append(text)
     if not parts:
         return []
-    return ["- Embedding (all-MiniLM-L6-v2, `--main`, wrk POSTs; medians of per-round ratios on a loaded "
-            "machine): " + "; ".join(parts) + "."]
+    return ["- Embedding (all-MiniLM-L6-v2, `--main`, wrk POSTs; medians of per-round ratios; "
+            "each run's load is in docs/bench.md): " + "; ".join(parts) + "."]
 
 
 def readme_block(runs, rows):

@@ -95,27 +95,9 @@ class LentSocketSessionTest {
     void aLargeWriteTheLoopHasNotTakenGoesBackToItsWriterWithTheSocket() throws Exception {
         byte[] mib = new byte[1 << 20];
         new Random(13).nextBytes(mib);
-        ExchangeApp app = new ExchangeApp() {
-            @Override
-            public void serve(Exchange x) throws Exception {
-                x.sendHead(200, mib.length);
-                try (OutputStream body = x.body()) {
-                    body.write(mib);
-                }
-            }
-
-            @Override
-            public boolean gathersWrites() {
-                return true;
-            }
-        };
         Map<String, Long> logged = new ConcurrentHashMap<>();
-        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
-                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
         Wire wire = new Wire();
-        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
-                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
-        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+        HttpSession s = oneWriteOf(mib, logged, wire);
 
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!logged.containsKey("/a") || s.hasOutput()) {
@@ -129,9 +111,7 @@ class LentSocketSessionTest {
                 wakes.tryAcquire(50, TimeUnit.MILLISECONDS); // the writer's queued array, or its end
             }
         }
-        byte[] got = wire.all();
-        int headEnd = new String(got, StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n") + 4;
-        assertArrayEquals(mib, java.util.Arrays.copyOfRange(got, headEnd, got.length), "the head, then the body in order");
+        assertHeadThenBody(mib, wire.all());
         assertEquals(mib.length, logged.get("/a"), "the access log counts every byte");
         assertTrue(wire.writerBytes() >= mib.length - 64 * 1024,
                 "the writer wrote all but the loop's first scratch itself: " + wire.writerBytes() + " of " + mib.length);
@@ -146,27 +126,9 @@ class LentSocketSessionTest {
     void aSocketTheWriterFoundFullIsNotGivenBackUntilTheLoopWroteToIt() throws Exception {
         byte[] mib = new byte[1 << 20];
         new Random(17).nextBytes(mib);
-        ExchangeApp app = new ExchangeApp() {
-            @Override
-            public void serve(Exchange x) throws Exception {
-                x.sendHead(200, mib.length);
-                try (OutputStream body = x.body()) {
-                    body.write(mib);
-                }
-            }
-
-            @Override
-            public boolean gathersWrites() {
-                return true;
-            }
-        };
         Map<String, Long> logged = new ConcurrentHashMap<>();
-        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
-                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
         Wire wire = new Wire();
-        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
-                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
-        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+        HttpSession s = oneWriteOf(mib, logged, wire);
 
         int passes = 0;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -194,10 +156,37 @@ class LentSocketSessionTest {
                 wakes.tryAcquire(50, TimeUnit.MILLISECONDS); // the writer's full socket, or its end
             }
         }
-        byte[] got = wire.all();
-        int headEnd = new String(got, StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n") + 4;
-        assertArrayEquals(mib, java.util.Arrays.copyOfRange(got, headEnd, got.length), "the head, then the body in order");
+        assertHeadThenBody(mib, wire.all());
         assertEquals(mib.length, logged.get("/a"));
+    }
+
+    /** A session asked GET /a, answered by one write of {@code mib} after a fixed-length head. */
+    private HttpSession oneWriteOf(byte[] mib, Map<String, Long> logged, Wire wire) {
+        ExchangeApp app = new ExchangeApp() {
+            @Override
+            public void serve(Exchange x) throws Exception {
+                x.sendHead(200, mib.length);
+                try (OutputStream body = x.body()) {
+                    body.write(mib);
+                }
+            }
+
+            @Override
+            public boolean gathersWrites() {
+                return true;
+            }
+        };
+        ResponseObserver observer = (request, status, bodyBytes, startNanos, cut) ->
+                logged.put(request.path() + (cut ? " cut" : ""), bodyBytes);
+        HttpSession s = new HttpSession(HttpConfig.defaults(), app, pool, wakes::release, 1L, observer,
+                new Scratch(64 * 1024), new Scratch(64 * 1024)).socket(wire);
+        s.onBytes(ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)), 1L);
+        return s;
+    }
+
+    private static void assertHeadThenBody(byte[] body, byte[] got) {
+        int headEnd = new String(got, StandardCharsets.ISO_8859_1).indexOf("\r\n\r\n") + 4;
+        assertArrayEquals(body, java.util.Arrays.copyOfRange(got, headEnd, got.length), "the head, then the body in order");
     }
 
     /** Repeated: the writer's and the loop's turns interleave differently each time. */
