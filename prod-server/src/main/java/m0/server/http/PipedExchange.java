@@ -538,6 +538,10 @@ final class PipedExchange implements Exchange {
             try {
                 room.await(100, TimeUnit.MILLISECONDS); // the loop's take signals; the timeout only re-checks
             } catch (InterruptedException e) {
+                // This write's bytes are not all sent, yet its framing counted them: and an array
+                // given back (returnToWriter) has nobody left to write its rest. The body is cut,
+                // so a close that follows must not end it as whole on a kept-alive connection.
+                broken = true;
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException("interrupted writing a response body");
             }

@@ -30,6 +30,66 @@ class LentBodyTest {
         assertEquals(2, lendAndTake(48 * 1024), "room, then the array: not each of 22 takes");
     }
 
+    /**
+     * The writer is interrupted while it waits for its array, and the loop gives the array back
+     * (returnToWriter) before the writer wakes: the writer throws, so nobody writes the rest. The
+     * write's bytes were already counted against the fixed length, so the close that follows
+     * (try-with-resources) ends the body as if whole: without the fix the loop finds it complete,
+     * not broken, and keeps the connection alive with a body short of its Content-Length (the
+     * client waits for the rest, or reads the next answer as body). Broken: it closes after what went.
+     */
+    @Test
+    void aWriterInterruptedAsItsArrayIsGivenBackBreaksTheBody() throws Exception {
+        byte[] big = new byte[1 << 20];
+        new Random(7).nextBytes(big);
+        java.lang.reflect.Field f = PipedExchange.class.getDeclaredField("lock");
+        f.setAccessible(true);
+        for (int attempt = 0; ; attempt++) {
+            assertTrue(attempt < 20, "the interrupt never landed in the writer's wait");
+            LentSocketSessionTest.Wire wire = new LentSocketSessionTest.Wire();
+            PipedExchange x = new PipedExchange(Request.of("GET", "/", new byte[0]), () -> { }, null, true, wire);
+            java.util.concurrent.locks.ReentrantLock lock = (java.util.concurrent.locks.ReentrantLock) f.get(x);
+            x.sendHead(200, big.length);
+            java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread writer = new Thread(() -> {
+                try (java.io.OutputStream body = x.body()) {
+                    body.write(big);
+                } catch (java.io.IOException e) {
+                    thrown.set(e);
+                }
+            });
+            writer.start();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!x.lends(big) || writer.getState() != Thread.State.TIMED_WAITING) {
+                assertTrue(System.nanoTime() - until < 0, "the write never came");
+                Thread.onSpinWait();
+            }
+            lock.lock(); // the loop's hold: the writer, interrupted, waits for it to re-check
+            try {
+                if (writer.getState() != Thread.State.TIMED_WAITING) {
+                    continue; // its 100 ms re-check: not in its wait; again
+                }
+                writer.interrupt();
+                while (writer.getState() == Thread.State.TIMED_WAITING) {
+                    Thread.onSpinWait();
+                }
+                assertTrue(x.returnToWriter(), "the array goes back with the socket");
+            } finally {
+                lock.unlock();
+            }
+            writer.join(10_000);
+            if (!(thrown.get() instanceof java.io.InterruptedIOException)) {
+                assertArrayEquals(big, wire.all(), "not interrupted in its wait: it wrote the rest itself");
+                continue;
+            }
+            HeldBytes out = new HeldBytes(null);
+            assertTrue(x.moveTo(out, 64 * 1024), "the body ended: nothing more comes");
+            assertTrue(wire.all().length + out.size() < big.length, "the rest was never written");
+            assertTrue(x.broken(), "a body short of its length must end the connection, not keep it alive");
+            return;
+        }
+    }
+
     /** A MiB written in one write, taken by the loop {@code take} bytes at a time: the takes that woke the writer. */
     private static int lendAndTake(int take) throws Exception {
         byte[] big = new byte[1 << 20];
